@@ -1,0 +1,172 @@
+/* cmd_train.c - `gnnscope train`: headless full-batch training with one
+ * progress line per epoch, or a JSON summary as the last stdout line.
+ * Ctrl-C / SIGTERM stop after the current epoch; with --checkpoint the
+ * last finished epoch is already on disk (saved atomically each epoch). */
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "../engine/train.h"
+#include "cli.h"
+#include "commands.h"
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    stop_requested = 1;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    if (n == 0) return 0;
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static long long peak_rss_bytes(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (long long)ru.ru_maxrss * 1024LL;
+}
+
+static void json_str(const char *s)
+{
+    putchar('"');
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\') printf("\\%c", *s);
+        else if ((unsigned char)*s < 0x20) printf("\\u%04x", *s);
+        else putchar(*s);
+    }
+    putchar('"');
+}
+
+typedef struct {
+    double *loss, *ms, *eval_ms, *flops;
+    int n;
+    epoch_stats_t last;
+} run_log_t;
+
+static void print_json(const trainer_t *t, const run_log_t *log)
+{
+    double ms_med = median(log->ms, log->n), ev_med = median(log->eval_ms, log->n);
+    double fl = log->n ? log->flops[0] : 0;
+    printf("{\"dataset\":");
+    json_str(t->ds.name);
+    printf(",\"model\":");
+    json_str(t->cfg.model);
+    printf(",\"nodes\":%lld,\"edges\":%lld,\"features\":%lld,\"classes\":%lld,\"layers\":%d,\"hidden\":%lld,\"heads\":%d",
+           (long long)t->g.n, (long long)t->g.m, (long long)t->ds.f, (long long)t->ds.c, t->cfg.layers,
+           (long long)t->cfg.hidden, t->cfg.heads);
+    printf(",\"params\":%lld,\"threads\":%d,\"seed\":%llu", (long long)params_count(&t->params), t->cfg.threads,
+           (unsigned long long)t->cfg.seed);
+    printf(",\"epochs\":%lld,\"final_loss\":%.9g,\"train_acc\":%.6f,\"val_acc\":%.6f,\"test_acc\":%.6f", (long long)t->epoch,
+           log->last.loss, log->last.train_acc, log->last.val_acc, log->last.test_acc);
+    printf(",\"best_val_acc\":%.6f,\"test_acc_at_best_val\":%.6f,\"best_epoch\":%lld", t->best_val < 0 ? 0 : t->best_val,
+           t->test_at_best, (long long)t->best_epoch);
+    printf(",\"epoch_ms_median\":%.4f,\"eval_ms_median\":%.4f,\"flops_per_epoch\":%.6g,\"gflops\":%.4f", ms_med, ev_med, fl,
+           ms_med > 0 ? fl / (ms_med * 1e6) : 0.0);
+    printf(",\"peak_rss_bytes\":%lld,\"dkp\":[", peak_rss_bytes());
+    for (int i = 0; i < t->ndkp && i < 64; i++)
+        printf("%s{\"layer\":%d,\"order\":\"%s\",\"agg_flops_before\":%.6g,\"agg_flops_after\":%.6g}", i ? "," : "",
+               t->dkp[i].layer, t->dkp[i].combination_first ? "combination-first" : "aggregation-first",
+               t->dkp[i].agg_flops_before, t->dkp[i].agg_flops_after);
+    printf("],\"losses\":[");
+    for (int i = 0; i < log->n; i++) printf("%s%.9g", i ? "," : "", log->loss[i]);
+    printf("]}\n");
+}
+
+int cmd_train(int argc, char **argv)
+{
+    train_cfg_t cfg;
+    train_cfg_defaults(&cfg);
+    char checkpoint[4096] = "", resume[4096] = "";
+    int json = 0, no_cache = 0, quiet = 0, dkp = (int)cfg.dkp, feat_norm = (int)cfg.feat_norm;
+    const flag_t flags[] = {
+        {"dataset", FLAG_STR, cfg.dataset, sizeof cfg.dataset, NULL, "cora|DIR|FILE", "shipped name, OGB raw directory or SNAP edge list", 1, 0},
+        {"model", FLAG_STR, cfg.model, sizeof cfg.model, NULL, "NAME", "gcn|gin|commnet|gat|ggcn|mpgcn|ggnn|resgcn", 1, 0},
+        {"layers", FLAG_INT, &cfg.layers, 0, NULL, "L", "number of GNN layers (GG-NN: propagation steps)", 1, 64},
+        {"hidden", FLAG_I64, &cfg.hidden, 0, NULL, "H", "hidden width (per head for GAT)", 1, 65536},
+        {"heads", FLAG_INT, &cfg.heads, 0, NULL, "K", "attention heads (GAT hidden layers)", 1, 64},
+        {"epochs", FLAG_INT, &cfg.epochs, 0, NULL, "E", "total epochs (a resumed run continues up to E)", 0, 1e7},
+        {"lr", FLAG_FLOAT, &cfg.lr, 0, NULL, "X", "Adam learning rate", 1e-9, 10},
+        {"weight-decay", FLAG_FLOAT, &cfg.weight_decay, 0, NULL, "X", "L2 weight decay added to gradients", 0, 10},
+        {"dropout", FLAG_FLOAT, &cfg.dropout, 0, NULL, "X", "dropout probability", 0, 0.99},
+        {"seed", FLAG_U64, &cfg.seed, 0, NULL, "S", "seed for initialisation and dropout masks", 0, 9e18},
+        {"threads", FLAG_INT, &cfg.threads, 0, NULL, "T", "worker threads, 0 = all cores", 0, 1024},
+        {"checkpoint", FLAG_STR, checkpoint, sizeof checkpoint, NULL, "FILE", "save a checkpoint after every epoch", 1, 0},
+        {"resume", FLAG_STR, resume, sizeof resume, NULL, "FILE", "continue the run saved in FILE", 1, 0},
+        {"dkp", FLAG_CHOICE, &dkp, 0, "off|on|auto", "MODE", "reorder aggregation and combination (auto: by cost)", 1, 0},
+        {"feat-norm", FLAG_CHOICE, &feat_norm, 0, "auto|row|none", "MODE", "row-normalise features (auto: if non-negative)", 1, 0},
+        {"no-cache", FLAG_BOOL, &no_cache, 0, NULL, "", "do not read or write the binary dataset cache", 1, 0},
+        {"quiet", FLAG_BOOL, &quiet, 0, NULL, "", "no per-epoch lines", 1, 0},
+        {"json", FLAG_BOOL, &json, 0, NULL, "", "print a JSON summary as the last line", 1, 0},
+    };
+    int nflags = (int)(sizeof flags / sizeof flags[0]), help = 0;
+    gs_err_t err = {0};
+    if (cli_parse("gnnscope train", flags, nflags, argc, argv, &help, &err)) {
+        fprintf(stderr, "gnnscope: error: %s\n", err.msg);
+        return 2;
+    }
+    if (help) {
+        cli_print_help("usage: gnnscope train [flags]\n\nTrains a GNN full-batch on the CPU and reports loss and accuracy.",
+                       flags, nflags);
+        return 0;
+    }
+    cfg.dkp = (dkp_mode_t)dkp;
+    cfg.feat_norm = (feat_norm_t)feat_norm;
+    cfg.use_cache = !no_cache;
+    trainer_t t;
+    int rc = trainer_open(&t, &cfg, &err);
+    if (!rc && resume[0]) rc = trainer_resume(&t, resume, &err);
+    if (rc) {
+        fprintf(stderr, "gnnscope: error: %s\n", err.msg);
+        trainer_close(&t);
+        return rc == GS_EINPUT ? 2 : 1;
+    }
+    t.cfg.threads = cfg.threads > 0 ? cfg.threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+    int todo = cfg.epochs > t.epoch ? cfg.epochs - (int)t.epoch : 0;
+    run_log_t log = {calloc((size_t)todo + 1, sizeof(double)), calloc((size_t)todo + 1, sizeof(double)),
+                     calloc((size_t)todo + 1, sizeof(double)), calloc((size_t)todo + 1, sizeof(double)), 0, {0}};
+    if (!quiet && !json)
+        printf("gnnscope: %s on %s: %lld nodes, %lld edges, %lld features, %lld classes, %d threads\n", cfg.model,
+               t.ds.name, (long long)t.g.n, (long long)t.g.m, (long long)t.ds.f, (long long)t.ds.c, t.cfg.threads);
+    for (int i = 0; i < todo && !stop_requested; i++) {
+        epoch_stats_t st;
+        if ((rc = trainer_epoch(&t, &st, &err))) break;
+        log.loss[log.n] = st.loss, log.ms[log.n] = st.epoch_ms, log.eval_ms[log.n] = st.eval_ms;
+        log.flops[log.n] = st.flops;
+        log.n++;
+        log.last = st;
+        if (!quiet && !json)
+            printf("epoch %4lld  loss %.4f  train %.4f  val %.4f  test %.4f  %.1f ms\n", (long long)st.epoch, st.loss,
+                   st.train_acc, st.val_acc, st.test_acc, st.epoch_ms);
+        fflush(stdout);
+        if (checkpoint[0] && (rc = trainer_save(&t, checkpoint, &err))) break;
+    }
+    if (rc) fprintf(stderr, "gnnscope: error: %s\n", err.msg);
+    else if (stop_requested) fprintf(stderr, "gnnscope: interrupted after epoch %lld%s\n", (long long)t.epoch,
+                                     checkpoint[0] ? " (checkpoint saved)" : "");
+    if (!rc && json) print_json(&t, &log);
+    else if (!rc && !quiet && log.n)
+        printf("best val %.4f at epoch %lld (test %.4f); final test %.4f\n", t.best_val, (long long)t.best_epoch,
+               t.test_at_best, log.last.test_acc);
+    free(log.loss), free(log.ms), free(log.eval_ms), free(log.flops);
+    trainer_close(&t);
+    if (rc) return rc == GS_EINPUT ? 2 : 1;
+    return stop_requested ? 130 : 0;
+}

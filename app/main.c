@@ -1,0 +1,34 @@
+/* main.c - gnnscope entry point: dispatches to the subcommands. */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: gnnscope COMMAND [flags]\n\n"
+            "Commands:\n"
+            "  train    train a GNN full-batch and report loss and accuracy\n"
+            "  gen      generate a synthetic power-law graph (OGB raw layout)\n"
+            "  help     show this help\n\n"
+            "Run 'gnnscope COMMAND --help' for the flags of a command.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "train") == 0) return cmd_train(argc - 2, argv + 2);
+    if (strcmp(cmd, "gen") == 0) return cmd_gen(argc - 2, argv + 2);
+    if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    fprintf(stderr, "gnnscope: error: unknown command '%s'\n", cmd);
+    usage(stderr);
+    return 2;
+}

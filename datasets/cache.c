@@ -1,0 +1,183 @@
+/* cache.c - see cache.h. The format is host-endian; the version is bumped
+ * whenever the layout changes. */
+#include "cache.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../engine/atomic_file.h"
+#include "../engine/rng.h"
+
+typedef struct {
+    char magic[8];
+    uint32_t version, header_bytes;
+    uint64_t fingerprint;
+    int64_t n, f, c, npairs, nsplit[3];
+    int32_t ntypes, has_types;
+    char name[256];
+} cache_header_t;
+
+static uint64_t hash_str(uint64_t h, const char *s)
+{
+    while (*s) h = gs_hash2(h, (unsigned char)*s++);
+    return h;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* Hashes (relative name, size, mtime) of every file below dir, sorted. */
+static uint64_t fingerprint_tree(const char *dir, const char *rel, int depth, uint64_t h)
+{
+    DIR *dp = opendir(dir);
+    if (!dp || depth > 3) {
+        if (dp) closedir(dp);
+        return h;
+    }
+    char *names[512];
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(dp)) && n < 512)
+        if (de->d_name[0] != '.') names[n++] = strdup(de->d_name);
+    closedir(dp);
+    qsort(names, (size_t)n, sizeof *names, cmp_str);
+    for (int i = 0; i < n; i++) {
+        char path[4096], sub[1024];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        snprintf(sub, sizeof sub, "%s/%s", rel, names[i]);
+        if (stat(path, &st) == 0) {
+            if (S_ISDIR(st.st_mode)) {
+                h = fingerprint_tree(path, sub, depth + 1, h);
+            } else {
+                h = hash_str(h, sub);
+                h = gs_hash3(h, (uint64_t)st.st_size, (uint64_t)st.st_mtim.tv_sec * 1000000000ull + (uint64_t)st.st_mtim.tv_nsec);
+            }
+        }
+        free(names[i]);
+    }
+    return h;
+}
+
+uint64_t cache_fingerprint(const char *source)
+{
+    struct stat st;
+    uint64_t h = gs_hash2(0xcac4e, GS_CACHE_VERSION);
+    if (stat(source, &st) != 0) return h;
+    if (S_ISDIR(st.st_mode)) return fingerprint_tree(source, "", 0, h);
+    return gs_hash3(h, (uint64_t)st.st_size, (uint64_t)st.st_mtim.tv_sec * 1000000000ull + (uint64_t)st.st_mtim.tv_nsec);
+}
+
+int cache_path(const char *abs_source, char *out, size_t outsz, gs_err_t *err)
+{
+    char dir[4096];
+    const char *env = getenv("GNNSCOPE_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    if (env && *env) snprintf(dir, sizeof dir, "%s", env);
+    else if (xdg && *xdg) snprintf(dir, sizeof dir, "%s/gnnscope", xdg);
+    else if (home && *home) snprintf(dir, sizeof dir, "%s/.cache/gnnscope", home);
+    else snprintf(dir, sizeof dir, "/tmp/gnnscope-cache-%ld", (long)getuid());
+    int rc = mkdir_p(dir, err);
+    if (rc) return rc;
+    const char *base = strrchr(abs_source, '/');
+    base = base && base[1] ? base + 1 : abs_source;
+    snprintf(out, outsz, "%s/%.64s-%016llx.gsc", dir, base, (unsigned long long)hash_str(0x9a7, abs_source));
+    return GS_OK;
+}
+
+typedef struct {
+    void *ptr;
+    size_t bytes;
+} span_t;
+
+/* The arrays after the header, in file order. */
+static int spans_of(const dataset_t *d, span_t *s)
+{
+    int k = 0;
+    s[k++] = (span_t){d->pair_src, sizeof(int32_t) * (size_t)d->npairs};
+    s[k++] = (span_t){d->pair_dst, sizeof(int32_t) * (size_t)d->npairs};
+    if (d->pair_type) s[k++] = (span_t){d->pair_type, sizeof(int32_t) * (size_t)d->npairs};
+    s[k++] = (span_t){d->feat, sizeof(float) * (size_t)(d->n * d->f)};
+    s[k++] = (span_t){d->label, sizeof(int32_t) * (size_t)d->n};
+    for (int i = 0; i < 3; i++) s[k++] = (span_t){d->split[i], sizeof(int32_t) * (size_t)d->nsplit[i]};
+    return k;
+}
+
+int cache_read(dataset_t *d, const char *file, uint64_t fingerprint, gs_err_t *err)
+{
+    FILE *f = fopen(file, "rb");
+    if (!f) return gs_fail(err, GS_EINPUT, "%s: no cache", file);
+    cache_header_t h;
+    int rc = GS_EINPUT;
+    struct stat st;
+    if (fread(&h, sizeof h, 1, f) != 1 || memcmp(h.magic, GS_CACHE_MAGIC, 8) != 0) {
+        gs_fail(err, GS_EINPUT, "%s: not a gnnscope cache", file);
+        goto done;
+    }
+    if (h.version != GS_CACHE_VERSION || h.header_bytes != sizeof h || h.fingerprint != fingerprint) {
+        gs_fail(err, GS_EINPUT, "%s: stale cache", file);
+        goto done;
+    }
+    if (h.n <= 0 || h.n > GS_MAX_NODES || h.f < 0 || h.npairs < 0 || h.c < 0) {
+        gs_fail(err, GS_EINPUT, "%s: damaged cache header", file);
+        goto done;
+    }
+    d->n = h.n, d->f = h.f, d->c = h.c, d->npairs = h.npairs, d->ntypes = h.ntypes;
+    memcpy(d->nsplit, h.nsplit, sizeof h.nsplit);
+    memcpy(d->name, h.name, sizeof d->name);
+    d->name[sizeof d->name - 1] = '\0';
+    size_t want = sizeof h;
+    d->pair_src = malloc(sizeof(int32_t) * (size_t)(h.npairs + 1));
+    d->pair_dst = malloc(sizeof(int32_t) * (size_t)(h.npairs + 1));
+    if (h.has_types) d->pair_type = malloc(sizeof(int32_t) * (size_t)(h.npairs + 1));
+    d->feat = malloc(sizeof(float) * (size_t)(h.n * h.f + 1));
+    d->label = malloc(sizeof(int32_t) * (size_t)h.n);
+    for (int i = 0; i < 3; i++) d->split[i] = malloc(sizeof(int32_t) * (size_t)(h.nsplit[i] + 1));
+    span_t s[9];
+    int k = spans_of(d, s);
+    for (int i = 0; i < k; i++) want += s[i].bytes;
+    if (fstat(fileno(f), &st) != 0 || (size_t)st.st_size != want) {
+        gs_fail(err, GS_EINPUT, "%s: damaged cache (size)", file);
+        goto done;
+    }
+    for (int i = 0; i < k; i++) {
+        if (!s[i].ptr) {
+            rc = gs_fail(err, GS_EFAIL, "out of memory reading %s", file);
+            goto done;
+        }
+        if (s[i].bytes && fread(s[i].ptr, s[i].bytes, 1, f) != 1) {
+            gs_fail(err, GS_EINPUT, "%s: damaged cache (short read)", file);
+            goto done;
+        }
+    }
+    rc = GS_OK;
+done:
+    fclose(f);
+    return rc;
+}
+
+int cache_write(const dataset_t *d, const char *file, uint64_t fingerprint, gs_err_t *err)
+{
+    char tmp[4200];
+    FILE *f = atomic_fopen(file, tmp, sizeof tmp, err);
+    if (!f) return err->code;
+    cache_header_t h;
+    memset(&h, 0, sizeof h);
+    memcpy(h.magic, GS_CACHE_MAGIC, 8);
+    h.version = GS_CACHE_VERSION;
+    h.header_bytes = sizeof h;
+    h.fingerprint = fingerprint;
+    h.n = d->n, h.f = d->f, h.c = d->c, h.npairs = d->npairs, h.ntypes = d->ntypes;
+    h.has_types = d->pair_type != NULL;
+    memcpy(h.nsplit, d->nsplit, sizeof h.nsplit);
+    snprintf(h.name, sizeof h.name, "%s", d->name);
+    fwrite(&h, sizeof h, 1, f);
+    span_t s[9];
+    int k = spans_of(d, s);
+    for (int i = 0; i < k; i++)
+        if (s[i].bytes) fwrite(s[i].ptr, s[i].bytes, 1, f);
+    return atomic_fclose(f, tmp, file, err);
+}

@@ -1,0 +1,126 @@
+/* dataset.c - dataset_load: resolves a dataset spec (shipped name,
+ * directory or file), picks the loader, and goes through the binary cache.
+ * Shipped datasets are searched in $GNNSCOPE_DATA, next to the executable
+ * (datasets/), in ../share/gnnscope/datasets relative to it, and in the
+ * directory compiled in as GS_DATADIR. */
+#include "dataset.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cache.h"
+#include "ogb_loader.h"
+#include "snap_loader.h"
+
+#ifndef GS_DATADIR
+#define GS_DATADIR "datasets"
+#endif
+
+void dataset_free(dataset_t *d)
+{
+    free(d->pair_src);
+    free(d->pair_dst);
+    free(d->pair_type);
+    free(d->feat);
+    free(d->label);
+    for (int i = 0; i < 3; i++) free(d->split[i]);
+    memset(d, 0, sizeof *d);
+}
+
+uint64_t dataset_phys_mem(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || psz <= 0) return 1ull << 34;
+    return (uint64_t)pages * (uint64_t)psz;
+}
+
+static int is_dir(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int exists(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0;
+}
+
+/* Finds a shipped dataset by name; returns 1 and the directory in out. */
+static int find_shipped(const char *name, char *out, size_t outsz)
+{
+    char exe[PATH_MAX] = "";
+    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (k > 0) {
+        exe[k] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash) *slash = '\0';
+    }
+    const char *env = getenv("GNNSCOPE_DATA");
+    char cand[4][PATH_MAX + 64];
+    int n = 0;
+    if (env && *env) snprintf(cand[n++], sizeof cand[0], "%s/%s", env, name);
+    if (exe[0]) {
+        snprintf(cand[n++], sizeof cand[0], "%s/datasets/%s", exe, name);
+        snprintf(cand[n++], sizeof cand[0], "%s/../share/gnnscope/datasets/%s", exe, name);
+    }
+    snprintf(cand[n++], sizeof cand[0], "%s/%s", GS_DATADIR, name);
+    for (int i = 0; i < n; i++)
+        if (is_dir(cand[i])) {
+            snprintf(out, outsz, "%s", cand[i]);
+            return 1;
+        }
+    return 0;
+}
+
+static void base_name(const char *path, char *out, size_t outsz)
+{
+    char tmp[PATH_MAX];
+    snprintf(tmp, sizeof tmp, "%s", path);
+    size_t len = strlen(tmp);
+    while (len > 1 && tmp[len - 1] == '/') tmp[--len] = '\0';
+    const char *b = strrchr(tmp, '/');
+    snprintf(out, outsz, "%s", b ? b + 1 : tmp);
+    char *dot = strstr(out, ".txt");
+    if (dot && dot[4] == '\0') *dot = '\0';
+}
+
+static int load_source(dataset_t *d, const char *path, gs_err_t *err)
+{
+    int rc = is_dir(path) ? ogb_load(d, path, err) : snap_load(d, path, err);
+    if (rc) return rc;
+    return GS_OK;
+}
+
+int dataset_load(dataset_t *d, const char *spec, int use_cache, gs_err_t *err)
+{
+    char path[PATH_MAX + 64], abs[PATH_MAX];
+    memset(d, 0, sizeof *d);
+    if (!spec || !*spec) return gs_fail(err, GS_EINPUT, "--dataset: empty dataset name");
+    if (exists(spec)) snprintf(path, sizeof path, "%s", spec);
+    else if (strchr(spec, '/') || !find_shipped(spec, path, sizeof path))
+        return gs_fail(err, GS_EINPUT, "--dataset %s: no such file, directory or shipped dataset", spec);
+    if (!realpath(path, abs)) snprintf(abs, sizeof abs, "%s", path);
+    char cfile[PATH_MAX + 128];
+    uint64_t fp = 0;
+    gs_err_t cerr;
+    int cache_ok = use_cache && cache_path(abs, cfile, sizeof cfile, &cerr) == GS_OK;
+    if (cache_ok) {
+        fp = cache_fingerprint(abs);
+        if (cache_read(d, cfile, fp, &cerr) == GS_OK) return GS_OK;
+        dataset_free(d);
+    }
+    int rc = load_source(d, abs, err);
+    if (rc) {
+        dataset_free(d);
+        return rc;
+    }
+    base_name(abs, d->name, sizeof d->name);
+    if (cache_ok && cache_write(d, cfile, fp, &cerr) != GS_OK)
+        fprintf(stderr, "gnnscope: warning: could not write dataset cache: %s\n", cerr.msg);
+    return GS_OK;
+}

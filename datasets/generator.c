@@ -1,0 +1,136 @@
+/* generator.c - see generator.h. Edges are sampled in rounds until the
+ * requested number of distinct undirected pairs exists. */
+#include "generator.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../engine/rng.h"
+
+#define HOMOPHILY 0.8
+#define SIGNAL 0.35f
+
+/* Cumulative weights of one vertex set, for inverse-CDF sampling. */
+typedef struct {
+    int32_t *ids;
+    double *cum;
+    int64_t n;
+} sampler_t;
+
+static int32_t sample(const sampler_t *s, double u)
+{
+    double x = u * s->cum[s->n - 1];
+    int64_t lo = 0, hi = s->n - 1;
+    while (lo < hi) {
+        int64_t mid = (lo + hi) / 2;
+        if (s->cum[mid] <= x) lo = mid + 1;
+        else hi = mid;
+    }
+    return s->ids[lo];
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static double unit(uint64_t h) { return ((double)(h >> 11) + 0.5) / 9007199254740992.0; }
+
+int gen_graph(dataset_t *d, const gen_params_t *p, gs_err_t *err)
+{
+    memset(d, 0, sizeof *d);
+    if (p->nodes < 2 || p->nodes > GS_MAX_NODES) return gs_fail(err, GS_EINPUT, "--nodes must be in [2, %lld]", (long long)GS_MAX_NODES);
+    if (p->classes < 2 || p->classes > 1024) return gs_fail(err, GS_EINPUT, "--classes must be in [2, 1024]");
+    if (p->feats < 1 || p->feats > 1 << 16) return gs_fail(err, GS_EINPUT, "--feats must be in [1, 65536]");
+    if (!(p->avg_degree > 0) || p->avg_degree > (double)(p->nodes - 1) * 0.5)
+        return gs_fail(err, GS_EINPUT, "--avg-degree must be in (0, nodes/2]");
+    int64_t n = p->nodes, c = p->classes;
+    int64_t target = (int64_t)llround((double)n * p->avg_degree / 2.0);
+    double need = (double)n * (double)p->feats * 4.0 + (double)target * 40.0;
+    if (need > (double)dataset_phys_mem() * 0.8)
+        return gs_fail(err, GS_EINPUT, "generating this graph needs %.1f GiB, more than this machine has", need / 1073741824.0);
+    snprintf(d->name, sizeof d->name, "gen-n%lld-d%g", (long long)n, p->avg_degree);
+    d->n = n, d->f = p->feats, d->c = c;
+    d->label = malloc(sizeof(int32_t) * (size_t)n);
+    double *w = malloc(sizeof(double) * (size_t)n);
+    sampler_t all = {malloc(sizeof(int32_t) * (size_t)n), malloc(sizeof(double) * (size_t)n), n};
+    sampler_t *cls = calloc((size_t)c, sizeof *cls);
+    uint64_t *keys = malloc(sizeof(uint64_t) * (size_t)(target * 2 + 16));
+    if (!d->label || !w || !all.ids || !all.cum || !cls || !keys) goto oom;
+    for (int64_t v = 0; v < n; v++) {
+        d->label[v] = (int32_t)(gs_hash3(p->seed, 1, (uint64_t)v) % (uint64_t)c);
+        w[v] = pow(unit(gs_hash3(p->seed, 2, (uint64_t)v)), -1.0 / 1.5); /* Pareto, degree exponent 2.5 */
+        cls[d->label[v]].n++;
+    }
+    for (int64_t k = 0; k < c; k++) {
+        cls[k].ids = malloc(sizeof(int32_t) * (size_t)(cls[k].n + 1));
+        cls[k].cum = malloc(sizeof(double) * (size_t)(cls[k].n + 1));
+        if (!cls[k].ids || !cls[k].cum) goto oom;
+        cls[k].n = 0;
+    }
+    double acc = 0;
+    for (int64_t v = 0; v < n; v++) {
+        acc += w[v];
+        all.ids[v] = (int32_t)v;
+        all.cum[v] = acc;
+        sampler_t *s = &cls[d->label[v]];
+        s->ids[s->n] = (int32_t)v;
+        s->cum[s->n] = (s->n ? s->cum[s->n - 1] : 0.0) + w[v];
+        s->n++;
+    }
+    int64_t have = 0;
+    uint64_t draw = 0;
+    for (int round = 0; round < 64 && have < target; round++) {
+        int64_t want = (target - have) + (target - have) / 8 + 16;
+        for (int64_t i = 0; i < want && have < target * 2 + 16; i++, draw++) {
+            int32_t u = sample(&all, unit(gs_hash3(p->seed, 3, draw)));
+            uint64_t h = gs_hash3(p->seed, 4, draw);
+            const sampler_t *s = unit(h) < HOMOPHILY && cls[d->label[u]].n > 1 ? &cls[d->label[u]] : &all;
+            int32_t v = sample(s, unit(gs_hash3(p->seed, 5, draw)));
+            if (u == v) continue;
+            uint64_t a = (uint64_t)(u < v ? u : v), b = (uint64_t)(u < v ? v : u);
+            keys[have++] = a << 32 | b;
+        }
+        qsort(keys, (size_t)have, sizeof *keys, cmp_u64);
+        int64_t uniq = 0;
+        for (int64_t i = 0; i < have; i++)
+            if (i == 0 || keys[i] != keys[i - 1]) keys[uniq++] = keys[i];
+        have = uniq;
+    }
+    if (have > target) have = target;
+    d->npairs = have;
+    d->pair_src = malloc(sizeof(int32_t) * (size_t)(have + 1));
+    d->pair_dst = malloc(sizeof(int32_t) * (size_t)(have + 1));
+    d->feat = malloc(sizeof(float) * (size_t)(n * p->feats));
+    for (int s = 0; s < 3; s++) d->split[s] = malloc(sizeof(int32_t) * (size_t)n);
+    if (!d->pair_src || !d->pair_dst || !d->feat || !d->split[0] || !d->split[1] || !d->split[2]) goto oom;
+    for (int64_t i = 0; i < have; i++) {
+        /* list each pair once, in a hashed direction */
+        int32_t a = (int32_t)(keys[i] >> 32), b = (int32_t)(keys[i] & 0xffffffffu);
+        int flip = gs_hash3(p->seed, 6, (uint64_t)i) & 1;
+        d->pair_src[i] = flip ? b : a;
+        d->pair_dst[i] = flip ? a : b;
+    }
+    for (int64_t v = 0; v < n; v++) {
+        float *x = d->feat + v * p->feats;
+        for (int64_t j = 0; j < p->feats; j++) {
+            float mu = gs_normal(gs_hash4(p->seed, 7, (uint64_t)d->label[v], (uint64_t)j));
+            x[j] = SIGNAL * mu + gs_normal(gs_hash4(p->seed, 8, (uint64_t)v, (uint64_t)j));
+        }
+        int b = (int)(gs_hash3(p->seed, 9, (uint64_t)v) % 10);
+        int s = b < 6 ? SPLIT_TRAIN : b < 8 ? SPLIT_VALID : SPLIT_TEST;
+        d->split[s][d->nsplit[s]++] = (int32_t)v;
+    }
+    for (int64_t k = 0; k < c; k++) free(cls[k].ids), free(cls[k].cum);
+    free(cls), free(w), free(all.ids), free(all.cum), free(keys);
+    return GS_OK;
+oom:
+    if (cls)
+        for (int64_t k = 0; k < c; k++) free(cls[k].ids), free(cls[k].cum);
+    free(cls), free(w), free(all.ids), free(all.cum), free(keys);
+    dataset_free(d);
+    return gs_fail(err, GS_EFAIL, "out of memory generating the graph");
+}

@@ -1,0 +1,27 @@
+/* generator.h - synthetic node-classification graphs.
+ * Degrees follow a power law (Chung-Lu with Pareto weights, exponent 2.5);
+ * each vertex has a planted class, and 80% of a vertex's edges stay within
+ * its class (homophily); features are a class centroid plus Gaussian noise,
+ * so a GNN beats a feature-only classifier. Everything is a hash of the
+ * seed, so the same parameters give the same graph on every machine. */
+#ifndef GS_GENERATOR_H
+#define GS_GENERATOR_H
+
+#include <stdint.h>
+
+#include "dataset.h"
+
+typedef struct {
+    int64_t nodes;      /* N */
+    double avg_degree;  /* directed edges per vertex, self-loops excluded */
+    int64_t feats;      /* F */
+    int64_t classes;    /* C */
+    uint64_t seed;
+} gen_params_t;
+
+int gen_graph(dataset_t *d, const gen_params_t *p, gs_err_t *err);
+
+/* Writes d as an OGB raw directory (gzip-compressed CSVs, atomically). */
+int ogb_write(const dataset_t *d, const char *dir, gs_err_t *err);
+
+#endif

@@ -1,0 +1,81 @@
+/* atomic_file.c - see atomic_file.h. */
+#include "atomic_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+void atomic_tmp_name(const char *path, char *tmp, size_t tmpsz)
+{
+    snprintf(tmp, tmpsz, "%s.tmp.%ld", path, (long)getpid());
+}
+
+static void fsync_dir_of(const char *path)
+{
+    char copy[4096];
+    snprintf(copy, sizeof copy, "%s", path);
+    int fd = open(dirname(copy), O_RDONLY | O_DIRECTORY);
+    if (fd >= 0) {
+        fsync(fd);
+        close(fd);
+    }
+}
+
+int atomic_commit(const char *tmp, const char *path, gs_err_t *err)
+{
+    int fd = open(tmp, O_RDONLY);
+    if (fd < 0 || fsync(fd) != 0) {
+        int e = errno;
+        if (fd >= 0) close(fd);
+        unlink(tmp);
+        return gs_fail(err, GS_EFAIL, "%s: cannot sync (%s)", tmp, strerror(e));
+    }
+    close(fd);
+    if (rename(tmp, path) != 0) {
+        int e = errno;
+        unlink(tmp);
+        return gs_fail(err, GS_EFAIL, "%s: cannot rename into place (%s)", path, strerror(e));
+    }
+    fsync_dir_of(path);
+    return GS_OK;
+}
+
+FILE *atomic_fopen(const char *path, char *tmp, size_t tmpsz, gs_err_t *err)
+{
+    atomic_tmp_name(path, tmp, tmpsz);
+    FILE *f = fopen(tmp, "wb");
+    if (!f) gs_fail(err, GS_EINPUT, "%s: cannot create (%s)", path, strerror(errno));
+    return f;
+}
+
+int atomic_fclose(FILE *f, const char *tmp, const char *path, gs_err_t *err)
+{
+    int bad = ferror(f) != 0;
+    if (fflush(f) != 0) bad = 1;
+    int e = errno;
+    if (fclose(f) != 0) bad = 1;
+    if (bad) {
+        unlink(tmp);
+        return gs_fail(err, GS_EFAIL, "%s: write failed (%s)", path, strerror(e));
+    }
+    return atomic_commit(tmp, path, err);
+}
+
+int mkdir_p(const char *dir, gs_err_t *err)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", dir);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = '\0';
+        if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+            return gs_fail(err, GS_EINPUT, "%s: cannot create directory (%s)", buf, strerror(errno));
+        *p = '/';
+    }
+    if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+        return gs_fail(err, GS_EINPUT, "%s: cannot create directory (%s)", buf, strerror(errno));
+    return GS_OK;
+}

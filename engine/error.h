@@ -1,0 +1,21 @@
+/* error.h - error values and the error buffer used across gnnscope.
+ * Library code never exits: it returns GS_EINPUT (bad input or usage, exit 2)
+ * or GS_EFAIL (anything else, exit 1) and fills a gs_err_t with one line. */
+#ifndef GS_ERROR_H
+#define GS_ERROR_H
+
+enum { GS_OK = 0, GS_EFAIL = 1, GS_EINPUT = 2 };
+
+typedef struct {
+    int code;       /* GS_OK, GS_EINPUT or GS_EFAIL */
+    char msg[512];  /* one line, no trailing newline */
+} gs_err_t;
+
+/* Fills err (if not NULL) with a printf-style message and returns code. */
+int gs_fail(gs_err_t *err, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Prefixes err->msg with "prefix: " (used to add file names). */
+void gs_err_prefix(gs_err_t *err, const char *prefix);
+
+#endif

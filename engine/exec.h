@@ -1,0 +1,45 @@
+/* exec.h - runs an op program forward over a graph and derives its
+ * backward pass by walking the instructions in reverse. Also owns the
+ * model parameters' storage (weights, gradients and Adam moments).
+ * Values are allocated once at exec_init, so epochs allocate nothing. */
+#ifndef GS_EXEC_H
+#define GS_EXEC_H
+
+#include "graph.h"
+#include "program.h"
+#include "tensor.h"
+
+typedef struct {
+    int n;
+    tensor_t *w, *g, *m, *v; /* weights, gradients, Adam first and second moments */
+    char (*names)[32];
+} params_t;
+
+/* Allocates parameters for prog and initialises them (Glorot uniform from
+ * a hash of (seed, parameter, element), or zero). */
+int params_init(params_t *ps, const program_t *prog, uint64_t seed, gs_err_t *err);
+void params_free(params_t *ps);
+int64_t params_count(const params_t *ps);
+
+typedef struct {
+    const program_t *prog;
+    const graph_t *g;
+    params_t *params;
+    tensor_t *val;     /* per value: forward result (inputs/params are views) */
+    tensor_t *grad;    /* per value: gradient, allocated when requires_grad */
+    uint8_t *grad_set; /* per value: gradient written during this backward */
+    int32_t **argmax;  /* per instruction: gather_max winners */
+    uint64_t seed;
+    int64_t epoch;
+    int training;
+    double flops;      /* floating-point operations of the last forward + backward */
+} exec_t;
+
+int exec_init(exec_t *ex, const program_t *prog, const graph_t *g, params_t *params, uint64_t seed, gs_err_t *err);
+void exec_free(exec_t *ex);
+/* Runs the program on features x (N, F). Dropout is active when training. */
+const tensor_t *exec_forward(exec_t *ex, const tensor_t *x, int training, int64_t epoch);
+/* Backpropagates dout (the output's gradient) into ex->params->g. */
+void exec_backward(exec_t *ex, const tensor_t *dout);
+
+#endif

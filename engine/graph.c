@@ -1,0 +1,116 @@
+/* graph.c - builds CSC/CSR with self-loops and normalisation weights from
+ * a dataset's pair list. O(E log d) for the per-vertex sorts. */
+#include "graph.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void graph_free(graph_t *g)
+{
+    free(g->in_ptr), free(g->in_src), free(g->in_dst), free(g->etype);
+    free(g->w_norm), free(g->w_mean);
+    free(g->out_ptr), free(g->out_dst), free(g->out_eid), free(g->out_w_norm), free(g->out_w_mean);
+    free(g->orig_id);
+    memset(g, 0, sizeof *g);
+}
+
+typedef struct {
+    int32_t src, type;
+} in_edge_t;
+
+static int cmp_in_edge(const void *a, const void *b)
+{
+    const in_edge_t *x = a, *y = b;
+    if (x->src != y->src) return (x->src > y->src) - (x->src < y->src);
+    return (x->type > y->type) - (x->type < y->type);
+}
+
+int graph_build(graph_t *g, const dataset_t *d, gs_err_t *err)
+{
+    memset(g, 0, sizeof *g);
+    int64_t n = d->n, cap = d->npairs * 2 + n;
+    int32_t t_base = d->pair_type ? d->ntypes : 1;
+    g->n = n;
+    g->ntypes = 2 * t_base + 1;
+    int64_t *cnt = calloc((size_t)n + 1, sizeof *cnt);
+    in_edge_t *tmp = malloc(sizeof *tmp * (size_t)cap);
+    g->in_ptr = calloc((size_t)n + 1, sizeof *g->in_ptr);
+    if (!cnt || !tmp || !g->in_ptr) goto oom;
+    for (int64_t i = 0; i < d->npairs; i++) {
+        if (d->pair_src[i] == d->pair_dst[i]) continue; /* the self-loop is added below */
+        cnt[d->pair_dst[i]]++;
+        cnt[d->pair_src[i]]++;
+    }
+    for (int64_t v = 0; v < n; v++) g->in_ptr[v + 1] = g->in_ptr[v] + cnt[v] + 1;
+    for (int64_t v = 0; v < n; v++) cnt[v] = g->in_ptr[v];
+    for (int64_t i = 0; i < d->npairs; i++) {
+        int32_t u = d->pair_src[i], v = d->pair_dst[i], t = d->pair_type ? d->pair_type[i] : 0;
+        if (u == v) continue;
+        tmp[cnt[v]++] = (in_edge_t){u, 2 * t};
+        tmp[cnt[u]++] = (in_edge_t){v, 2 * t + 1};
+    }
+    for (int64_t v = 0; v < n; v++) tmp[cnt[v]++] = (in_edge_t){(int32_t)v, 2 * t_base};
+    /* sort each in-list by source and drop duplicate sources (keep the lowest type) */
+    int64_t m = 0;
+    for (int64_t v = 0; v < n; v++) {
+        int64_t b = g->in_ptr[v], e = g->in_ptr[v + 1];
+        qsort(tmp + b, (size_t)(e - b), sizeof *tmp, cmp_in_edge);
+        int64_t start = m;
+        for (int64_t k = b; k < e; k++)
+            if (m == start || tmp[k].src != tmp[m - 1].src) tmp[m++] = tmp[k];
+        g->in_ptr[v] = start;
+    }
+    g->in_ptr[n] = m;
+    g->m = m;
+    g->in_src = malloc(sizeof(int32_t) * (size_t)m);
+    g->in_dst = malloc(sizeof(int32_t) * (size_t)m);
+    g->etype = malloc(sizeof(int32_t) * (size_t)m);
+    g->w_norm = malloc(sizeof(float) * (size_t)m);
+    g->w_mean = malloc(sizeof(float) * (size_t)m);
+    g->out_ptr = calloc((size_t)n + 1, sizeof *g->out_ptr);
+    g->out_dst = malloc(sizeof(int32_t) * (size_t)m);
+    g->out_eid = malloc(sizeof(int64_t) * (size_t)m);
+    g->out_w_norm = malloc(sizeof(float) * (size_t)m);
+    g->out_w_mean = malloc(sizeof(float) * (size_t)m);
+    g->orig_id = malloc(sizeof(int32_t) * (size_t)n);
+    if (!g->in_src || !g->in_dst || !g->etype || !g->w_norm || !g->w_mean || !g->out_ptr || !g->out_dst ||
+        !g->out_eid || !g->out_w_norm || !g->out_w_mean || !g->orig_id)
+        goto oom;
+    memset(cnt, 0, sizeof *cnt * ((size_t)n + 1));
+    for (int64_t v = 0; v < n; v++) {
+        g->orig_id[v] = (int32_t)v;
+        for (int64_t e = g->in_ptr[v]; e < g->in_ptr[v + 1]; e++) {
+            g->in_src[e] = tmp[e].src;
+            g->in_dst[e] = (int32_t)v;
+            g->etype[e] = tmp[e].type;
+            cnt[tmp[e].src]++;
+        }
+    }
+    for (int64_t u = 0; u < n; u++) g->out_ptr[u + 1] = g->out_ptr[u] + cnt[u];
+    for (int64_t v = 0; v < n; v++) {
+        int64_t indeg = g->in_ptr[v + 1] - g->in_ptr[v];
+        for (int64_t e = g->in_ptr[v]; e < g->in_ptr[v + 1]; e++) {
+            int64_t outdeg = cnt[g->in_src[e]];
+            g->w_norm[e] = (float)(1.0 / sqrt((double)outdeg * (double)indeg));
+            g->w_mean[e] = (float)(1.0 / (double)indeg);
+        }
+    }
+    for (int64_t u = 0; u < n; u++) cnt[u] = g->out_ptr[u];
+    for (int64_t e = 0; e < m; e++) { /* e runs in dst order, so CSR rows come out sorted by dst */
+        int64_t k = cnt[g->in_src[e]]++;
+        g->out_dst[k] = g->in_dst[e];
+        g->out_eid[k] = e;
+        g->out_w_norm[k] = g->w_norm[e];
+        g->out_w_mean[k] = g->w_mean[e];
+    }
+    free(cnt);
+    free(tmp);
+    return GS_OK;
+oom:
+    free(cnt);
+    free(tmp);
+    graph_free(g);
+    return gs_fail(err, GS_EFAIL, "out of memory building the graph (%lld vertices, %lld edges)", (long long)n,
+                   (long long)cap);
+}

@@ -1,0 +1,60 @@
+/* kernels.h - the fixed kernel set of DESIGN.md §4, CPU reference versions.
+ * These are the cpu backend's kernels and the reference every other
+ * backend is tested against. Dense tensors are row-major; vertex tensors
+ * are (N, F), edge tensors are (E, F) in CSC edge order.
+ * `acc` = 0 overwrites the output, 1 adds to it. All sparse kernels run on
+ * the thread pool (threadpool.h) and are deterministic: each output row is
+ * reduced by one thread in a fixed order. */
+#ifndef GS_KERNELS_H
+#define GS_KERNELS_H
+
+#include <stdint.h>
+
+#include "graph.h"
+
+typedef enum { AGG_ONE = 0, AGG_NORM = 1, AGG_MEAN = 2 } agg_weight_t;
+
+/* C (+)= op(A) * op(B): (M, K) x (K, N), through OpenBLAS sgemm. */
+void k_gemm(int trans_a, int trans_b, int64_t m, int64_t n, int64_t k, const float *a, const float *b, float *c,
+            int acc);
+
+/* Y[v] (+)= sum over in-edges e=(u->v) of w_e X[u].            X, Y: (N, F) */
+void k_gather_sum(const graph_t *g, agg_weight_t w, const float *x, int64_t f, float *y, int acc);
+/* dX[u] (+)= sum over out-edges e=(u->v) of w_e dY[v]. */
+void k_gather_sum_bwd(const graph_t *g, agg_weight_t w, const float *dy, int64_t f, float *dx, int acc);
+/* Y[v,j] = max over in-edges of X[u,j]; argmax (N, F) keeps the winning u. */
+void k_gather_max(const graph_t *g, const float *x, int64_t f, float *y, int32_t *argmax);
+void k_gather_max_bwd(const graph_t *g, const int32_t *argmax, const float *dy, int64_t f, float *dx, int acc);
+/* Scatter: Y[e] = X[src(e)] or X[dst(e)].                       Y: (E, F) */
+void k_scatter_src(const graph_t *g, const float *x, int64_t f, float *y);
+void k_scatter_dst(const graph_t *g, const float *x, int64_t f, float *y);
+/* Their backward passes: dX[u] (+)= sum of dY[e] over u's out-edges / in-edges. */
+void k_scatter_src_bwd(const graph_t *g, const float *dy, int64_t f, float *dx, int acc);
+void k_scatter_dst_bwd(const graph_t *g, const float *dy, int64_t f, float *dx, int acc);
+/* Gather of edge data: Y[v] (+)= sum over in-edges of w_e M[e]. M: (E, F) */
+void k_gather_edge(const graph_t *g, agg_weight_t w, const float *m, int64_t f, float *y, int acc);
+/* dM[e] (+)= w_e dY[dst(e)]. */
+void k_gather_edge_bwd(const graph_t *g, agg_weight_t w, const float *dy, int64_t f, float *dm, int acc);
+/* S[e,k] = L[src,k] + R[dst,k].                     L, R: (N, K), S: (E, K) */
+void k_edge_uaddv(const graph_t *g, const float *l, const float *r, int64_t k, float *s);
+/* Softmax over each destination's in-edges, per head. S, A: (E, K) */
+void k_edge_softmax(const graph_t *g, const float *s, int64_t k, float *a);
+/* dS = A * (dA - sum_in(A * dA)). */
+void k_edge_softmax_bwd(const graph_t *g, const float *a, const float *da, int64_t k, float *ds, int acc);
+/* Attention gather: Y[v,h,:] = sum over in-edges of A[e,h] X[u,h,:].
+ * X, Y: (N, K*H) as K heads of H; A: (E, K). */
+void k_gather_attn(const graph_t *g, const float *x, const float *a, int64_t k, int64_t h, float *y);
+/* dX[u,h,:] (+)= sum over out-edges of A[e,h] dY[v,h,:]. */
+void k_gather_attn_bwd(const graph_t *g, const float *a, const float *dy, int64_t k, int64_t h, float *dx, int acc);
+/* SDDMM: out[e,h] (+)= <P[dst,h,:], Q[src,h,:]>.    P, Q: (N, K*H), out: (E, K) */
+void k_sddmm(const graph_t *g, const float *p, const float *q, int64_t k, int64_t h, float *out, int acc);
+/* Typed gather: Y[v] (+)= sum over in-edges of w_e Z[u, type(e)*H : +H].  Z: (N, T*H) */
+void k_gather_typed(const graph_t *g, agg_weight_t w, const float *z, int64_t h, float *y, int acc);
+/* dZ[u, type*H : +H] (+)= w_e dY[v] over out-edges. */
+void k_gather_typed_bwd(const graph_t *g, agg_weight_t w, const float *dy, int64_t h, float *dz, int acc);
+
+/* Edge weights in CSC / CSR order for a weight mode (NULL for AGG_ONE). */
+const float *k_weights_csc(const graph_t *g, agg_weight_t w);
+const float *k_weights_csr(const graph_t *g, agg_weight_t w);
+
+#endif

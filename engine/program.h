@@ -1,0 +1,98 @@
+/* program.h - SAGA-NN layers as op programs (DESIGN.md §3).
+ * A model is one straight-line program over values: the input features,
+ * parameters, vertex tensors (N, *) and edge tensors (E, *). Each
+ * instruction is a primitive op with a known derivative, tagged with its
+ * layer and SAGA stage. The backward pass is derived by walking the program
+ * in reverse (exec.c); no model writes a backward pass by hand. Because the
+ * program is data, passes such as DKP reordering rewrite it (dkp.c). */
+#ifndef GS_PROGRAM_H
+#define GS_PROGRAM_H
+
+#include <stdint.h>
+
+#include "error.h"
+#include "kernels.h"
+
+typedef enum { DOM_INPUT, DOM_PARAM, DOM_VERTEX, DOM_EDGE } val_domain_t;
+
+typedef enum {
+    OP_MATMUL,        /* Y = A W                      A: (R, K), W param (K, M) */
+    OP_BIAS,          /* Y = A + b                    b param (1, M) */
+    OP_ADD,           /* Y = A + B */
+    OP_MUL,           /* Y = A * B (elementwise) */
+    OP_LERP,          /* Y = (1 - Z) * A + Z * B      in = {Z, A, B} */
+    OP_RELU,
+    OP_LEAKY_RELU,    /* fparam = negative slope */
+    OP_ELU,
+    OP_SIGMOID,
+    OP_TANH,
+    OP_DROPOUT,       /* fparam = drop probability; mask = hash(seed, epoch, instr, row, col) */
+    OP_HEAD_DOT,      /* Y[r,k] = sum_h A[r,k,h] a[k,h]; iparam = K heads, a param (1, K*H) */
+    OP_GATHER,        /* vertex -> vertex, Y[v] = sum_in w_e A[u]; iparam = agg_weight_t */
+    OP_GATHER_MAX,    /* vertex -> vertex, max over in-neighbours */
+    OP_SCATTER_SRC,   /* vertex -> edge, Y[e] = A[src] */
+    OP_SCATTER_DST,   /* vertex -> edge, Y[e] = A[dst] */
+    OP_GATHER_EDGE,   /* edge -> vertex, Y[v] = sum_in w_e M[e]; iparam = agg_weight_t */
+    OP_EDGE_UADDV,    /* vertex x vertex -> edge, Y[e] = L[src] + R[dst] */
+    OP_EDGE_SOFTMAX,  /* edge -> edge, softmax per destination and head */
+    OP_GATHER_ATTN,   /* in = {X (N,K*H), A (E,K)}; Y[v,k,:] = sum_in A[e,k] X[u,k,:]; iparam = K */
+    OP_GATHER_TYPED,  /* Z (N, T*H) -> (N, H), picks block type(e); iparam = agg_weight_t */
+    OP__COUNT
+} op_kind_t;
+
+typedef enum { STAGE_SCATTER, STAGE_APPLY_EDGE, STAGE_GATHER, STAGE_APPLY_VERTEX } saga_stage_t;
+
+typedef struct {
+    op_kind_t op;
+    int out;
+    int in[3];
+    int nin;
+    float fparam;
+    int iparam;
+    int layer;
+    saga_stage_t stage;
+} instr_t;
+
+typedef enum { INIT_GLOROT, INIT_ZERO } init_kind_t;
+
+typedef struct {
+    val_domain_t dom;
+    int64_t rows; /* params only; vertex/edge rows are N/E */
+    int64_t cols;
+    int requires_grad;
+    int param; /* index into the model's parameters, or -1 */
+    init_kind_t init;
+    char name[32];
+} value_t;
+
+typedef struct {
+    value_t *vals;
+    int nvals, cap_vals;
+    instr_t *code;
+    int ncode, cap_code;
+    int input, output;
+    int nparams;
+    int ntypes;      /* edge types of the graph (GG-NN) */
+    int ndropout;    /* dropout sites so far: each gets a stable mask key */
+    int cur_layer;   /* tag for instructions being emitted */
+    saga_stage_t cur_stage;
+    int failed;      /* sticky: a builder call failed */
+    gs_err_t err;
+} program_t;
+
+void prog_init(program_t *p, int ntypes);
+void prog_free(program_t *p);
+int prog_input(program_t *p, int64_t cols);
+int prog_param(program_t *p, const char *name, int64_t rows, int64_t cols, init_kind_t init);
+/* Appends an instruction; returns the new value, or -1 (p->failed set). */
+int prog_op(program_t *p, op_kind_t op, int a, int b, int c, float fparam, int iparam);
+static inline void prog_at(program_t *p, int layer, saga_stage_t stage)
+{
+    p->cur_layer = layer;
+    p->cur_stage = stage;
+}
+const char *op_name(op_kind_t op);
+/* Removes instructions whose results are never used (after rewrites). */
+void prog_prune(program_t *p);
+
+#endif

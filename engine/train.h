@@ -1,0 +1,80 @@
+/* train.h - full-batch training: softmax cross-entropy on the train split,
+ * Adam with L2 weight decay (as torch.optim.Adam), counter-based dropout,
+ * evaluation on train/valid/test, best-validation tracking, checkpoints.
+ * A trainer owns the dataset, graph, program, parameters and executor. */
+#ifndef GS_TRAIN_H
+#define GS_TRAIN_H
+
+#include <stdint.h>
+
+#include "../datasets/dataset.h"
+#include "dkp.h"
+#include "exec.h"
+#include "graph.h"
+#include "models/model.h"
+#include "program.h"
+
+typedef enum { FEAT_NORM_AUTO, FEAT_NORM_ROW, FEAT_NORM_NONE } feat_norm_t;
+
+typedef struct {
+    char dataset[4096];
+    char model[32];
+    int layers;
+    int64_t hidden;
+    int heads;
+    int epochs;
+    float lr, weight_decay, dropout;
+    uint64_t seed;
+    int threads;
+    dkp_mode_t dkp;
+    feat_norm_t feat_norm;
+    int use_cache;
+} train_cfg_t;
+
+/* Fills the defaults documented in `gnnscope train --help`. */
+void train_cfg_defaults(train_cfg_t *c);
+
+typedef struct {
+    int64_t epoch;    /* 1-based epoch just finished */
+    double loss;      /* training loss of this epoch's step */
+    double train_acc, val_acc, test_acc;
+    double epoch_ms;  /* forward + backward + optimiser step */
+    double eval_ms;   /* evaluation forward */
+    double flops;     /* FLOPs of the training step */
+} epoch_stats_t;
+
+typedef struct {
+    train_cfg_t cfg;
+    dataset_t ds;
+    graph_t g;
+    program_t prog;
+    params_t params;
+    exec_t ex;
+    tensor_t x;       /* (N, F) normalised features */
+    tensor_t dlogits; /* (N, C) */
+    const model_def_t *model;
+    int64_t epoch;    /* epochs completed */
+    int64_t adam_t;
+    double best_val, test_at_best;
+    int64_t best_epoch;
+    dkp_choice_t dkp[64];
+    int ndkp;
+} trainer_t;
+
+int trainer_open(trainer_t *t, const train_cfg_t *cfg, gs_err_t *err);
+void trainer_close(trainer_t *t);
+/* One training step plus evaluation. */
+int trainer_epoch(trainer_t *t, epoch_stats_t *st, gs_err_t *err);
+
+/* Loss and its gradient, exposed for tests: mean cross-entropy of logits
+ * (N, C) over the rows in idx; writes dlogits (zero outside idx). */
+double train_xent(const tensor_t *logits, const int32_t *label, const int32_t *idx, int64_t n, tensor_t *dlogits);
+/* Fraction of rows in idx whose argmax equals the label. */
+double train_accuracy(const tensor_t *logits, const int32_t *label, const int32_t *idx, int64_t n);
+void train_adam_step(params_t *ps, int64_t t, float lr, float weight_decay);
+
+/* checkpoint.c: atomic save; resume checks the model and dataset match. */
+int trainer_save(const trainer_t *t, const char *path, gs_err_t *err);
+int trainer_resume(trainer_t *t, const char *path, gs_err_t *err);
+
+#endif
