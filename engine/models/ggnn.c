@@ -13,6 +13,9 @@ static int build(program_t *p, const model_cfg_t *c)
     int x = prog_input(p, c->in_feats);
     prog_at(p, 0, STAGE_APPLY_VERTEX);
     x = layer_dropout(p, x, c->dropout);
+    prog_at(p, 0, STAGE_GATHER);
+    x = prog_op(p, OP_GATHER, x, -1, -1, 0, AGG_NORM);
+    prog_at(p, 0, STAGE_APPLY_VERTEX);
     int h = prog_op(p, OP_RELU, layer_linear(p, x, c->in_feats, hd, "ggnn.in", 1), -1, -1, 0, 0);
     /* shared step parameters: declared once, reused by every step */
     int A = prog_param(p, "ggnn.A", hd, hd * p->ntypes, INIT_GLOROT);
@@ -24,6 +27,7 @@ static int build(program_t *p, const model_cfg_t *c)
     int Un = prog_param(p, "ggnn.n.hid.W", hd, hd, INIT_GLOROT), bhn = prog_param(p, "ggnn.n.hid.b", 1, hd, INIT_ZERO);
     for (int l = 0; l < c->layers; l++) {
         prog_at(p, l, STAGE_APPLY_VERTEX);
+        h = layer_dropout(p, h, c->dropout);
         int z = prog_op(p, OP_MATMUL, h, A, -1, 0, 0);
         prog_at(p, l, STAGE_GATHER);
         int a = prog_op(p, OP_GATHER_TYPED, z, -1, -1, 0, AGG_NORM);
