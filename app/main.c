@@ -28,7 +28,6 @@ int main(int argc, char **argv)
         usage(stdout);
         return 0;
     }
-    fprintf(stderr, "gnnscope: error: unknown command '%s'\n", cmd);
-    usage(stderr);
+    fprintf(stderr, "gnnscope: error: unknown command '%s' (see gnnscope help)\n", cmd);
     return 2;
 }

@@ -108,6 +108,7 @@ static int spans_of(const dataset_t *d, span_t *s)
 
 int cache_read(dataset_t *d, const char *file, uint64_t fingerprint, gs_err_t *err)
 {
+    memset(d, 0, sizeof *d);
     FILE *f = fopen(file, "rb");
     if (!f) return gs_fail(err, GS_EINPUT, "%s: no cache", file);
     cache_header_t h;

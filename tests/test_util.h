@@ -43,10 +43,12 @@ static inline void tu_write(const char *dir, const char *name, const char *text)
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    char *slash = strrchr(path, '/');
-    *slash = '\0';
-    mkdir(path, 0755);
-    *slash = '/';
+    for (char *q = path + strlen(dir) + 1; *q; q++)
+        if (*q == '/') {
+            *q = '\0';
+            mkdir(path, 0755);
+            *q = '/';
+        }
     size_t n = strlen(name);
     if (n > 3 && strcmp(name + n - 3, ".gz") == 0) {
         gzFile gz = gzopen(path, "wb");

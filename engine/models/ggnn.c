@@ -27,8 +27,7 @@ static int build(program_t *p, const model_cfg_t *c)
     int Un = prog_param(p, "ggnn.n.hid.W", hd, hd, INIT_GLOROT), bhn = prog_param(p, "ggnn.n.hid.b", 1, hd, INIT_ZERO);
     for (int l = 0; l < c->layers; l++) {
         prog_at(p, l, STAGE_APPLY_VERTEX);
-        h = layer_dropout(p, h, c->dropout);
-        int z = prog_op(p, OP_MATMUL, h, A, -1, 0, 0);
+        int z = prog_op(p, OP_MATMUL, layer_dropout(p, h, c->dropout), A, -1, 0, 0);
         prog_at(p, l, STAGE_GATHER);
         int a = prog_op(p, OP_GATHER_TYPED, z, -1, -1, 0, AGG_NORM);
         prog_at(p, l, STAGE_APPLY_VERTEX);

@@ -1,0 +1,22 @@
+# lib.sh - helpers for the integration scripts (sourced, not run).
+# GNNSCOPE_BIN names the binary under test (run.sh sets it).
+BIN=${GNNSCOPE_BIN:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/gnnscope}
+PY=/usr/bin/python3
+nfail=0
+ok() { echo "ok   $*"; }
+bad() { echo "FAIL $*"; nfail=$((nfail + 1)); }
+# expect_fail CODE NEEDLE -- CMD...: CMD must exit with CODE and print NEEDLE on stderr in one line
+expect_fail() {
+    local code=$1 needle=$2
+    shift 3
+    local err rc
+    err=$("$@" 2>&1 >/dev/null)
+    rc=$?
+    if [ "$rc" -ne "$code" ]; then bad "$*: exit $rc, wanted $code ($err)"; return; fi
+    if ! grep -qF -- "$needle" <<<"$err"; then bad "$*: stderr lacks '$needle': $err"; return; fi
+    if [ "$(wc -l <<<"$err")" -ne 1 ]; then bad "$*: error is not one line: $err"; return; fi
+    ok "$* -> $code: $err"
+}
+# json_get FIELD: reads the last stdout line (JSON) from stdin
+json_get() { tail -n 1 | $PY -c "import json,sys; print(json.loads(sys.stdin.read())['$1'])"; }
+finish() { [ "$nfail" -eq 0 ] && echo "all checks passed" || echo "$nfail checks failed"; exit $((nfail > 0)); }

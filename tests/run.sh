@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# run.sh - runs the cmocka binaries and the integration scripts, merging
+# stderr into stdout (cmocka prints its summary on stderr), and ends with
+# one line: "tests: N passed, M failed".
+# Usage: tests/run.sh BUILD_DIR [asan]
+set -u
+build=${1:-build}
+mode=${2:-normal}
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+export GNNSCOPE_CACHE_DIR=${GNNSCOPE_CACHE_DIR:-$(mktemp -d)}
+pass=0
+fail=0
+failed=()
+run_one() {
+    local name=$1
+    shift
+    local start=$SECONDS
+    echo "=== $name"
+    if "$@" 2>&1; then
+        pass=$((pass + 1))
+        echo "--- $name: ok ($((SECONDS - start)) s)"
+    else
+        fail=$((fail + 1))
+        failed+=("$name")
+        echo "--- $name: FAILED ($((SECONDS - start)) s)"
+    fi
+}
+if [ "$mode" = asan ]; then
+    export GNNSCOPE_BIN="$root/gnnscope-asan"
+    for t in test_loaders test_kernels test_gradcheck; do run_one "asan/$t" "$build/tests/$t"; done
+    run_one "asan/cli_errors" tests/cli_errors.sh
+else
+    export GNNSCOPE_BIN="$root/gnnscope"
+    for t in "$build"/tests/test_*; do run_one "$(basename "$t")" "$t"; done
+    for s in tests/cli_errors.sh tests/cli_train.sh tests/cora_accuracy.sh; do run_one "$(basename "$s" .sh)" "$s"; done
+fi
+[ ${#failed[@]} -gt 0 ] && echo "failed: ${failed[*]}"
+echo "tests: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

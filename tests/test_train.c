@@ -1,0 +1,179 @@
+/* test_train.c - training-level properties: the same seed gives the same
+ * losses (also across thread counts), a checkpoint round trip restores the
+ * exact state so a resumed run repeats the uninterrupted losses, damaged or
+ * mismatched checkpoints are refused, and DKP does not change the maths. */
+#include "test_util.h"
+
+#include <math.h>
+
+#include "../datasets/generator.h"
+#include "../engine/threadpool.h"
+#include "../engine/train.h"
+
+static char *data_dir, *work_dir;
+
+static int setup(void **state)
+{
+    (void)state;
+    gs_err_t err;
+    dataset_t d;
+    data_dir = tu_mkdtemp();
+    work_dir = tu_mkdtemp();
+    setenv("GNNSCOPE_CACHE_DIR", work_dir, 1);
+    gen_params_t p = {.nodes = 600, .avg_degree = 8, .feats = 24, .classes = 4, .seed = 11};
+    if (gen_graph(&d, &p, &err) || ogb_write(&d, data_dir, &err)) return -1;
+    dataset_free(&d);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    tu_rmtree(data_dir), tu_rmtree(work_dir);
+    free(data_dir), free(work_dir);
+    return 0;
+}
+
+static train_cfg_t cfg_for(const char *model)
+{
+    train_cfg_t c;
+    train_cfg_defaults(&c);
+    snprintf(c.dataset, sizeof c.dataset, "%s", data_dir);
+    snprintf(c.model, sizeof c.model, "%s", model);
+    c.threads = 2;
+    return c;
+}
+
+static void run_losses(const train_cfg_t *c, int epochs, double *loss)
+{
+    trainer_t t;
+    gs_err_t err;
+    if (trainer_open(&t, c, &err)) fail_msg("%s", err.msg);
+    for (int i = 0; i < epochs; i++) {
+        epoch_stats_t st;
+        assert_int_equal(trainer_epoch(&t, &st, &err), GS_OK);
+        loss[i] = st.loss;
+    }
+    trainer_close(&t);
+}
+
+static void test_same_seed_same_losses(void **state)
+{
+    (void)state;
+    double a[6], b[6], c[6];
+    train_cfg_t cfg = cfg_for("gat");
+    run_losses(&cfg, 6, a);
+    run_losses(&cfg, 6, b);
+    assert_memory_equal(a, b, sizeof a);
+    /* another thread count may reassociate sgemm sums (OpenBLAS splits K
+     * differently), so only rounding-level differences are allowed */
+    cfg.threads = 1;
+    run_losses(&cfg, 6, c);
+    for (int i = 0; i < 6; i++) assert_true(fabs(a[i] - c[i]) <= 1e-5 * fabs(a[i]));
+    cfg.seed = 43;
+    run_losses(&cfg, 6, c);
+    assert_true(memcmp(a, c, sizeof a) != 0);
+    assert_true(a[5] < a[0]); /* it learns */
+}
+
+static void test_checkpoint_resume_is_exact(void **state)
+{
+    (void)state;
+    const char *models[] = {"gcn", "ggnn"};
+    for (int mi = 0; mi < 2; mi++) {
+        train_cfg_t cfg = cfg_for(models[mi]);
+        double full[8], resumed[8];
+        run_losses(&cfg, 8, full);
+        char ck[4200];
+        snprintf(ck, sizeof ck, "%s/run.ckpt", work_dir);
+        trainer_t t;
+        gs_err_t err;
+        epoch_stats_t st;
+        assert_int_equal(trainer_open(&t, &cfg, &err), GS_OK);
+        for (int i = 0; i < 3; i++) {
+            assert_int_equal(trainer_epoch(&t, &st, &err), GS_OK);
+            resumed[i] = st.loss;
+            assert_int_equal(trainer_save(&t, ck, &err), GS_OK);
+        }
+        trainer_close(&t);
+        cfg.seed = 1234; /* the checkpoint's seed wins, so masks continue */
+        assert_int_equal(trainer_open(&t, &cfg, &err), GS_OK);
+        if (trainer_resume(&t, ck, &err)) fail_msg("%s", err.msg);
+        assert_int_equal(t.epoch, 3);
+        for (int i = 3; i < 8; i++) {
+            assert_int_equal(trainer_epoch(&t, &st, &err), GS_OK);
+            resumed[i] = st.loss;
+        }
+        trainer_close(&t);
+        assert_memory_equal(full, resumed, sizeof full);
+    }
+}
+
+static void test_bad_checkpoints_are_refused(void **state)
+{
+    (void)state;
+    train_cfg_t cfg = cfg_for("gcn");
+    char ck[4200];
+    snprintf(ck, sizeof ck, "%s/bad.ckpt", work_dir);
+    trainer_t t;
+    gs_err_t err;
+    epoch_stats_t st;
+    assert_int_equal(trainer_open(&t, &cfg, &err), GS_OK);
+    assert_int_equal(trainer_epoch(&t, &st, &err), GS_OK);
+    assert_int_equal(trainer_save(&t, ck, &err), GS_OK);
+    trainer_close(&t);
+    /* another model shape */
+    cfg.hidden = 32;
+    assert_int_equal(trainer_open(&t, &cfg, &err), GS_OK);
+    assert_int_equal(trainer_resume(&t, ck, &err), GS_EINPUT);
+    assert_non_null(strstr(err.msg, "--hidden"));
+    trainer_close(&t);
+    cfg.hidden = 16;
+    /* a flipped byte in the weights */
+    FILE *f = fopen(ck, "r+b");
+    fseek(f, 400, SEEK_SET);
+    int c = fgetc(f);
+    fseek(f, 400, SEEK_SET);
+    fputc(c ^ 0xff, f);
+    fclose(f);
+    assert_int_equal(trainer_open(&t, &cfg, &err), GS_OK);
+    assert_int_equal(trainer_resume(&t, ck, &err), GS_EINPUT);
+    assert_non_null(strstr(err.msg, "checksum"));
+    trainer_close(&t);
+    /* truncated */
+    assert_int_equal(truncate(ck, 100), 0);
+    assert_int_equal(trainer_open(&t, &cfg, &err), GS_OK);
+    assert_int_equal(trainer_resume(&t, ck, &err), GS_EINPUT);
+    trainer_close(&t);
+    /* the temporary file of an atomic write never survives */
+    char tmp[4300];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", ck, (long)getpid());
+    assert_int_not_equal(access(tmp, F_OK), 0);
+}
+
+static void test_dkp_keeps_the_maths(void **state)
+{
+    (void)state;
+    const char *models[] = {"gcn", "commnet", "resgcn"};
+    for (int mi = 0; mi < 3; mi++) {
+        train_cfg_t cfg = cfg_for(models[mi]);
+        double off[5], on[5];
+        cfg.dkp = DKP_OFF;
+        run_losses(&cfg, 5, off);
+        cfg.dkp = DKP_ON;
+        run_losses(&cfg, 5, on);
+        for (int i = 0; i < 5; i++)
+            if (fabs(off[i] - on[i]) > 1e-4 * fabs(off[i])) fail_msg("%s epoch %d: %.9g vs %.9g", models[mi], i, off[i], on[i]);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_same_seed_same_losses),
+        cmocka_unit_test(test_checkpoint_resume_is_exact),
+        cmocka_unit_test(test_bad_checkpoints_are_refused),
+        cmocka_unit_test(test_dkp_keeps_the_maths),
+    };
+    return cmocka_run_group_tests_name("train", tests, setup, teardown);
+}
