@@ -7,7 +7,8 @@ PREFIX   ?= /usr/local
 ARCH     ?= -march=native
 OPT      ?= -O3
 WARN     := -Wall -Wextra -Wshadow -Wmissing-prototypes -Wno-format-truncation
-CFLAGS   += $(OPT) $(ARCH) -std=c11 -D_GNU_SOURCE -pthread -g $(WARN) -MMD -MP \
+SAN      ?=
+CFLAGS   += $(OPT) $(ARCH) $(SAN) -std=c11 -D_GNU_SOURCE -pthread -g $(WARN) -MMD -MP \
             -DGS_DATADIR='"$(CURDIR)/datasets"'
 ifeq ($(WERROR),1)
 CFLAGS   += -Werror
@@ -67,14 +68,13 @@ tests: $(TESTS)
 
 asan:
 	@$(MAKE) --no-print-directory BUILD=build-asan OPT=-O1 \
-	  CFLAGS='-fsanitize=address,undefined -fno-omit-frame-pointer' \
-	  LDFLAGS='-fsanitize=address,undefined' gnnscope-asan
+	  SAN='-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer' gnnscope-asan
 
 gnnscope-asan: $(OBJ_APP) $(LIB) $(TESTS)
 	$(CC) $(CFLAGS) -o $@ $(OBJ_APP) $(LIB) $(LDLIBS)
 
 test-asan: asan
-	@ASAN_OPTIONS=detect_leaks=0 tests/run.sh build-asan asan
+	@tests/run.sh build-asan asan
 
 format:
 	clang-format -i $(SRC_LIB) $(SRC_APP) $(wildcard engine/*.h engine/models/*.h datasets/*.h app/*.h tests/*.c)
