@@ -78,6 +78,7 @@ static void print_json(const trainer_t *t, const run_log_t *log)
            t->test_at_best, (long long)t->best_epoch);
     printf(",\"epoch_ms_median\":%.4f,\"eval_ms_median\":%.4f,\"flops_per_epoch\":%.6g,\"gflops\":%.4f", ms_med, ev_med, fl,
            ms_med > 0 ? fl / (ms_med * 1e6) : 0.0);
+    printf(",\"load_ms\":%.3f,\"graph_ms\":%.3f", t->load_ms, t->graph_ms);
     printf(",\"peak_rss_bytes\":%lld,\"dkp\":[", peak_rss_bytes());
     for (int i = 0; i < t->ndkp && i < 64; i++)
         printf("%s{\"layer\":%d,\"order\":\"%s\",\"agg_flops_before\":%.6g,\"agg_flops_after\":%.6g}", i ? "," : "",

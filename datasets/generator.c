@@ -10,7 +10,7 @@
 #include "../engine/rng.h"
 
 #define HOMOPHILY 0.8
-#define SIGNAL 0.35f
+#define SIGNAL 0.08f
 
 /* Cumulative weights of one vertex set, for inverse-CDF sampling. */
 typedef struct {

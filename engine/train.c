@@ -67,9 +67,13 @@ int trainer_open(trainer_t *t, const train_cfg_t *cfg, gs_err_t *err)
     int threads = cfg->threads > 0 ? cfg->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (gs_pool_init(threads) != 0) return gs_fail(err, GS_EFAIL, "cannot start %d threads", threads);
     openblas_set_num_threads(threads);
+    double t0 = now_ms();
     if ((rc = dataset_load(&t->ds, cfg->dataset, cfg->use_cache, err))) return rc;
     if (t->ds.nsplit[SPLIT_TRAIN] == 0) return gs_fail(err, GS_EINPUT, "%s: the train split is empty", cfg->dataset);
+    double t1 = now_ms();
     if ((rc = graph_build(&t->g, &t->ds, err))) return rc;
+    t->load_ms = t1 - t0;
+    t->graph_ms = now_ms() - t1;
     model_cfg_t mc = {t->ds.f, t->ds.c, cfg->hidden, cfg->layers, cfg->heads, cfg->dropout};
     if ((rc = model_build(&t->prog, t->model, &mc, t->g.ntypes, err))) return rc;
     t->ndkp = dkp_rewrite(&t->prog, cfg->dkp, t->g.m, t->dkp, 64);

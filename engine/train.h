@@ -59,6 +59,8 @@ typedef struct {
     int64_t best_epoch;
     dkp_choice_t dkp[64];
     int ndkp;
+    double load_ms;  /* dataset load (cache or source files) */
+    double graph_ms; /* CSR/CSC construction */
 } trainer_t;
 
 int trainer_open(trainer_t *t, const train_cfg_t *cfg, gs_err_t *err);

@@ -1,0 +1,88 @@
+#!/usr/bin/python3
+"""peer_gcn.py - the CPU peer for tests/bench/bench_cpu_gcn.sh: a short
+PyTorch GCN (torch.sparse) with the same model and hyperparameters as
+`gnnscope train --model gcn`, reading the same OGB raw directory.
+Prints one JSON line: epoch_ms_median (forward + backward + Adam step),
+eval_ms_median, test_acc, peak_rss_bytes."""
+import argparse, gzip, json, os, resource, statistics, sys, time
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+
+def read_csv(path, dtype):
+    for p in (path + ".csv.gz", path + ".csv"):
+        if os.path.exists(p):
+            raw = gzip.open(p, "rt").read() if p.endswith(".gz") else open(p).read()
+            return np.fromstring(raw.replace("\n", ","), sep=",", dtype=dtype)
+    sys.exit(f"peer: missing {path}.csv.gz")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("dir")
+    ap.add_argument("--epochs", type=int, default=20)
+    ap.add_argument("--hidden", type=int, default=128)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--lr", type=float, default=0.01)
+    ap.add_argument("--weight-decay", type=float, default=5e-4)
+    ap.add_argument("--dropout", type=float, default=0.5)
+    a = ap.parse_args()
+    torch.set_num_threads(a.threads)
+    torch.manual_seed(0)
+    d = a.dir
+    n = int(read_csv(f"{d}/num-node-list", np.int64)[0])
+    e = read_csv(f"{d}/edge", np.int64).reshape(-1, 2)
+    x = torch.from_numpy(read_csv(f"{d}/node-feat", np.float32).reshape(n, -1))
+    y = torch.from_numpy(read_csv(f"{d}/node-label", np.int64))
+    split = {s: torch.from_numpy(read_csv(f"{d}/split/{s}", np.int64)) for s in ("train", "valid", "test")}
+    # both directions, deduplicated, plus one self-loop per vertex: the same graph gnnscope builds
+    src = np.concatenate([e[:, 0], e[:, 1]])
+    dst = np.concatenate([e[:, 1], e[:, 0]])
+    keep = src != dst
+    key = np.unique(src[keep] * n + dst[keep])
+    loops = np.arange(n, dtype=np.int64)
+    src = np.concatenate([key // n, loops])
+    dst = np.concatenate([key % n, loops])
+    deg = np.bincount(dst, minlength=n).astype(np.float32)
+    w = 1.0 / np.sqrt(deg[src] * deg[dst])
+    adj = torch.sparse_coo_tensor(torch.from_numpy(np.stack([dst, src])), torch.from_numpy(w.astype(np.float32)),
+                                  (n, n)).coalesce()
+    c = int(y.max()) + 1
+
+    class GCN(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.l1 = torch.nn.Linear(x.shape[1], a.hidden)
+            self.l2 = torch.nn.Linear(a.hidden, c)
+
+        def forward(self, h):
+            h = F.dropout(h, a.dropout, self.training)
+            h = torch.relu(torch.sparse.mm(adj, self.l1(h)))
+            h = F.dropout(h, a.dropout, self.training)
+            return torch.sparse.mm(adj, self.l2(h))
+
+    model = GCN()
+    opt = torch.optim.Adam(model.parameters(), lr=a.lr, weight_decay=a.weight_decay)
+    times, evals = [], []
+    for _ in range(a.epochs):
+        t0 = time.perf_counter()
+        model.train()
+        opt.zero_grad()
+        loss = F.cross_entropy(model(x)[split["train"]], y[split["train"]])
+        loss.backward()
+        opt.step()
+        t1 = time.perf_counter()
+        model.eval()
+        with torch.no_grad():
+            pred = model(x).argmax(1)
+        evals.append((time.perf_counter() - t1) * 1e3)
+        times.append((t1 - t0) * 1e3)
+    acc = float((pred[split["test"]] == y[split["test"]]).float().mean())
+    print(json.dumps({"epoch_ms_median": statistics.median(times), "eval_ms_median": statistics.median(evals),
+                      "test_acc": acc, "final_loss": float(loss), "torch": torch.__version__,
+                      "peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}))
+
+
+main()
