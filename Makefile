@@ -15,7 +15,7 @@ CFLAGS   += -Werror
 endif
 LDLIBS   := -lopenblas -lz -lm -pthread
 
-SRC_LIB  := $(wildcard engine/*.c engine/models/*.c datasets/*.c)
+SRC_LIB  := $(wildcard engine/*.c engine/models/*.c engine/sched/*.c datasets/*.c)
 SRC_APP  := $(wildcard app/*.c)
 BUILD    ?= build
 OBJ_LIB  := $(SRC_LIB:%.c=$(BUILD)/%.o)

@@ -1,0 +1,112 @@
+/* topology.c - the shipped topologies. Nominal numbers: PCIe 3.0 x16 moves
+ * about 12 GB/s per direction in practice (NeuGraph §5 measures ~11-12),
+ * with ~10 us latency per hop; NVLink 2 about 25 GB/s per direction per
+ * link; the modeled GPU is a V100-class device at 14 TFLOP/s FP32. */
+#include "topology.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define PCIE3 12e9
+#define PCIE_LAT 10e-6
+#define NVLINK 25e9
+#define NVLINK_LAT 5e-6
+#define GPU_FLOPS 14e12
+
+static const char *const names[] = {"1gpu", "pcie-4gpu-2switch", "nvlink-4", "pcie-8gpu", NULL};
+
+const char *const *topology_names(void) { return names; }
+
+static int add_link(topology_t *t, const char *name, double bw, double lat)
+{
+    topo_link_t *l = &t->links[t->nlinks];
+    snprintf(l->name, sizeof l->name, "%s", name);
+    l->bw = bw, l->latency = lat;
+    return t->nlinks++;
+}
+
+static void path(topo_path_t *p, int n, const int *links)
+{
+    p->nlinks = n;
+    for (int i = 0; i < n; i++) p->link[i] = links[i];
+}
+
+/* GPUs behind switches: per switch an uplink pair (host<->switch), per GPU a
+ * downlink pair (switch<->GPU). Peers under one switch route through it;
+ * peers under different switches go up through the host. */
+static void switched(topology_t *t, int nswitch, int per_switch)
+{
+    int up_h2s[4] = {0}, up_s2h[4] = {0}, dn_s2g[8] = {0}, dn_g2s[8] = {0};
+    char nm[24];
+    t->ndev = nswitch * per_switch;
+    for (int s = 0; s < nswitch; s++) {
+        snprintf(nm, sizeof nm, "host>sw%d", s);
+        up_h2s[s] = add_link(t, nm, PCIE3, PCIE_LAT);
+        snprintf(nm, sizeof nm, "sw%d>host", s);
+        up_s2h[s] = add_link(t, nm, PCIE3, PCIE_LAT);
+    }
+    for (int d = 0; d < t->ndev; d++) {
+        snprintf(nm, sizeof nm, "sw%d>gpu%d", d / per_switch, d);
+        dn_s2g[d] = add_link(t, nm, PCIE3, PCIE_LAT);
+        snprintf(nm, sizeof nm, "gpu%d>sw%d", d, d / per_switch);
+        dn_g2s[d] = add_link(t, nm, PCIE3, PCIE_LAT);
+        t->group[d] = d / per_switch;
+    }
+    for (int d = 0; d < t->ndev; d++) {
+        int s = d / per_switch;
+        path(&t->h2d[d], 2, (int[]){up_h2s[s], dn_s2g[d]});
+        path(&t->d2h[d], 2, (int[]){dn_g2s[d], up_s2h[s]});
+        for (int e = 0; e < t->ndev; e++) {
+            int se = e / per_switch;
+            if (e == d) continue;
+            if (se == s) path(&t->d2d[d][e], 2, (int[]){dn_g2s[d], dn_s2g[e]});
+            else path(&t->d2d[d][e], 4, (int[]){dn_g2s[d], up_s2h[s], up_h2s[se], dn_s2g[e]});
+        }
+    }
+}
+
+int topology_get(const char *name, topology_t *t)
+{
+    memset(t, 0, sizeof *t);
+    snprintf(t->name, sizeof t->name, "%s", name);
+    t->gpu_flops = GPU_FLOPS;
+    if (strcmp(name, "1gpu") == 0) {
+        snprintf(t->summary, sizeof t->summary, "one GPU on PCIe 3.0 x16");
+        switched(t, 1, 1);
+    } else if (strcmp(name, "pcie-4gpu-2switch") == 0) {
+        snprintf(t->summary, sizeof t->summary, "4 GPUs, 2 PCIe switches, one shared x16 uplink per switch (NeuGraph Fig. 7)");
+        switched(t, 2, 2);
+    } else if (strcmp(name, "pcie-8gpu") == 0) {
+        snprintf(t->summary, sizeof t->summary, "8 GPUs, 4 PCIe switches of 2 (NeuGraph's 8-GPU server)");
+        switched(t, 4, 2);
+    } else if (strcmp(name, "nvlink-4") == 0) {
+        snprintf(t->summary, sizeof t->summary, "4 GPUs, each on its own PCIe x16, all-to-all NVLink");
+        t->ndev = 4;
+        int hd[4], dh[4];
+        char nm[24];
+        for (int d = 0; d < 4; d++) {
+            snprintf(nm, sizeof nm, "host>gpu%d", d);
+            hd[d] = add_link(t, nm, PCIE3, PCIE_LAT);
+            snprintf(nm, sizeof nm, "gpu%d>host", d);
+            dh[d] = add_link(t, nm, PCIE3, PCIE_LAT);
+            path(&t->h2d[d], 1, &hd[d]);
+            path(&t->d2h[d], 1, &dh[d]);
+            t->group[d] = 0;
+        }
+        for (int d = 0; d < 4; d++)
+            for (int e = 0; e < 4; e++) {
+                if (d == e) continue;
+                snprintf(nm, sizeof nm, "nv%d>%d", d, e);
+                int l = add_link(t, nm, NVLINK, NVLINK_LAT);
+                path(&t->d2d[d][e], 1, &l);
+            }
+    } else {
+        return -1;
+    }
+    return 0;
+}
+
+void topology_scale(topology_t *t, double s)
+{
+    for (int i = 0; i < t->nlinks; i++) t->links[i].bw *= s;
+}

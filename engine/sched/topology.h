@@ -1,0 +1,47 @@
+/* topology.h - named machine topologies for the interconnect model
+ * (DESIGN.md §4). A topology has D devices and directed links, each with a
+ * bandwidth (bytes/s) and a latency (s); every host->device, device->host
+ * and device->device route is a list of links. Full-duplex physical links
+ * are two directed links. It also names the modeled GPU's FP32 rate, which
+ * --link-scale auto uses to keep the transfer/compute ratio of the modeled
+ * machine on a slower host. */
+#ifndef GS_TOPOLOGY_H
+#define GS_TOPOLOGY_H
+
+#include <stddef.h>
+
+#define TOPO_MAX_DEV 8
+#define TOPO_MAX_LINKS 64
+#define TOPO_MAX_HOPS 6
+
+typedef struct {
+    char name[24];
+    double bw;      /* bytes per second, one direction */
+    double latency; /* seconds */
+} topo_link_t;
+
+typedef struct {
+    int nlinks;
+    int link[TOPO_MAX_HOPS];
+} topo_path_t;
+
+typedef struct {
+    char name[32];
+    char summary[120];
+    int ndev;
+    double gpu_flops;            /* modeled device FP32 rate, FLOP/s */
+    int nlinks;
+    topo_link_t links[TOPO_MAX_LINKS];
+    topo_path_t h2d[TOPO_MAX_DEV], d2h[TOPO_MAX_DEV];
+    topo_path_t d2d[TOPO_MAX_DEV][TOPO_MAX_DEV];
+    int group[TOPO_MAX_DEV];     /* devices sharing an upper link (a switch) share a group */
+} topology_t;
+
+/* Fills t with the named topology; returns 0, or -1 if unknown. */
+int topology_get(const char *name, topology_t *t);
+/* NULL-terminated list of the shipped names. */
+const char *const *topology_names(void);
+/* Multiplies every link bandwidth by s (for --link-scale). */
+void topology_scale(topology_t *t, double s);
+
+#endif
