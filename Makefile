@@ -13,7 +13,7 @@ CFLAGS   += $(OPT) $(ARCH) $(SAN) -std=c11 -D_GNU_SOURCE -pthread -g $(WARN) -MM
 ifeq ($(WERROR),1)
 CFLAGS   += -Werror
 endif
-LDLIBS   := -lopenblas -lz -lm -pthread
+LDLIBS   := -lopenblas -lmetis -lz -lm -pthread
 
 SRC_LIB  := $(wildcard engine/*.c engine/models/*.c engine/sched/*.c datasets/*.c)
 SRC_APP  := $(wildcard app/*.c)
