@@ -18,9 +18,11 @@ typedef struct {
     void *ctx;
     int64_t n, grain;
     atomic_llong next;
+    pthread_mutex_t run_lock; /* one loop at a time, whichever thread starts it */
 } pool_t;
 
 static pool_t pool = {.lock = PTHREAD_MUTEX_INITIALIZER,
+                      .run_lock = PTHREAD_MUTEX_INITIALIZER,
                       .wake = PTHREAD_COND_INITIALIZER,
                       .done = PTHREAD_COND_INITIALIZER};
 
@@ -95,6 +97,7 @@ void gs_parallel_for(int64_t n, int64_t grain, gs_range_fn fn, void *ctx)
         fn(ctx, 0, n);
         return;
     }
+    pthread_mutex_lock(&pool.run_lock);
     pthread_mutex_lock(&pool.lock);
     pool.fn = fn;
     pool.ctx = ctx;
@@ -109,4 +112,5 @@ void gs_parallel_for(int64_t n, int64_t grain, gs_range_fn fn, void *ctx)
     pthread_mutex_lock(&pool.lock);
     while (pool.active > 0) pthread_cond_wait(&pool.done, &pool.lock);
     pthread_mutex_unlock(&pool.lock);
+    pthread_mutex_unlock(&pool.run_lock);
 }

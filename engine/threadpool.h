@@ -1,7 +1,8 @@
 /* threadpool.h - a fixed pool of pthreads running parallel-for loops.
  * One loop runs at a time; the calling thread takes part. Work is handed
  * out in grains through an atomic counter, so skewed (power-law) rows
- * balance themselves. Not reentrant: a loop body must not start a loop. */
+ * balance themselves. Loops started from several threads run one after
+ * another. Not reentrant: a loop body must not start a loop. */
 #ifndef GS_THREADPOOL_H
 #define GS_THREADPOOL_H
 

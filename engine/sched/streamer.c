@@ -1,0 +1,499 @@
+/* streamer.c - see streamer.h. */
+#include "streamer.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+uint64_t streamer_working_set(int64_t n, int p, int k, int64_t cols)
+{
+    int64_t out_rows = (n + p - 1) / p, blk_rows = (n + (int64_t)p * k - 1) / ((int64_t)p * k) + 1;
+    return (uint64_t)(out_rows * cols + 2 * blk_rows * cols) * sizeof(float);
+}
+
+/* ---------------- chunk structures ---------------- */
+
+static void free_orient(streamer_t *s, orient_t *o)
+{
+    if (o->sub)
+        for (int i = 0; i < s->p * s->nblocks; i++) {
+            sub_t *u = &o->sub[i];
+            free(u->ptr), free(u->lidx_full), free(u->lidx_sel), free(u->eid), free(u->rows);
+        }
+    free(o->sub), free(o->t_copy), free(o->t_comp);
+    memset(o, 0, sizeof *o);
+}
+
+/* Splits chunk (input interval a -> output interval o) into k subs by input block. */
+static int build_subs(streamer_t *s, orient_t *ot, int o, int a, const int64_t *cptr, const int32_t *cin,
+                      const int64_t *ceid, int32_t *mark)
+{
+    int64_t nout = s->bounds[o + 1] - s->bounds[o];
+    for (int q = 0; q < s->k; q++) {
+        int b = a * s->k + q;
+        int64_t lo = s->blk_lo[b], hi = s->blk_lo[b + 1], nnz = 0, nrows = 0;
+        sub_t *u = &ot->sub[(int64_t)o * s->nblocks + b];
+        for (int64_t r = 0; r < nout; r++)
+            for (int64_t e = cptr[r]; e < cptr[r + 1]; e++)
+                if (cin[e] >= lo && cin[e] < hi) {
+                    nnz++;
+                    if (mark[cin[e] - lo] < 0) mark[cin[e] - lo] = 0, nrows++;
+                }
+        u->nnz = nnz;
+        if (nnz == 0) continue;
+        u->ptr = malloc(sizeof(int64_t) * (size_t)(nout + 1));
+        u->lidx_full = malloc(sizeof(int32_t) * (size_t)nnz);
+        u->lidx_sel = malloc(sizeof(int32_t) * (size_t)nnz);
+        u->eid = malloc(sizeof(int64_t) * (size_t)nnz);
+        u->rows = malloc(sizeof(int32_t) * (size_t)nrows);
+        if (!u->ptr || !u->lidx_full || !u->lidx_sel || !u->eid || !u->rows) return -1;
+        u->nrows = 0;
+        for (int64_t v = lo; v < hi; v++)
+            if (mark[v - lo] >= 0) mark[v - lo] = (int32_t)u->nrows, u->rows[u->nrows++] = (int32_t)v;
+        int64_t w = 0;
+        u->ptr[0] = 0;
+        for (int64_t r = 0; r < nout; r++) {
+            for (int64_t e = cptr[r]; e < cptr[r + 1]; e++)
+                if (cin[e] >= lo && cin[e] < hi) {
+                    u->lidx_full[w] = (int32_t)(cin[e] - lo);
+                    u->lidx_sel[w] = mark[cin[e] - lo];
+                    u->eid[w] = ceid[e];
+                    w++;
+                }
+            u->ptr[r + 1] = w;
+        }
+        for (int64_t v = lo; v < hi; v++) mark[v - lo] = -1;
+    }
+    return 0;
+}
+
+int streamer_init(streamer_t *s, const backend_ops_t *ops, backend_t *b, const topology_t *topo, const graph_t *g,
+                  int p, const int64_t *bounds, const stream_knobs_t *kn, gs_err_t *err)
+{
+    memset(s, 0, sizeof *s);
+    pthread_mutex_init(&s->iv_lock, NULL);
+    s->ops = ops, s->b = b, s->ndev = ops->ndev(b), s->topo = topo, s->g = g, s->kn = *kn;
+    s->p = p, s->k = kn->subchunks < 1 ? 1 : kn->subchunks, s->nblocks = p * s->k;
+    s->theta_threshold = 0.5;
+    chunk_grid_t cg;
+    int rc = grid_build(&cg, g, p, bounds, err);
+    if (rc) return rc;
+    s->bounds = malloc(sizeof(int64_t) * (size_t)(p + 1));
+    s->blk_lo = malloc(sizeof(int64_t) * (size_t)(s->nblocks + 1));
+    int64_t maxlen = 0;
+    for (int i = 0; i < p; i++) maxlen = bounds[i + 1] - bounds[i] > maxlen ? bounds[i + 1] - bounds[i] : maxlen;
+    int32_t *mark = malloc(sizeof(int32_t) * (size_t)(maxlen + 1));
+    size_t nsub = (size_t)p * (size_t)s->nblocks;
+    s->fwd.sub = calloc(nsub, sizeof(sub_t)), s->bwd.sub = calloc(nsub, sizeof(sub_t));
+    s->fwd.t_copy = calloc(nsub, sizeof(double)), s->fwd.t_comp = calloc(nsub, sizeof(double));
+    s->bwd.t_copy = calloc(nsub, sizeof(double)), s->bwd.t_comp = calloc(nsub, sizeof(double));
+    if (!s->bounds || !s->blk_lo || !mark || !s->fwd.sub || !s->bwd.sub || !s->fwd.t_copy || !s->fwd.t_comp ||
+        !s->bwd.t_copy || !s->bwd.t_comp)
+        goto oom;
+    memcpy(s->bounds, bounds, sizeof(int64_t) * (size_t)(p + 1));
+    for (int i = 0; i < p; i++)
+        for (int q = 0; q < s->k; q++) s->blk_lo[i * s->k + q] = bounds[i] + (bounds[i + 1] - bounds[i]) * q / s->k;
+    s->blk_lo[s->nblocks] = g->n;
+    for (int64_t v = 0; v <= maxlen; v++) mark[v] = -1;
+    for (int o = 0; o < p; o++)
+        for (int a = 0; a < p; a++) {
+            const chunk_t *cf = &cg.chunk[a * p + o], *cb = &cg.chunk[o * p + a];
+            if (build_subs(s, &s->fwd, o, a, cf->csc_ptr, cf->csc_src, cf->csc_eid, mark) ||
+                build_subs(s, &s->bwd, o, a, cb->csr_ptr, cb->csr_dst, cb->csr_eid, mark))
+                goto oom;
+        }
+    free(mark);
+    grid_free(&cg);
+    return GS_OK;
+oom:
+    free(mark);
+    grid_free(&cg);
+    streamer_free(s);
+    return gs_fail(err, GS_EFAIL, "out of memory building %d x %d chunks with %d sub-chunks", p, p, kn->subchunks);
+}
+
+void streamer_free(streamer_t *s)
+{
+    if (!s->g) return;
+    free_orient(s, &s->fwd);
+    free_orient(s, &s->bwd);
+    free(s->bounds), free(s->blk_lo);
+    for (int d = 0; d < TOPO_MAX_DEV; d++)
+        for (int l = 0; l < 2; l++) free(s->iv_t0[d][l]), free(s->iv_t1[d][l]);
+    pthread_mutex_destroy(&s->iv_lock);
+    memset(s, 0, sizeof *s);
+}
+
+/* ---------------- probing and profiling ---------------- */
+
+int streamer_probe(streamer_t *s, gs_err_t *err)
+{
+    size_t host_bytes = 16u << 20;
+    char *a = malloc(host_bytes), *c = malloc(host_bytes);
+    if (!a || !c) {
+        free(a), free(c);
+        return gs_fail(err, GS_EFAIL, "out of memory probing copy rates");
+    }
+    memset(a, 1, host_bytes), memset(c, 0, host_bytes);
+    double best = 1e30;
+    for (int r = 0; r < 3; r++) {
+        double t0 = now_s();
+        memcpy(c, a, host_bytes);
+        best = fmin(best, now_s() - t0);
+    }
+    s->t_copy = (double)host_bytes / best;
+    size_t dev_bytes = 4u << 20;
+    uint64_t cap = s->ops->capacity(s->b, 0);
+    if (cap && dev_bytes > cap / 4) dev_bytes = (size_t)(cap / 4);
+    void *d = s->ops->alloc(s->b, 0, dev_bytes);
+    if (!d) {
+        free(a), free(c);
+        return gs_fail(err, GS_EINPUT, "device memory too small to probe the H2D rate");
+    }
+    double t0 = now_s();
+    s->ops->copy(s->b, 0, LANE_H2D, -1, d, a, dev_bytes, (chunk_tag_t){-1, PHASE_FWD, -1, -1, -1});
+    s->ops->sync(s->b);
+    s->t_trans = (double)dev_bytes / (now_s() - t0);
+    s->ops->free(s->b, 0, d, dev_bytes);
+    s->ops->reset_stats(s->b);
+    free(a), free(c);
+    s->theta_threshold = s->t_copy / (s->t_copy + s->t_trans);
+    return GS_OK;
+}
+
+static void iv_push(streamer_t *s, int dev, int kind, double t0, double t1)
+{
+    int n = s->iv_n[dev][kind];
+    if (n == s->iv_cap[dev][kind]) {
+        int cap = n ? n * 2 : 256;
+        double *a = realloc(s->iv_t0[dev][kind], sizeof(double) * (size_t)cap);
+        if (a) s->iv_t0[dev][kind] = a;
+        double *b = realloc(s->iv_t1[dev][kind], sizeof(double) * (size_t)cap);
+        if (b) s->iv_t1[dev][kind] = b;
+        if (!a || !b) return; /* drop the sample: overlap is a statistic */
+        s->iv_cap[dev][kind] = cap;
+    }
+    s->iv_t0[dev][kind][n] = t0;
+    s->iv_t1[dev][kind][n] = t1;
+    s->iv_n[dev][kind] = n + 1;
+}
+
+void streamer_task_hook(void *user, int dev, lane_t lane, chunk_tag_t tag, double t0, double t1, double bytes)
+{
+    streamer_t *s = user;
+    (void)bytes;
+    pthread_mutex_lock(&s->iv_lock);
+    iv_push(s, dev, lane == LANE_COMPUTE ? 1 : 0, t0, t1);
+    if (tag.row >= 0 && s->profiling) {
+        int fwd = tag.phase == PHASE_FWD;
+        orient_t *o = fwd ? &s->fwd : &s->bwd;
+        int out = fwd ? tag.col : tag.row, b = (fwd ? tag.row : tag.col) * s->k + tag.sub;
+        size_t i = (size_t)out * (size_t)s->nblocks + (size_t)b;
+        if (lane == LANE_COMPUTE) o->t_comp[i] = t1 - t0;
+        else if (lane == LANE_H2D || lane == LANE_D2D) o->t_copy[i] = t1 - t0;
+    }
+    pthread_mutex_unlock(&s->iv_lock);
+}
+
+static int cmp_iv(const void *a, const void *b)
+{
+    const double *x = a, *y = b;
+    return (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+/* Adds this pass's transfer time and the part of it overlapped by compute. */
+static void fold_overlap(streamer_t *s)
+{
+    pthread_mutex_lock(&s->iv_lock);
+    for (int d = 0; d < s->ndev; d++) {
+        int nc = s->iv_n[d][1];
+        double *m = malloc(sizeof(double) * 2 * (size_t)(nc + 1));
+        if (!m) continue;
+        for (int i = 0; i < nc; i++) m[2 * i] = s->iv_t0[d][1][i], m[2 * i + 1] = s->iv_t1[d][1][i];
+        qsort(m, (size_t)nc, 2 * sizeof(double), cmp_iv);
+        int w = 0; /* merge compute intervals into a sorted union */
+        for (int i = 0; i < nc; i++) {
+            if (w > 0 && m[2 * i] <= m[2 * (w - 1) + 1]) {
+                m[2 * (w - 1) + 1] = fmax(m[2 * (w - 1) + 1], m[2 * i + 1]);
+            } else {
+                m[2 * w] = m[2 * i], m[2 * w + 1] = m[2 * i + 1];
+                w++;
+            }
+        }
+        for (int i = 0; i < s->iv_n[d][0]; i++) {
+            double a = s->iv_t0[d][0][i], b = s->iv_t1[d][0][i];
+            s->ctr.transfer_s += b - a;
+            for (int j = 0; j < w; j++) {
+                double lo = fmax(a, m[2 * j]), hi = fmin(b, m[2 * j + 1]);
+                if (hi > lo) s->ctr.hidden_s += hi - lo;
+            }
+        }
+        free(m);
+        s->iv_n[d][0] = s->iv_n[d][1] = 0;
+    }
+    pthread_mutex_unlock(&s->iv_lock);
+}
+
+/* ---------------- block order (swap heuristic) ---------------- */
+
+/* Makespan of a copy-then-compute pipeline with `slots` device buffers. */
+static double simulate(const int *order, int n, const double *tc, const double *tk, int slots)
+{
+    double copy_end = 0, comp_end = 0, *ce = malloc(sizeof(double) * (size_t)(n + 1));
+    if (!ce) return INFINITY;
+    for (int t = 0; t < n; t++) {
+        double start = copy_end;
+        if (t >= slots) start = fmax(start, ce[t - slots]);
+        copy_end = start + tc[order[t]];
+        comp_end = fmax(copy_end, comp_end) + tk[order[t]];
+        ce[t] = comp_end;
+    }
+    free(ce);
+    return comp_end;
+}
+
+typedef struct {
+    double key;
+    int b;
+} keyed_block_t;
+
+static int cmp_kb(const void *a, const void *b)
+{
+    const keyed_block_t *x = a, *y = b;
+    if (x->key != y->key) return (x->key > y->key) - (x->key < y->key);
+    return x->b - y->b;
+}
+
+/* Johnson's rule for the two-stage flow shop (copy, compute), kept only
+ * when the simulated schedule beats the natural order. */
+static void swap_order(const streamer_t *s, const orient_t *o, int out, int *order)
+{
+    int nb = s->nblocks, n = 0;
+    const double *tc = o->t_copy + (size_t)out * nb, *tk = o->t_comp + (size_t)out * nb;
+    keyed_block_t *first = malloc(sizeof *first * (size_t)nb), *second = malloc(sizeof *second * (size_t)nb);
+    int *natural = malloc(sizeof(int) * (size_t)nb), *cand = malloc(sizeof(int) * (size_t)nb);
+    for (int b = 0; b < nb; b++) order[b] = b;
+    if (!first || !second || !natural || !cand) goto done;
+    int n1 = 0, n2 = 0;
+    for (int b = 0; b < nb; b++) {
+        if (o->sub[(size_t)out * nb + b].nnz == 0) continue;
+        natural[n++] = b;
+        if (tc[b] < tk[b]) first[n1++] = (keyed_block_t){tc[b], b};
+        else second[n2++] = (keyed_block_t){-tk[b], b};
+    }
+    qsort(first, (size_t)n1, sizeof *first, cmp_kb);
+    qsort(second, (size_t)n2, sizeof *second, cmp_kb);
+    for (int i = 0; i < n1; i++) cand[i] = first[i].b;
+    for (int i = 0; i < n2; i++) cand[n1 + i] = second[i].b;
+    int slots = s->kn.pipeline ? 2 : 1;
+    if (simulate(cand, n, tc, tk, slots) < simulate(natural, n, tc, tk, slots)) {
+        int w = 0;
+        for (int i = 0; i < n; i++) order[w++] = cand[i];
+        for (int b = 0; b < nb; b++) /* empty blocks after, they are skipped */
+            if (o->sub[(size_t)out * nb + b].nnz == 0) order[w++] = b;
+    }
+done:
+    free(first), free(second), free(natural), free(cand);
+}
+
+/* ---------------- one streamed pass ---------------- */
+
+typedef struct {
+    const float *w;
+    typed_mode_t typed;
+    const float *in;
+    int64_t in_cols;
+    float *out;
+    int64_t out_cols, f;
+    int acc, layer;
+    phase_t phase;
+} pass_t;
+
+static int use_filter(const streamer_t *s, const sub_t *u, int64_t block_rows)
+{
+    if (s->kn.selective == SEL_ON) return 1;
+    if (s->kn.selective == SEL_OFF) return 0;
+    return (double)u->nrows / (double)block_rows < s->theta_threshold;
+}
+
+/* The devices a block is passed through, first loader first (chain/ring). */
+static int block_sequences(const streamer_t *s, int b, int seq[][TOPO_MAX_DEV], int *len)
+{
+    int nseq = 0;
+    if (s->kn.multidev == MD_RING) {
+        len[0] = s->ndev;
+        for (int q = 0; q < s->ndev; q++) seq[0][q] = (b + q) % s->ndev;
+        return 1;
+    }
+    int seen[TOPO_MAX_DEV] = {0};
+    for (int d = 0; d < s->ndev; d++) {
+        if (seen[d]) continue;
+        len[nseq] = 0;
+        for (int e = d; e < s->ndev; e++)
+            if (!seen[e] && (!s->topo || s->topo->group[e] == s->topo->group[d])) seq[nseq][len[nseq]++] = e, seen[e] = 1;
+        nseq++;
+    }
+    return nseq;
+}
+
+static int run_pass(streamer_t *s, orient_t *o, const pass_t *ps, gs_err_t *err)
+{
+    const backend_ops_t *ops = s->ops;
+    backend_t *b = s->b;
+    int P = s->p, nb = s->nblocks, nd = s->ndev, slots = s->kn.pipeline ? 2 : 1;
+    int64_t max_out = 0, max_blk = 0;
+    for (int i = 0; i < P; i++) max_out = fmax(max_out, s->bounds[i + 1] - s->bounds[i]);
+    for (int i = 0; i < nb; i++) max_blk = fmax(max_blk, s->blk_lo[i + 1] - s->blk_lo[i]);
+    size_t acc_bytes = sizeof(float) * (size_t)(max_out * ps->out_cols);
+    size_t buf_bytes = sizeof(float) * (size_t)((max_blk ? max_blk : 1) * ps->in_cols);
+    float *acc[TOPO_MAX_DEV] = {0}, *buf[TOPO_MAX_DEV][2] = {{0}};
+    int rc = GS_OK;
+    for (int d = 0; d < nd && !rc; d++) {
+        acc[d] = ops->alloc(b, d, acc_bytes);
+        for (int q = 0; q < slots && acc[d]; q++)
+            if (!(buf[d][q] = ops->alloc(b, d, buf_bytes))) break;
+        if (!acc[d] || !buf[d][slots - 1])
+            rc = gs_fail(err, GS_EINPUT,
+                         "device %d: %.1f MiB of device memory is too small for %d chunks of width %lld "
+                         "(needs %.1f MiB); raise --device-mem or --chunks",
+                         d, ops->capacity(b, d) / 1048576.0, P, (long long)ps->in_cols,
+                         (acc_bytes + slots * buf_bytes) / 1048576.0);
+    }
+    int ev_d2h[TOPO_MAX_DEV], ev_comp[TOPO_MAX_DEV][2], ev_fwd[TOPO_MAX_DEV][2], ev_ready[TOPO_MAX_DEV][2];
+    int *order = malloc(sizeof(int) * (size_t)nb * TOPO_MAX_DEV);
+    if (!order && !rc) rc = gs_fail(err, GS_EFAIL, "out of memory");
+    for (int d = 0; d < TOPO_MAX_DEV; d++) {
+        ev_d2h[d] = -1;
+        for (int q = 0; q < 2; q++) ev_comp[d][q] = ev_fwd[d][q] = ev_ready[d][q] = -1;
+    }
+    int naive = s->kn.multidev == MD_NAIVE || nd == 1;
+    for (int r = 0; !rc && r * nd < P; r++) {
+        int col[TOPO_MAX_DEV];
+        for (int d = 0; d < nd; d++) {
+            col[d] = r * nd + d < P ? r * nd + d : -1;
+            if (col[d] < 0) continue;
+            int64_t rows = s->bounds[col[d] + 1] - s->bounds[col[d]];
+            chunk_tag_t tag = {(int16_t)ps->layer, (int8_t)ps->phase, -1, col[d], -1};
+            if (ps->acc) {
+                if (ev_d2h[d] >= 0) ops->wait(b, d, LANE_H2D, ev_d2h[d]);
+                ops->copy(b, d, LANE_H2D, -1, acc[d], ps->out + s->bounds[col[d]] * ps->out_cols,
+                          sizeof(float) * (size_t)(rows * ps->out_cols), tag);
+                ops->wait(b, d, LANE_COMPUTE, ops->record(b, d, LANE_H2D));
+            } else {
+                if (ev_d2h[d] >= 0) ops->wait(b, d, LANE_COMPUTE, ev_d2h[d]);
+                kernel_call_t z = {.id = KERN_ZERO, .nd = rows, .out_cols = ps->out_cols, .out = acc[d]};
+                ops->launch(b, d, &z, tag);
+            }
+            int *ord = order + (size_t)d * nb;
+            if (naive && s->kn.swap && s->have_profile) swap_order(s, o, col[d], ord);
+            else
+                for (int t = 0; t < nb; t++) ord[t] = t;
+        }
+        for (int t = 0; t < nb; t++) {
+            int slot = t % slots;
+            if (naive) {
+                for (int d = 0; d < nd; d++) {
+                    if (col[d] < 0) continue;
+                    int blk = order[(size_t)d * nb + t];
+                    const sub_t *u = &o->sub[(size_t)col[d] * nb + blk];
+                    if (u->nnz == 0) continue;
+                    int64_t lo = s->blk_lo[blk], rows = s->blk_lo[blk + 1] - lo;
+                    chunk_tag_t tag = {(int16_t)ps->layer, (int8_t)ps->phase, 0, 0, (int32_t)(blk % s->k)};
+                    if (ps->phase == PHASE_FWD) tag.row = blk / s->k, tag.col = col[d];
+                    else tag.row = col[d], tag.col = blk / s->k;
+                    if (ev_comp[d][slot] >= 0) ops->wait(b, d, LANE_H2D, ev_comp[d][slot]);
+                    int filt = use_filter(s, u, rows);
+                    if (filt) {
+                        ops->copy_rows(b, d, buf[d][slot], ps->in, sizeof(float) * (size_t)ps->in_cols, u->rows, u->nrows, tag);
+                        s->ctr.filtered_blocks++;
+                    } else {
+                        ops->copy(b, d, LANE_H2D, -1, buf[d][slot], ps->in + lo * ps->in_cols,
+                                  sizeof(float) * (size_t)(rows * ps->in_cols), tag);
+                        s->ctr.full_blocks++;
+                    }
+                    ops->wait(b, d, LANE_COMPUTE, ops->record(b, d, LANE_H2D));
+                    kernel_call_t kc = {KERN_CHUNK_GATHER, ps->typed, u->ptr, filt ? u->lidx_sel : u->lidx_full, u->eid,
+                                        ps->w, s->g->etype, s->bounds[col[d] + 1] - s->bounds[col[d]], ps->f,
+                                        ps->in_cols, ps->out_cols, buf[d][slot], acc[d], 2.0 * (double)u->nnz * ps->f};
+                    ops->launch(b, d, &kc, tag);
+                    ev_comp[d][slot] = ops->record(b, d, LANE_COMPUTE);
+                }
+                continue;
+            }
+            int seq[TOPO_MAX_DEV][TOPO_MAX_DEV], len[TOPO_MAX_DEV];
+            int nseq = block_sequences(s, t, seq, len);
+            int64_t lo = s->blk_lo[t], rows = s->blk_lo[t + 1] - lo;
+            size_t bytes = sizeof(float) * (size_t)(rows * ps->in_cols);
+            for (int qs = 0; qs < nseq; qs++) {
+                int last = -1;
+                for (int q = 0; q < len[qs]; q++) {
+                    int d = seq[qs][q];
+                    if (col[d] >= 0 && o->sub[(size_t)col[d] * nb + t].nnz > 0) last = q;
+                }
+                for (int q = 0; q <= last; q++) {
+                    int d = seq[qs][q];
+                    lane_t lane = q == 0 ? LANE_H2D : LANE_D2D;
+                    chunk_tag_t tag = {(int16_t)ps->layer, (int8_t)ps->phase, -1, col[d], (int32_t)(t % s->k)};
+                    if (ev_comp[d][slot] >= 0) ops->wait(b, d, lane, ev_comp[d][slot]);
+                    if (ev_fwd[d][slot] >= 0) ops->wait(b, d, lane, ev_fwd[d][slot]);
+                    if (q == 0) {
+                        ops->copy(b, d, LANE_H2D, -1, buf[d][slot], ps->in + lo * ps->in_cols, bytes, tag);
+                    } else {
+                        int prev = seq[qs][q - 1];
+                        ops->wait(b, d, LANE_D2D, ev_ready[prev][slot]);
+                        ops->copy(b, d, LANE_D2D, prev, buf[d][slot], buf[prev][slot], bytes, tag);
+                        ev_fwd[prev][slot] = ops->record(b, d, LANE_D2D);
+                    }
+                    ev_ready[d][slot] = ops->record(b, d, lane);
+                    s->ctr.full_blocks++;
+                    const sub_t *u = col[d] >= 0 ? &o->sub[(size_t)col[d] * nb + t] : NULL;
+                    if (!u || u->nnz == 0) continue;
+                    ops->wait(b, d, LANE_COMPUTE, ev_ready[d][slot]);
+                    kernel_call_t kc = {KERN_CHUNK_GATHER, ps->typed, u->ptr, u->lidx_full, u->eid, ps->w, s->g->etype,
+                                        s->bounds[col[d] + 1] - s->bounds[col[d]], ps->f, ps->in_cols, ps->out_cols,
+                                        buf[d][slot], acc[d], 2.0 * (double)u->nnz * ps->f};
+                    ops->launch(b, d, &kc, tag);
+                    ev_comp[d][slot] = ops->record(b, d, LANE_COMPUTE);
+                }
+            }
+        }
+        for (int d = 0; d < nd; d++) {
+            if (col[d] < 0) continue;
+            int64_t rows = s->bounds[col[d] + 1] - s->bounds[col[d]];
+            ops->wait(b, d, LANE_D2H, ops->record(b, d, LANE_COMPUTE));
+            ops->copy(b, d, LANE_D2H, -1, ps->out + s->bounds[col[d]] * ps->out_cols, acc[d],
+                      sizeof(float) * (size_t)(rows * ps->out_cols), (chunk_tag_t){(int16_t)ps->layer, (int8_t)ps->phase, -1, col[d], -1});
+            ev_d2h[d] = ops->record(b, d, LANE_D2H);
+        }
+    }
+    ops->sync(b);
+    fold_overlap(s);
+    for (int d = 0; d < nd; d++) {
+        ops->free(b, d, acc[d], acc_bytes);
+        for (int q = 0; q < slots; q++) ops->free(b, d, buf[d][q], buf_bytes);
+    }
+    free(order);
+    return rc;
+}
+
+int streamer_gather(streamer_t *s, const float *w, typed_mode_t typed, const float *in, int64_t in_cols, float *out,
+                    int64_t out_cols, int64_t f, int acc, int layer, gs_err_t *err)
+{
+    pass_t ps = {w, typed, in, in_cols, out, out_cols, f, acc, layer, PHASE_FWD};
+    return run_pass(s, &s->fwd, &ps, err);
+}
+
+int streamer_gather_bwd(streamer_t *s, const float *w, typed_mode_t typed, const float *in, int64_t in_cols,
+                        float *out, int64_t out_cols, int64_t f, int acc, int layer, gs_err_t *err)
+{
+    pass_t ps = {w, typed, in, in_cols, out, out_cols, f, acc, layer, PHASE_BWD};
+    return run_pass(s, &s->bwd, &ps, err);
+}

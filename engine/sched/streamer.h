@@ -1,0 +1,112 @@
+/* streamer.h - the streaming scheduler for graph propagation (NeuGraph
+ * §3.1-3.3, NGra §4.2). A gather over the graph runs chunk by chunk on the
+ * backend's devices: column-oriented in the forward pass (one destination
+ * interval at a time, accumulating every source block into it) and
+ * row-oriented in the backward pass (one source interval at a time over
+ * the CSR chunks). Source intervals are cut into k blocks (sub-chunks).
+ * Knobs:
+ *   selective  copy only the rows a (sub-)chunk uses, filtered on the host;
+ *              auto filters when theta < T_copy / (T_copy + T_trans), both
+ *              throughputs probed at start-up;
+ *   pipeline   two device buffers per device, so the copy of the next block
+ *              overlaps the compute of this one;
+ *   swap       from the second epoch, reorder each column's blocks by
+ *              Johnson's rule on their profiled copy and compute times,
+ *              kept only if a simulation of the schedule says it is faster;
+ *   multidev   naive: every device loads its blocks from the host;
+ *              chain: devices under one switch pass each block down the
+ *              chain device to device, so the shared uplink carries it once;
+ *              ring: every device passes blocks around one ring (NGra).
+ * Vertex tensors stay in host memory: this version streams the
+ * Scatter-Gather stages; ApplyVertex ops run on the host.
+ * With the knobs at their defaults the sums happen in the unchunked order,
+ * so results are bitwise equal to the in-memory kernels; swap and ring
+ * reorder sums (floating-point reassociation only). */
+#ifndef GS_STREAMER_H
+#define GS_STREAMER_H
+
+#include <pthread.h>
+
+#include "../backend.h"
+#include "../graph.h"
+#include "../partition.h"
+
+typedef enum { SEL_OFF = 0, SEL_ON = 1, SEL_AUTO = 2 } selective_t;
+typedef enum { MD_NAIVE = 0, MD_CHAIN = 1, MD_RING = 2 } multidev_t;
+
+typedef struct {
+    int pipeline;
+    int subchunks; /* k */
+    selective_t selective;
+    int swap;
+    multidev_t multidev;
+} stream_knobs_t;
+
+typedef struct {
+    int64_t nnz;
+    int64_t *ptr;       /* (rows of the output interval + 1) */
+    int32_t *lidx_full; /* (nnz) input row within the whole block */
+    int32_t *lidx_sel;  /* (nnz) input row within the filtered rows */
+    int64_t *eid;       /* (nnz) */
+    int32_t *rows;      /* (nrows) input rows used, ascending (global ids) */
+    int64_t nrows;
+} sub_t;
+
+typedef struct {
+    sub_t *sub;         /* [out interval][block] */
+    double *t_copy;     /* profiled seconds per [out][block] */
+    double *t_comp;
+} orient_t;
+
+typedef struct {
+    double h2d_bytes, d2h_bytes, d2d_bytes;
+    double filtered_blocks, full_blocks;
+    double transfer_s, hidden_s; /* transfer time and the part overlapped by compute */
+} stream_counters_t;
+
+typedef struct streamer {
+    const backend_ops_t *ops;
+    backend_t *b;
+    int ndev;
+    const topology_t *topo; /* for chain groups; NULL = one group */
+    const graph_t *g;
+    int p, k, nblocks;      /* nblocks = P * k */
+    int64_t *bounds;        /* (P+1) */
+    int64_t *blk_lo;        /* (P*k + 1) block boundaries */
+    orient_t fwd, bwd;
+    stream_knobs_t kn;
+    double t_copy, t_trans, theta_threshold;
+    int have_profile;
+    int profiling;
+    /* per-device busy intervals of this pass (for overlap) */
+    pthread_mutex_t iv_lock;
+    double *iv_t0[TOPO_MAX_DEV][2], *iv_t1[TOPO_MAX_DEV][2]; /* [dev][0 = copy, 1 = compute] */
+    int iv_n[TOPO_MAX_DEV][2], iv_cap[TOPO_MAX_DEV][2];
+    int cur_orient;         /* 0 fwd, 1 bwd: where the hook files profile times */
+    stream_counters_t ctr;
+} streamer_t;
+
+/* Builds the chunk structures for P intervals (bounds) and k blocks per
+ * interval. The backend must be open. */
+int streamer_init(streamer_t *s, const backend_ops_t *ops, backend_t *b, const topology_t *topo, const graph_t *g,
+                  int p, const int64_t *bounds, const stream_knobs_t *kn, gs_err_t *err);
+void streamer_free(streamer_t *s);
+/* Measures T_copy (host memcpy) and T_trans (a real H2D through the
+ * backend) and sets the selective-scheduling threshold. */
+int streamer_probe(streamer_t *s, gs_err_t *err);
+/* The hook to pass as backend_cfg_t.on_task (user = the streamer). */
+void streamer_task_hook(void *user, int dev, lane_t lane, chunk_tag_t tag, double t0, double t1, double bytes);
+
+/* Forward gather: out (N, out_cols) = per destination, sum over in-edges of
+ * w_e * in[src] (typed: the type's f-wide block of in). acc adds to out. */
+int streamer_gather(streamer_t *s, const float *w, typed_mode_t typed, const float *in, int64_t in_cols, float *out,
+                    int64_t out_cols, int64_t f, int acc, int layer, gs_err_t *err);
+/* Backward gather: out[u] (+)= sum over out-edges of w_e * in[dst]
+ * (typed: into the type's block of out). */
+int streamer_gather_bwd(streamer_t *s, const float *w, typed_mode_t typed, const float *in, int64_t in_cols,
+                        float *out, int64_t out_cols, int64_t f, int acc, int layer, gs_err_t *err);
+
+/* Working-set bytes per device for a pass of width cols with P, k. */
+uint64_t streamer_working_set(int64_t n, int p, int k, int64_t cols);
+
+#endif
