@@ -13,6 +13,7 @@
 #include "../engine/train.h"
 #include "cli.h"
 #include "commands.h"
+#include "stream_cli.h"
 
 static volatile sig_atomic_t stop_requested;
 
@@ -84,7 +85,10 @@ static void print_json(const trainer_t *t, const run_log_t *log)
         printf("%s{\"layer\":%d,\"order\":\"%s\",\"agg_flops_before\":%.6g,\"agg_flops_after\":%.6g}", i ? "," : "",
                t->dkp[i].layer, t->dkp[i].combination_first ? "combination-first" : "aggregation-first",
                t->dkp[i].agg_flops_before, t->dkp[i].agg_flops_after);
-    printf("],\"losses\":[");
+    printf("]");
+    if (t->backend) print_stream_json(t, &log->last, (log->last.epoch_ms + log->last.eval_ms) / 1e3);
+    else printf(",\"engine\":\"memory\"");
+    printf(",\"losses\":[");
     for (int i = 0; i < log->n; i++) printf("%s%.9g", i ? "," : "", log->loss[i]);
     printf("]}\n");
 }
@@ -95,6 +99,9 @@ int cmd_train(int argc, char **argv)
     train_cfg_defaults(&cfg);
     char checkpoint[4096] = "", resume[4096] = "";
     int json = 0, no_cache = 0, quiet = 0, dkp = (int)cfg.dkp, feat_norm = (int)cfg.feat_norm;
+    int backend = -1, links = 0, order = (int)cfg.order, selective = (int)cfg.knobs.selective;
+    int pipeline = cfg.knobs.pipeline, swap = cfg.knobs.swap, multidev = (int)cfg.knobs.multidev;
+    char device_mem[32] = "", chunks[16] = "auto", link_scale[16] = "auto";
     const flag_t flags[] = {
         {"dataset", FLAG_STR, cfg.dataset, sizeof cfg.dataset, NULL, "cora|DIR|FILE", "shipped name, OGB raw directory or SNAP edge list", 1, 0},
         {"model", FLAG_STR, cfg.model, sizeof cfg.model, NULL, "NAME", "gcn|gin|commnet|gat|ggcn|mpgcn|ggnn|resgcn", 1, 0},
@@ -113,6 +120,19 @@ int cmd_train(int argc, char **argv)
         {"feat-norm", FLAG_CHOICE, &feat_norm, 0, "auto|row|none", "MODE", "row-normalise features (auto: if non-negative)", 1, 0},
         {"no-cache", FLAG_BOOL, &no_cache, 0, NULL, "", "do not read or write the binary dataset cache", 1, 0},
         {"quiet", FLAG_BOOL, &quiet, 0, NULL, "", "no per-epoch lines", 1, 0},
+        {"backend", FLAG_CHOICE, &backend, 0, "memory|cpu", "NAME", "memory: host only; cpu: virtual devices (implied by the flags below)", 1, 0},
+        {"devices", FLAG_INT, &cfg.devices, 0, NULL, "N", "virtual devices", 1, TOPO_MAX_DEV},
+        {"device-mem", FLAG_STR, device_mem, sizeof device_mem, NULL, "BYTES", "memory cap per device, e.g. 512M or 2G", 1, 0},
+        {"topology", FLAG_STR, cfg.topology, sizeof cfg.topology, NULL, "NAME", "interconnect model (gnnscope topologies)", 1, 0},
+        {"link-scale", FLAG_STR, link_scale, sizeof link_scale, NULL, "auto|X", "link bandwidth factor; auto = host/GPU FLOP/s", 1, 0},
+        {"links", FLAG_CHOICE, &links, 0, "model|native", "MODE", "native: copies are plain memcpys", 1, 0},
+        {"chunks", FLAG_STR, chunks, sizeof chunks, NULL, "P|auto", "vertex intervals; auto = smallest that fits --device-mem", 1, 0},
+        {"order", FLAG_CHOICE, &order, 0, "none|random|metis", "ORDER", "vertex order before chunking", 1, 0},
+        {"selective", FLAG_CHOICE, &selective, 0, "off|on|auto", "MODE", "filter source rows on the host", 1, 0},
+        {"pipeline", FLAG_CHOICE, &pipeline, 0, "off|on", "MODE", "double-buffer copies against compute", 1, 0},
+        {"subchunks", FLAG_INT, &cfg.knobs.subchunks, 0, NULL, "K", "blocks per source interval", 1, 64},
+        {"swap", FLAG_CHOICE, &swap, 0, "off|on", "MODE", "reorder blocks by profiled times (NeuGraph Fig. 6)", 1, 0},
+        {"multidev", FLAG_CHOICE, &multidev, 0, "naive|chain|ring", "MODE", "how devices share source blocks", 1, 0},
         {"json", FLAG_BOOL, &json, 0, NULL, "", "print a JSON summary as the last line", 1, 0},
     };
     int nflags = (int)(sizeof flags / sizeof flags[0]), help = 0;
@@ -129,6 +149,14 @@ int cmd_train(int argc, char **argv)
     cfg.dkp = (dkp_mode_t)dkp;
     cfg.feat_norm = (feat_norm_t)feat_norm;
     cfg.use_cache = !no_cache;
+    if (apply_stream_flags(&cfg, argc, argv, backend, device_mem, chunks, link_scale, &err)) {
+        fprintf(stderr, "gnnscope: error: %s\n", err.msg);
+        return 2;
+    }
+    cfg.links_native = links;
+    cfg.order = (order_kind_t)order;
+    cfg.knobs.selective = (selective_t)selective;
+    cfg.knobs.pipeline = pipeline, cfg.knobs.swap = swap, cfg.knobs.multidev = (multidev_t)multidev;
     trainer_t t;
     int rc = trainer_open(&t, &cfg, &err);
     if (!rc && resume[0]) rc = trainer_resume(&t, resume, &err);
@@ -153,9 +181,14 @@ int cmd_train(int argc, char **argv)
         log.flops[log.n] = st.flops;
         log.n++;
         log.last = st;
-        if (!quiet && !json)
-            printf("epoch %4lld  loss %.4f  train %.4f  val %.4f  test %.4f  %.1f ms\n", (long long)st.epoch, st.loss,
+        if (!quiet && !json) {
+            printf("epoch %4lld  loss %.4f  train %.4f  val %.4f  test %.4f  %.1f ms", (long long)st.epoch, st.loss,
                    st.train_acc, st.val_acc, st.test_acc, st.epoch_ms);
+            if (t.backend)
+                printf("  h2d %.1f MB  d2d %.1f MB  overlap %.0f%% (emulated, %s)", st.h2d_bytes / 1e6, st.d2d_bytes / 1e6,
+                       100 * st.overlap, t.cfg.topology);
+            printf("\n");
+        }
         fflush(stdout);
         if (checkpoint[0] && (rc = trainer_save(&t, checkpoint, &err))) break;
     }

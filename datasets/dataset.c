@@ -124,3 +124,25 @@ int dataset_load(dataset_t *d, const char *spec, int use_cache, gs_err_t *err)
         fprintf(stderr, "gnnscope: warning: could not write dataset cache: %s\n", cerr.msg);
     return GS_OK;
 }
+
+int dataset_permute(dataset_t *d, const int32_t *perm, gs_err_t *err)
+{
+    int32_t *inv = malloc(sizeof(int32_t) * (size_t)d->n);
+    float *feat = malloc(sizeof(float) * (size_t)(d->n * d->f + 1));
+    int32_t *label = malloc(sizeof(int32_t) * (size_t)d->n);
+    if (!inv || !feat || !label) {
+        free(inv), free(feat), free(label);
+        return gs_fail(err, GS_EFAIL, "out of memory renumbering vertices");
+    }
+    for (int64_t v = 0; v < d->n; v++) inv[perm[v]] = (int32_t)v;
+    for (int64_t v = 0; v < d->n; v++) {
+        memcpy(feat + v * d->f, d->feat + (int64_t)perm[v] * d->f, sizeof(float) * (size_t)d->f);
+        label[v] = d->label[perm[v]];
+    }
+    for (int64_t i = 0; i < d->npairs; i++) d->pair_src[i] = inv[d->pair_src[i]], d->pair_dst[i] = inv[d->pair_dst[i]];
+    for (int s = 0; s < 3; s++)
+        for (int64_t i = 0; i < d->nsplit[s]; i++) d->split[s][i] = inv[d->split[s][i]];
+    free(d->feat), free(d->label), free(inv);
+    d->feat = feat, d->label = label;
+    return GS_OK;
+}

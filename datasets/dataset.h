@@ -36,6 +36,10 @@ void dataset_free(dataset_t *d);
  * edge-list file. Uses the binary cache unless use_cache is 0. */
 int dataset_load(dataset_t *d, const char *spec, int use_cache, gs_err_t *err);
 
+/* Renumbers vertices: new vertex v is old vertex perm[v]. Pairs, feature
+ * rows, labels and split ids all follow. */
+int dataset_permute(dataset_t *d, const int32_t *perm, gs_err_t *err);
+
 /* Physical memory in bytes (for refusing absurd declared sizes). */
 uint64_t dataset_phys_mem(void);
 

@@ -277,6 +277,11 @@ static void head_dot_bwd(const float *a, const float *w, const float *dy, int64_
 
 /* ---------------- forward ---------------- */
 
+static void stream_or_fail(exec_t *ex, int rc)
+{
+    if (rc) ex->failed = 1;
+}
+
 static const float *D(exec_t *ex, int v) { return ex->val[v].data; }
 
 const tensor_t *exec_forward(exec_t *ex, const tensor_t *x, int training, int64_t epoch)
@@ -318,7 +323,9 @@ const tensor_t *exec_forward(exec_t *ex, const tensor_t *x, int training, int64_
             ex->flops += 2.0 * (double)rows * (double)A->cols;
             break;
         case OP_GATHER:
-            k_gather_sum(g, (agg_weight_t)in->iparam, A->data, f, out->data, 0);
+            if (ex->stream) stream_or_fail(ex, streamer_gather(ex->stream, k_weights_csc(g, (agg_weight_t)in->iparam), TYPED_NONE,
+                                                               A->data, f, out->data, f, f, 0, in->layer, &ex->err));
+            else k_gather_sum(g, (agg_weight_t)in->iparam, A->data, f, out->data, 0);
             ex->flops += 2.0 * (double)g->m * (double)f;
             break;
         case OP_GATHER_MAX:
@@ -341,7 +348,9 @@ const tensor_t *exec_forward(exec_t *ex, const tensor_t *x, int training, int64_
             ex->flops += 2.0 * (double)g->m * (double)f;
             break;
         case OP_GATHER_TYPED:
-            k_gather_typed(g, (agg_weight_t)in->iparam, A->data, f, out->data, 0);
+            if (ex->stream) stream_or_fail(ex, streamer_gather(ex->stream, k_weights_csc(g, (agg_weight_t)in->iparam), TYPED_IN,
+                                                               A->data, A->cols, out->data, f, f, 0, in->layer, &ex->err));
+            else k_gather_typed(g, (agg_weight_t)in->iparam, A->data, f, out->data, 0);
             ex->flops += 2.0 * (double)g->m * (double)f;
             break;
         default: break;
@@ -415,7 +424,10 @@ void exec_backward(exec_t *ex, const tensor_t *dout)
             ex->flops += 4.0 * (double)rows * (double)A->cols;
             break;
         case OP_GATHER:
-            if (da) k_gather_sum_bwd(g, (agg_weight_t)in->iparam, dy, f, da, acc_a);
+            if (da && ex->stream)
+                stream_or_fail(ex, streamer_gather_bwd(ex->stream, k_weights_csc(g, (agg_weight_t)in->iparam), TYPED_NONE,
+                                                       dy, f, da, f, f, acc_a, in->layer, &ex->err));
+            else if (da) k_gather_sum_bwd(g, (agg_weight_t)in->iparam, dy, f, da, acc_a);
             ex->flops += 2.0 * (double)g->m * (double)f;
             break;
         case OP_GATHER_MAX:
@@ -441,7 +453,10 @@ void exec_backward(exec_t *ex, const tensor_t *dout)
             break;
         }
         case OP_GATHER_TYPED:
-            if (da) k_gather_typed_bwd(g, (agg_weight_t)in->iparam, dy, f, da, acc_a);
+            if (da && ex->stream)
+                stream_or_fail(ex, streamer_gather_bwd(ex->stream, k_weights_csc(g, (agg_weight_t)in->iparam), TYPED_OUT,
+                                                       dy, f, da, A->cols, f, acc_a, in->layer, &ex->err));
+            else if (da) k_gather_typed_bwd(g, (agg_weight_t)in->iparam, dy, f, da, acc_a);
             ex->flops += 2.0 * (double)g->m * (double)f;
             break;
         default: break;

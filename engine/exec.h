@@ -7,6 +7,7 @@
 
 #include "graph.h"
 #include "program.h"
+#include "sched/streamer.h"
 #include "tensor.h"
 
 typedef struct {
@@ -33,11 +34,15 @@ typedef struct {
     int64_t epoch;
     int training;
     double flops;      /* floating-point operations of the last forward + backward */
+    streamer_t *stream; /* when set, gathers stream through the backend's devices */
+    int failed;        /* a streamed op failed; err says why */
+    gs_err_t err;
 } exec_t;
 
 int exec_init(exec_t *ex, const program_t *prog, const graph_t *g, params_t *params, uint64_t seed, gs_err_t *err);
 void exec_free(exec_t *ex);
-/* Runs the program on features x (N, F). Dropout is active when training. */
+/* Runs the program on features x (N, F). Dropout is active when training.
+ * With a streamer, a failed pass sets ex->failed and ex->err. */
 const tensor_t *exec_forward(exec_t *ex, const tensor_t *x, int training, int64_t epoch);
 /* Backpropagates dout (the output's gradient) into ex->params->g. */
 void exec_backward(exec_t *ex, const tensor_t *dout);

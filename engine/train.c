@@ -27,6 +27,11 @@ void train_cfg_defaults(train_cfg_t *c)
     c->dkp = DKP_AUTO;
     c->feat_norm = FEAT_NORM_AUTO;
     c->use_cache = 1;
+    c->devices = 1;
+    snprintf(c->topology, sizeof c->topology, "1gpu");
+    c->chunks = 0;
+    c->order = ORDER_NONE;
+    c->knobs = (stream_knobs_t){.pipeline = 1, .subchunks = 2, .selective = SEL_AUTO, .swap = 1, .multidev = MD_CHAIN};
 }
 
 static double now_ms(void)
@@ -79,6 +84,7 @@ int trainer_open(trainer_t *t, const train_cfg_t *cfg, gs_err_t *err)
     t->ndkp = dkp_rewrite(&t->prog, cfg->dkp, t->g.m, t->dkp, 64);
     if ((rc = params_init(&t->params, &t->prog, cfg->seed, err))) return rc;
     if ((rc = exec_init(&t->ex, &t->prog, &t->g, &t->params, cfg->seed, err))) return rc;
+    if ((rc = trainer_stream_open(t, err))) return rc; /* may renumber vertices: before features are copied */
     if ((rc = tensor_alloc(&t->x, t->ds.n, t->ds.f, err))) return rc;
     memcpy(t->x.data, t->ds.feat, tensor_bytes(&t->x));
     normalise_features(&t->x, cfg->feat_norm);
@@ -89,6 +95,7 @@ int trainer_open(trainer_t *t, const train_cfg_t *cfg, gs_err_t *err)
 
 void trainer_close(trainer_t *t)
 {
+    trainer_stream_close(t);
     exec_free(&t->ex);
     params_free(&t->params);
     prog_free(&t->prog);
@@ -162,10 +169,15 @@ int trainer_epoch(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
     (void)err;
     memset(st, 0, sizeof *st);
     int64_t e = t->epoch; /* 0-based index of this epoch: the dropout counter */
+    trainer_stream_epoch_begin(t);
     double t0 = now_ms();
     const tensor_t *out = exec_forward(&t->ex, &t->x, 1, e);
     st->loss = train_xent(out, t->ds.label, t->ds.split[SPLIT_TRAIN], t->ds.nsplit[SPLIT_TRAIN], &t->dlogits);
     exec_backward(&t->ex, &t->dlogits);
+    if (t->ex.failed) {
+        *err = t->ex.err;
+        return err->code;
+    }
     st->flops = t->ex.flops;
     train_adam_step(&t->params, ++t->adam_t, t->cfg.lr, t->cfg.weight_decay);
     double t1 = now_ms();
@@ -175,6 +187,11 @@ int trainer_epoch(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
     st->test_acc = train_accuracy(out, t->ds.label, t->ds.split[SPLIT_TEST], t->ds.nsplit[SPLIT_TEST]);
     st->epoch_ms = t1 - t0;
     st->eval_ms = now_ms() - t1;
+    trainer_stream_epoch_end(t, st); /* counters cover the training step and the evaluation */
+    if (t->ex.failed) {
+        *err = t->ex.err;
+        return err->code;
+    }
     st->epoch = ++t->epoch;
     if (!isfinite(st->loss)) return gs_fail(err, GS_EFAIL, "epoch %lld: loss is not finite (try a lower --lr)", (long long)st->epoch);
     if (st->val_acc > t->best_val) {

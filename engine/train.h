@@ -12,7 +12,9 @@
 #include "exec.h"
 #include "graph.h"
 #include "models/model.h"
+#include "partition.h"
 #include "program.h"
+#include "sched/streamer.h"
 
 typedef enum { FEAT_NORM_AUTO, FEAT_NORM_ROW, FEAT_NORM_NONE } feat_norm_t;
 
@@ -29,6 +31,16 @@ typedef struct {
     dkp_mode_t dkp;
     feat_norm_t feat_norm;
     int use_cache;
+    /* streaming engine (train_stream.c); stream = 0 trains in host memory */
+    int stream;
+    int devices;
+    uint64_t device_mem;   /* bytes per device, 0 = unlimited */
+    char topology[32];
+    double link_scale;     /* 0 = auto: host FLOP/s / modeled GPU FLOP/s */
+    int links_native;      /* 1: no interconnect model */
+    int chunks;            /* P, 0 = auto */
+    order_kind_t order;
+    stream_knobs_t knobs;
 } train_cfg_t;
 
 /* Fills the defaults documented in `gnnscope train --help`. */
@@ -41,6 +53,9 @@ typedef struct {
     double epoch_ms;  /* forward + backward + optimiser step */
     double eval_ms;   /* evaluation forward */
     double flops;     /* FLOPs of the training step */
+    /* streaming counters (zero in memory mode) */
+    double h2d_bytes, d2h_bytes, d2d_bytes;
+    double overlap;   /* fraction of transfer time hidden behind compute */
 } epoch_stats_t;
 
 typedef struct {
@@ -61,6 +76,13 @@ typedef struct {
     int ndkp;
     double load_ms;  /* dataset load (cache or source files) */
     double graph_ms; /* CSR/CSC construction */
+    /* streaming state (train_stream.c) */
+    backend_t *backend;
+    topology_t topo;
+    streamer_t streamer;
+    int chunks;             /* P in force */
+    double host_flops, link_scale;
+    backend_stats_t last_stats;
 } trainer_t;
 
 int trainer_open(trainer_t *t, const train_cfg_t *cfg, gs_err_t *err);
@@ -74,6 +96,14 @@ double train_xent(const tensor_t *logits, const int32_t *label, const int32_t *i
 /* Fraction of rows in idx whose argmax equals the label. */
 double train_accuracy(const tensor_t *logits, const int32_t *label, const int32_t *idx, int64_t n);
 void train_adam_step(params_t *ps, int64_t t, float lr, float weight_decay);
+
+/* train_stream.c: orders the vertices, opens the backend and the streamer. */
+int trainer_stream_open(trainer_t *t, gs_err_t *err);
+void trainer_stream_close(trainer_t *t);
+void trainer_stream_epoch_begin(trainer_t *t);
+void trainer_stream_epoch_end(trainer_t *t, epoch_stats_t *st);
+/* Widest row a streamed gather moves, in floats (for --chunks auto). */
+int64_t trainer_stream_width(const program_t *p);
 
 /* checkpoint.c: atomic save; resume checks the model and dataset match. */
 int trainer_save(const trainer_t *t, const char *path, gs_err_t *err);

@@ -1,0 +1,129 @@
+/* train_stream.c - sets up the streaming engine for a trainer: picks the
+ * topology and scales its links, chooses P (--chunks auto: the smallest P
+ * whose working set fits --device-mem), renumbers the vertices (--order),
+ * and opens the cpu backend's virtual devices and the streamer. Also
+ * folds the backend's counters into each epoch's stats. */
+#include <cblas.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "train.h"
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Host FLOP/s: best of three 384^3 sgemms on the configured threads. */
+static double probe_host_flops(void)
+{
+    enum { D = 384 };
+    float *a = malloc(sizeof(float) * D * D * 3);
+    if (!a) return 1e10;
+    for (int i = 0; i < D * D * 3; i++) a[i] = (float)(i % 13) * 0.01f;
+    double best = 1e30;
+    for (int r = 0; r < 3; r++) {
+        double t0 = now_s();
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, D, D, D, 1.0f, a, D, a + D * D, D, 0.0f, a + 2 * D * D, D);
+        double dt = now_s() - t0;
+        if (dt < best) best = dt;
+    }
+    free(a);
+    return 2.0 * D * D * D / best;
+}
+
+int64_t trainer_stream_width(const program_t *p)
+{
+    int64_t w = 1;
+    for (int i = 0; i < p->ncode; i++) {
+        const instr_t *in = &p->code[i];
+        if (in->op == OP_GATHER || in->op == OP_GATHER_TYPED) {
+            int64_t c = p->vals[in->in[0]].cols;
+            if (c > w) w = c;
+        }
+    }
+    return w;
+}
+
+int trainer_stream_open(trainer_t *t, gs_err_t *err)
+{
+    const train_cfg_t *c = &t->cfg;
+    int rc;
+    if (!c->stream) return GS_OK;
+    if (topology_get(c->topology, &t->topo) != 0)
+        return gs_fail(err, GS_EINPUT, "--topology %s: unknown (see gnnscope topologies)", c->topology);
+    if (c->devices < 1 || c->devices > t->topo.ndev)
+        return gs_fail(err, GS_EINPUT, "--devices %d: topology %s has %d device%s", c->devices, t->topo.name,
+                       t->topo.ndev, t->topo.ndev > 1 ? "s" : "");
+    t->host_flops = probe_host_flops();
+    t->link_scale = c->link_scale > 0 ? c->link_scale : t->host_flops / t->topo.gpu_flops;
+    topology_scale(&t->topo, t->link_scale);
+    int k = c->knobs.subchunks < 1 ? 1 : c->knobs.subchunks, p = c->chunks;
+    int64_t width = trainer_stream_width(&t->prog), n = t->g.n;
+    if (p == 0) {
+        p = 1;
+        if (c->device_mem) {
+            while (p < n && streamer_working_set(n, p, k, width) > c->device_mem) p++;
+            if (streamer_working_set(n, p, k, width) > c->device_mem)
+                return gs_fail(err, GS_EINPUT, "--device-mem %llu: too small for any chunk count at width %lld",
+                               (unsigned long long)c->device_mem, (long long)width);
+        }
+    }
+    if (p < 1 || p > n) return gs_fail(err, GS_EINPUT, "--chunks %d must be in [1, %lld]", p, (long long)n);
+    int32_t *perm = malloc(sizeof(int32_t) * (size_t)n);
+    int64_t *bounds = malloc(sizeof(int64_t) * (size_t)(p + 1));
+    if (!perm || !bounds) {
+        free(perm), free(bounds);
+        return gs_fail(err, GS_EFAIL, "out of memory");
+    }
+    rc = partition_order(&t->g, c->order, p, c->seed, perm, bounds, err);
+    if (!rc && c->order != ORDER_NONE) { /* renumber; the graph keeps original ids for dropout masks */
+        rc = dataset_permute(&t->ds, perm, err);
+        if (!rc) {
+            graph_free(&t->g);
+            rc = graph_build(&t->g, &t->ds, err);
+        }
+        if (!rc) memcpy(t->g.orig_id, perm, sizeof(int32_t) * (size_t)n);
+    }
+    backend_cfg_t bc = {c->devices, c->device_mem, c->links_native ? NULL : &t->topo, streamer_task_hook, &t->streamer};
+    if (!rc) rc = backend_cpu.open(&t->backend, &bc, err);
+    if (!rc) rc = streamer_init(&t->streamer, &backend_cpu, t->backend, &t->topo, &t->g, p, bounds, &c->knobs, err);
+    if (!rc) rc = streamer_probe(&t->streamer, err);
+    free(perm), free(bounds);
+    if (rc) return rc;
+    t->chunks = p;
+    t->ex.stream = &t->streamer;
+    return GS_OK;
+}
+
+void trainer_stream_close(trainer_t *t)
+{
+    streamer_free(&t->streamer);
+    if (t->backend) backend_cpu.close(t->backend);
+    t->backend = NULL;
+}
+
+void trainer_stream_epoch_begin(trainer_t *t)
+{
+    if (!t->backend) return;
+    backend_cpu.reset_stats(t->backend);
+    memset(&t->streamer.ctr, 0, sizeof t->streamer.ctr);
+    t->streamer.profiling = 1;
+    t->streamer.have_profile = t->epoch > 0;
+}
+
+void trainer_stream_epoch_end(trainer_t *t, epoch_stats_t *st)
+{
+    if (!t->backend) return;
+    backend_cpu.stats(t->backend, &t->last_stats);
+    for (int d = 0; d < t->cfg.devices; d++) {
+        st->h2d_bytes += t->last_stats.bytes[d][LANE_H2D];
+        st->d2h_bytes += t->last_stats.bytes[d][LANE_D2H];
+        st->d2d_bytes += t->last_stats.bytes[d][LANE_D2D];
+    }
+    const stream_counters_t *k = &t->streamer.ctr;
+    st->overlap = k->transfer_s > 0 ? k->hidden_s / k->transfer_s : 0;
+}
