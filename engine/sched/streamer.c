@@ -136,7 +136,7 @@ void streamer_free(streamer_t *s)
 
 int streamer_probe(streamer_t *s, gs_err_t *err)
 {
-    size_t host_bytes = 16u << 20;
+    size_t host_bytes = 4u << 20;
     char *a = malloc(host_bytes), *c = malloc(host_bytes);
     if (!a || !c) {
         free(a), free(c);
