@@ -87,4 +87,4 @@ install: gnnscope
 clean:
 	rm -rf build build-asan gnnscope gnnscope-asan
 
--include $(OBJ_LIB:.o=.d) $(OBJ_APP:.o=.d)
+-include $(OBJ_LIB:.o=.d) $(OBJ_APP:.o=.d) $(TESTS:=.d)
