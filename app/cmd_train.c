@@ -82,10 +82,18 @@ static void print_json(const trainer_t *t, const run_log_t *log)
     printf(",\"load_ms\":%.3f,\"graph_ms\":%.3f", t->load_ms, t->graph_ms);
     printf(",\"peak_rss_bytes\":%lld,\"dkp\":[", peak_rss_bytes());
     for (int i = 0; i < t->ndkp && i < 64; i++)
-        printf("%s{\"layer\":%d,\"order\":\"%s\",\"agg_flops_before\":%.6g,\"agg_flops_after\":%.6g}", i ? "," : "",
-               t->dkp[i].layer, t->dkp[i].combination_first ? "combination-first" : "aggregation-first",
-               t->dkp[i].agg_flops_before, t->dkp[i].agg_flops_after);
+        printf("%s{\"layer\":%d,\"din\":%lld,\"dout\":%lld,\"order\":\"%s\",\"agg_flops_fwd\":{\"aggregation_first\":%.6g,"
+               "\"combination_first\":%.6g},\"agg_flops_bwd\":{\"aggregation_first\":%.6g,\"combination_first\":%.6g},"
+               "\"predicted_saving_ms\":%.4f}",
+               i ? "," : "", t->dkp[i].layer, (long long)t->dkp[i].din, (long long)t->dkp[i].dout,
+               t->dkp[i].combination_first ? "combination-first" : "aggregation-first", t->dkp[i].agg_flops_fwd[0],
+               t->dkp[i].agg_flops_fwd[1], t->dkp[i].agg_flops_bwd[0], t->dkp[i].agg_flops_bwd[1],
+               1e3 * t->dkp[i].predicted_saving_s);
     printf("]");
+    if (t->dkp_model.fitted)
+        printf(",\"dkp_fit\":{\"alpha\":%.4g,\"beta\":%.4g,\"gamma\":%.4g,\"delta\":%.4g,\"gemm_samples\":%d,\"gather_samples\":%d}",
+               t->dkp_model.alpha, t->dkp_model.beta, t->dkp_model.gamma, t->dkp_model.delta, t->dkp_model.ngemm,
+               t->dkp_model.ngather);
     if (t->backend) print_stream_json(t, &log->last, (log->last.epoch_ms + log->last.eval_ms) / 1e3);
     else printf(",\"engine\":\"memory\"");
     printf(",\"losses\":[");

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "rng.h"
 #include "threadpool.h"
@@ -282,6 +283,21 @@ static void stream_or_fail(exec_t *ex, int rc)
     if (rc) ex->failed = 1;
 }
 
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Files a timing sample for the DKP cost model (two features, seconds). */
+static void sample(double (*rows)[3], int *n, double x1, double x2, double t)
+{
+    if (*n >= 64) return;
+    rows[*n][0] = x1, rows[*n][1] = x2, rows[*n][2] = t;
+    (*n)++;
+}
+
 static const float *D(exec_t *ex, int v) { return ex->val[v].data; }
 
 const tensor_t *exec_forward(exec_t *ex, const tensor_t *x, int training, int64_t epoch)
@@ -297,10 +313,13 @@ const tensor_t *exec_forward(exec_t *ex, const tensor_t *x, int training, int64_
         tensor_t *out = &ex->val[in->out];
         const tensor_t *A = &ex->val[in->in[0]];
         int64_t f = out->cols, rows = out->rows;
+        double t0 = ex->samples ? mono_s() : 0;
         switch (in->op) {
         case OP_MATMUL:
             k_gemm(0, 0, A->rows, f, A->cols, A->data, D(ex, in->in[1]), out->data, 0);
             ex->flops += 2.0 * (double)A->rows * (double)A->cols * (double)f;
+            if (ex->samples)
+                sample(ex->samples->gemm, &ex->samples->ngemm, (double)A->rows * A->cols * f, (double)A->rows * f, mono_s() - t0);
             break;
         case OP_DROPOUT:
             if (!training || in->fparam == 0.0f) {
@@ -327,6 +346,8 @@ const tensor_t *exec_forward(exec_t *ex, const tensor_t *x, int training, int64_
                                                                A->data, f, out->data, f, f, 0, in->layer, &ex->err));
             else k_gather_sum(g, (agg_weight_t)in->iparam, A->data, f, out->data, 0);
             ex->flops += 2.0 * (double)g->m * (double)f;
+            if (ex->samples)
+                sample(ex->samples->gather, &ex->samples->ngather, (double)g->m * f, (double)g->n * f, mono_s() - t0);
             break;
         case OP_GATHER_MAX:
             k_gather_max(g, A->data, f, out->data, ex->argmax[i]);

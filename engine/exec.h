@@ -5,6 +5,7 @@
 #ifndef GS_EXEC_H
 #define GS_EXEC_H
 
+#include "dkp.h"
 #include "graph.h"
 #include "program.h"
 #include "sched/streamer.h"
@@ -35,6 +36,7 @@ typedef struct {
     int training;
     double flops;      /* floating-point operations of the last forward + backward */
     streamer_t *stream; /* when set, gathers stream through the backend's devices */
+    dkp_model_t *samples; /* when set, forward matmuls and gathers record their timings */
     int failed;        /* a streamed op failed; err says why */
     gs_err_t err;
 } exec_t;

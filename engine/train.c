@@ -81,7 +81,7 @@ int trainer_open(trainer_t *t, const train_cfg_t *cfg, gs_err_t *err)
     t->graph_ms = now_ms() - t1;
     model_cfg_t mc = {t->ds.f, t->ds.c, cfg->hidden, cfg->layers, cfg->heads, cfg->dropout};
     if ((rc = model_build(&t->prog, t->model, &mc, t->g.ntypes, err))) return rc;
-    t->ndkp = dkp_rewrite(&t->prog, cfg->dkp, t->g.m, t->dkp, 64);
+    t->ndkp = dkp_rewrite(&t->prog, cfg->dkp, t->g.n, t->g.m, t->dkp, 64);
     if ((rc = params_init(&t->params, &t->prog, cfg->seed, err))) return rc;
     if ((rc = exec_init(&t->ex, &t->prog, &t->g, &t->params, cfg->seed, err))) return rc;
     if ((rc = trainer_stream_open(t, err))) return rc; /* may renumber vertices: before features are copied */
@@ -170,6 +170,7 @@ int trainer_epoch(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
     memset(st, 0, sizeof *st);
     int64_t e = t->epoch; /* 0-based index of this epoch: the dropout counter */
     trainer_stream_epoch_begin(t);
+    t->ex.samples = t->epoch == 0 && t->ndkp > 0 ? &t->dkp_model : NULL;
     double t0 = now_ms();
     const tensor_t *out = exec_forward(&t->ex, &t->x, 1, e);
     st->loss = train_xent(out, t->ds.label, t->ds.split[SPLIT_TRAIN], t->ds.nsplit[SPLIT_TRAIN], &t->dlogits);
@@ -181,6 +182,10 @@ int trainer_epoch(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
     st->flops = t->ex.flops;
     train_adam_step(&t->params, ++t->adam_t, t->cfg.lr, t->cfg.weight_decay);
     double t1 = now_ms();
+    if (t->ex.samples) { /* first epoch: fit the DKP cost model on its kernel timings */
+        dkp_fit(&t->dkp_model, t->dkp, t->ndkp < 64 ? t->ndkp : 64, t->g.n, t->g.m);
+        t->ex.samples = NULL;
+    }
     out = exec_forward(&t->ex, &t->x, 0, e);
     st->train_acc = train_accuracy(out, t->ds.label, t->ds.split[SPLIT_TRAIN], t->ds.nsplit[SPLIT_TRAIN]);
     st->val_acc = train_accuracy(out, t->ds.label, t->ds.split[SPLIT_VALID], t->ds.nsplit[SPLIT_VALID]);

@@ -74,6 +74,7 @@ typedef struct {
     int64_t best_epoch;
     dkp_choice_t dkp[64];
     int ndkp;
+    dkp_model_t dkp_model; /* alpha..delta, fitted after the first epoch */
     double load_ms;  /* dataset load (cache or source files) */
     double graph_ms; /* CSR/CSC construction */
     /* streaming state (train_stream.c) */

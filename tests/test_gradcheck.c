@@ -180,7 +180,7 @@ static void check_model(const char *name, int layers, dkp_mode_t dkp)
     gs_err_t err;
     assert_int_equal(model_build(&p, m, &cfg, gr.ntypes, &err), GS_OK);
     dkp_choice_t ch[8];
-    dkp_rewrite(&p, dkp, gr.m, ch, 8);
+    dkp_rewrite(&p, dkp, gr.n, gr.m, ch, 8);
     char what[64];
     snprintf(what, sizeof what, "model %s (%d layers, dkp %d)", name, layers, (int)dkp);
     check_program(&p, FX, what);
@@ -201,6 +201,36 @@ static void test_dkp_rewritten_programs(void **state)
     check_model("gcn", 2, DKP_ON);
     check_model("commnet", 2, DKP_ON);
     check_model("resgcn", 3, DKP_ON);
+}
+
+static void test_dkp_choices(void **state)
+{
+    (void)state;
+    program_t p;
+    gs_err_t err;
+    dkp_choice_t ch[8];
+    /* Cora's first layer, 1433 -> 16: combination-first, >= 10x fewer aggregation FLOPs */
+    model_cfg_t cora = {1433, 7, 16, 2, 1, 0.5f};
+    assert_int_equal(model_build(&p, model_find("gcn"), &cora, 3, &err), GS_OK);
+    assert_int_equal(dkp_rewrite(&p, DKP_AUTO, 2708, 13264, ch, 8), 2);
+    assert_int_equal(ch[0].layer, 0);
+    assert_true(ch[0].combination_first);
+    assert_true(ch[0].agg_flops_fwd[0] >= 10 * ch[0].agg_flops_fwd[1]);
+    assert_true(ch[1].combination_first); /* 16 -> 7 */
+    prog_free(&p);
+    /* a widening layer, 16 -> 256: aggregation-first */
+    model_cfg_t wide = {16, 7, 256, 2, 1, 0.5f};
+    assert_int_equal(model_build(&p, model_find("gcn"), &wide, 3, &err), GS_OK);
+    dkp_rewrite(&p, DKP_AUTO, 2708, 13264, ch, 8);
+    assert_false(ch[0].combination_first);
+    assert_true(ch[1].combination_first); /* 256 -> 7 */
+    prog_free(&p);
+    /* off never rewrites, on always does */
+    assert_int_equal(model_build(&p, model_find("gcn"), &cora, 3, &err), GS_OK);
+    dkp_rewrite(&p, DKP_OFF, 2708, 13264, ch, 8);
+    assert_false(ch[0].combination_first || ch[1].combination_first);
+    assert_int_equal(p.code[1].op, OP_GATHER);
+    prog_free(&p);
 }
 
 static void test_cross_entropy_gradient(void **state)
@@ -237,6 +267,7 @@ int main(void)
         cmocka_unit_test(test_graph_ops),
         cmocka_unit_test(test_one_layer_of_every_model),
         cmocka_unit_test(test_dkp_rewritten_programs),
+        cmocka_unit_test(test_dkp_choices),
         cmocka_unit_test(test_cross_entropy_gradient),
     };
     return cmocka_run_group_tests_name("gradcheck", tests, setup, teardown);

@@ -1,0 +1,96 @@
+#!/usr/bin/python3
+"""bench_stream.py - the streaming engine's benchmarks (issue: chunked
+streaming engine). Each scenario runs gnnscope side by side in one run with
+the knob on and off and prints the measured numbers and PASS/FAIL.
+
+Graphs (generated once into WORKDIR): 200K vertices, 128 features, 16
+classes; sparse = average degree 8, dense = average degree 50.
+Model: GCN, 2 layers, hidden 128. Device cap: a quarter of the working set
+(3 x N x 128 floats: input, output and one block buffer), so --chunks auto
+streams. Times are emulated on the cpu backend's virtual devices.
+
+Usage: tests/bench/bench_stream.py [WORKDIR] [--epochs E] [--nodes N]"""
+import argparse, json, os, subprocess, sys
+
+root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ap = argparse.ArgumentParser()
+ap.add_argument("work", nargs="?", default=os.path.join(os.environ.get("TMPDIR", "/tmp"), "gnnscope-bench"))
+ap.add_argument("--epochs", type=int, default=3)
+ap.add_argument("--nodes", type=int, default=200000)
+a = ap.parse_args()
+os.makedirs(a.work, exist_ok=True)
+os.environ["GNNSCOPE_CACHE_DIR"] = os.path.join(a.work, "cache")
+exe = os.path.join(root, "gnnscope")
+subprocess.run(["make", "-s", "-C", root, "gnnscope"], check=True, stdout=subprocess.DEVNULL)
+results = []
+
+
+def graph(deg):
+    d = os.path.join(a.work, f"stream-n{a.nodes}-d{deg}")
+    if not os.path.exists(os.path.join(d, "node-label.csv.gz")):
+        subprocess.run([exe, "gen", "--nodes", str(a.nodes), "--avg-degree", str(deg), "--feats", "128",
+                        "--classes", "16", "--seed", "3", "--out", d], check=True)
+    return d
+
+
+def train(d, *flags):
+    cmd = [exe, "train", "--dataset", d, "--model", "gcn", "--layers", "2", "--hidden", "128",
+           "--epochs", str(a.epochs), "--json", *flags]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def check(name, ok, detail):
+    results.append(ok)
+    print(f"{'PASS' if ok else 'FAIL'}  {name}: {detail}", flush=True)
+
+
+cap = str(3 * a.nodes * 128 * 4 // 4)
+sparse, dense = graph(8), graph(50)
+common = ["--backend", "cpu", "--device-mem", cap, "--chunks", "auto"]
+
+# 1. selective scheduling
+off = train(sparse, *common, "--order", "metis", "--selective", "off")
+on = train(sparse, *common, "--order", "metis", "--selective", "on")
+cut = 1 - on["h2d_bytes"] / off["h2d_bytes"]
+check("selective, METIS order, sparse graph: H2D bytes cut >= 40%", cut >= 0.40,
+      f"P={on['chunks']} off {off['h2d_bytes']/1e6:.0f} MB, on {on['h2d_bytes']/1e6:.0f} MB, cut {100*cut:.0f}%; "
+      f"epoch {off['epoch_ms_median']:.0f} -> {on['epoch_ms_median']:.0f} ms; theta threshold {on['theta_threshold']:.3f}")
+for name, d in (("sparse", sparse), ("dense", dense)):
+    runs = {m: train(d, *common, "--order", "metis", "--selective", m) for m in ("off", "on", "auto")}
+    t = {m: r["epoch_ms_median"] for m, r in runs.items()}
+    best = min(t["off"], t["on"])
+    check(f"selective auto picks the faster option ({name})", t["auto"] <= 1.10 * best,
+          f"off {t['off']:.0f} ms, on {t['on']:.0f} ms, auto {t['auto']:.0f} ms "
+          f"(filtered {runs['auto']['filtered_blocks']:.0f} of {runs['auto']['filtered_blocks'] + runs['auto']['full_blocks']:.0f} blocks)")
+
+# 2. pipelining with swap, where compute >= transfer (nominal link speed)
+fast = ["--backend", "cpu", "--device-mem", cap, "--chunks", "auto", "--link-scale", "1", "--selective", "off"]
+nopipe = train(sparse, *fast, "--pipeline", "off", "--subchunks", "1", "--swap", "off")
+pipe = train(sparse, *fast, "--pipeline", "on", "--subchunks", "4", "--swap", "on")
+check("pipeline k=4 + swap hides >= 70% of transfer time", pipe["overlap"] >= 0.70,
+      f"overlap {100*pipe['overlap']:.0f}% (off: {100*nopipe['overlap']:.0f}%)")
+check("pipeline lowers the epoch time", pipe["epoch_ms_median"] < nopipe["epoch_ms_median"],
+      f"{nopipe['epoch_ms_median']:.0f} ms -> {pipe['epoch_ms_median']:.0f} ms")
+
+# 3. chain against naive on pcie-4gpu-2switch
+md = ["--backend", "cpu", "--device-mem", cap, "--chunks", "auto", "--devices", "4", "--topology", "pcie-4gpu-2switch",
+      "--selective", "off"]
+naive = train(sparse, *md, "--multidev", "naive")
+chain = train(sparse, *md, "--multidev", "chain")
+up = lambda r: r["link_bytes"]["host>sw0"] + r["link_bytes"]["host>sw1"]
+ratio = up(naive) / max(up(chain), 1)
+check("chain cuts host-uplink bytes ~2x against naive", 1.8 <= ratio <= 2.2,
+      f"uplinks naive {up(naive)/1e6:.0f} MB, chain {up(chain)/1e6:.0f} MB ({ratio:.2f}x); d2d {chain['d2d_bytes']/1e6:.0f} MB")
+check("chain epoch time is lower than naive", chain["epoch_ms_median"] < naive["epoch_ms_median"],
+      f"{naive['epoch_ms_median']:.0f} ms -> {chain['epoch_ms_median']:.0f} ms")
+
+# 4. the cost of chunking itself: link model off, P = 4
+mem = train(sparse)
+p4 = train(sparse, "--backend", "cpu", "--links", "native", "--chunks", "4", "--selective", "off")
+r = p4["epoch_ms_median"] / mem["epoch_ms_median"]
+check("chunking P=4 without the link model costs <= 1.3x in-memory", r <= 1.3,
+      f"in-memory {mem['epoch_ms_median']:.0f} ms, P=4 {p4['epoch_ms_median']:.0f} ms ({r:.2f}x)")
+
+print(f"bench_stream: {sum(results)} passed, {len(results) - sum(results)} failed")
+sys.exit(0 if all(results) else 1)
