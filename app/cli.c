@@ -1,6 +1,8 @@
 /* cli.c - see cli.h. */
 #include "cli.h"
 
+#include "../engine/parse.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -12,22 +14,6 @@ static const flag_t *find(const flag_t *flags, int n, const char *name, size_t l
     for (int i = 0; i < n; i++)
         if (strlen(flags[i].name) == len && strncmp(flags[i].name, name, len) == 0) return &flags[i];
     return NULL;
-}
-
-static int choice_index(const char *choices, const char *v)
-{
-    int idx = 0;
-    const char *p = choices;
-    size_t vl = strlen(v);
-    while (*p) {
-        const char *bar = strchr(p, '|');
-        size_t len = bar ? (size_t)(bar - p) : strlen(p);
-        if (len == vl && strncmp(p, v, len) == 0) return idx;
-        idx++;
-        if (!bar) break;
-        p = bar + 1;
-    }
-    return -1;
 }
 
 static int set_value(const char *cmd, const flag_t *f, const char *v, gs_err_t *err)
@@ -42,7 +28,7 @@ static int set_value(const char *cmd, const flag_t *f, const char *v, gs_err_t *
         snprintf(f->target, f->target_size, "%s", v);
         return GS_OK;
     case FLAG_CHOICE: {
-        int k = choice_index(f->choices, v);
+        int k = gs_choice_index(f->choices, v);
         if (k < 0) return gs_fail(err, GS_EINPUT, "%s: --%s: '%s' is not one of %s", cmd, f->name, v, f->choices);
         *(int *)f->target = k;
         return GS_OK;
@@ -111,10 +97,9 @@ static void print_default(const flag_t *f)
     case FLAG_DOUBLE: printf("%g", *(double *)f->target); break;
     case FLAG_STR: printf("%s", *(char *)f->target ? (char *)f->target : "none"); break;
     case FLAG_CHOICE: {
-        int k = *(int *)f->target;
-        const char *p = f->choices;
-        for (int i = 0; i < k && p; i++) p = strchr(p, '|') ? strchr(p, '|') + 1 : NULL;
-        if (p) printf("%.*s", (int)(strchr(p, '|') ? (size_t)(strchr(p, '|') - p) : strlen(p)), p);
+        char name[64];
+        gs_choice_name(f->choices, *(int *)f->target, name, sizeof name);
+        printf("%s", name);
         break;
     }
     }
@@ -132,24 +117,4 @@ void cli_print_help(const char *usage, const flag_t *flags, int nflags)
         printf(")\n");
     }
     printf("  %-26s show this help\n", "--help");
-}
-
-int cli_parse_bytes(const char *s, uint64_t *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || errno || v < 0) return -1;
-    double mul = 1;
-    switch (*end) {
-    case 'K': case 'k': mul = 1024.0; end++; break;
-    case 'M': case 'm': mul = 1048576.0; end++; break;
-    case 'G': case 'g': mul = 1073741824.0; end++; break;
-    case 'T': case 't': mul = 1099511627776.0; end++; break;
-    default: break;
-    }
-    if (*end == 'B' || *end == 'b') end++;
-    if (*end) return -1;
-    *out = (uint64_t)(v * mul);
-    return 0;
 }

@@ -28,7 +28,5 @@ typedef struct {
 int cli_parse(const char *cmd, const flag_t *flags, int nflags, int argc, char **argv, int *help, gs_err_t *err);
 /* Prints "  --name METAVAR   help (default: current value)" for each flag. */
 void cli_print_help(const char *usage, const flag_t *flags, int nflags);
-/* Parses sizes like 512M or 2G into bytes. */
-int cli_parse_bytes(const char *s, uint64_t *out);
 
 #endif

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../engine/parse.h"
 #include "cli.h"
 #include "stream_cli.h"
 
@@ -28,7 +29,7 @@ int apply_stream_flags(train_cfg_t *cfg, int argc, char **argv, int backend, con
     cfg->stream = backend == 1 || (backend < 0 && implied);
     if (backend == 0 && implied)
         return gs_fail(err, GS_EINPUT, "gnnscope train: --backend memory does not take device or streaming flags");
-    if (device_mem[0] && cli_parse_bytes(device_mem, &cfg->device_mem))
+    if (device_mem[0] && gs_parse_bytes(device_mem, &cfg->device_mem))
         return gs_fail(err, GS_EINPUT, "gnnscope train: --device-mem: '%s' is not a size (e.g. 512M, 2G)", device_mem);
     if (strcmp(chunks, "auto") == 0) cfg->chunks = 0;
     else {
@@ -54,11 +55,7 @@ static const char *choice(const char *list, int k)
     static char buf[8][32];
     static int next;
     char *out = buf[next++ % 8];
-    const char *p = list;
-    for (int i = 0; i < k && p; i++) p = strchr(p, '|') ? strchr(p, '|') + 1 : NULL;
-    if (!p) return "?";
-    size_t n = strchr(p, '|') ? (size_t)(strchr(p, '|') - p) : strlen(p);
-    snprintf(out, sizeof buf[0], "%.*s", (int)n, p);
+    gs_choice_name(list, k, out, sizeof buf[0]);
     return out;
 }
 

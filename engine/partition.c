@@ -61,7 +61,7 @@ int partition_order(const graph_t *g, order_kind_t kind, int p, uint64_t seed, i
     keyed_t *k = malloc(sizeof *k * (size_t)n);
     if (!k) return gs_fail(err, GS_EFAIL, "out of memory");
     if (kind == ORDER_RANDOM) {
-        for (int64_t v = 0; v < n; v++) k[v] = (keyed_t){gs_hash2(seed, (uint64_t)v), (int32_t)v};
+        for (int64_t v = 0; v < n; v++) k[v] = (keyed_t){gs_hash2(seed, (uint64_t)g->orig_id[v]), (int32_t)v};
     } else {
         idx_t *part = malloc(sizeof(idx_t) * (size_t)n);
         int rc = part ? metis_parts(g, p, seed, part, err) : gs_fail(err, GS_EFAIL, "out of memory");

@@ -16,7 +16,8 @@
 
 typedef enum { ORDER_NONE = 0, ORDER_RANDOM = 1, ORDER_METIS = 2 } order_kind_t;
 
-/* Computes a vertex order: perm[new] = old. For METIS, bounds (P+1) gets
+/* Computes a vertex order: perm[new] = old (relative to g's numbering; the
+ * random order hashes original ids, so it does not depend on it). For METIS, bounds (P+1) gets
  * the part boundaries in the new numbering; otherwise bounds is filled with
  * P near-equal intervals. METIS is not called for P = 1 (it crashes). */
 int partition_order(const graph_t *g, order_kind_t kind, int p, uint64_t seed, int32_t *perm, int64_t *bounds,

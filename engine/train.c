@@ -8,6 +8,7 @@
 #include <cblas.h>
 #include <unistd.h>
 
+#include "knobs.h"
 #include "threadpool.h"
 
 void train_cfg_defaults(train_cfg_t *c)
@@ -58,6 +59,12 @@ static void normalise_features(tensor_t *x, feat_norm_t mode)
     }
 }
 
+void trainer_load_features(trainer_t *t)
+{
+    memcpy(t->x.data, t->ds.feat, tensor_bytes(&t->x));
+    normalise_features(&t->x, t->cfg.feat_norm);
+}
+
 int trainer_open(trainer_t *t, const train_cfg_t *cfg, gs_err_t *err)
 {
     memset(t, 0, sizeof *t);
@@ -86,8 +93,7 @@ int trainer_open(trainer_t *t, const train_cfg_t *cfg, gs_err_t *err)
     if ((rc = exec_init(&t->ex, &t->prog, &t->g, &t->params, cfg->seed, err))) return rc;
     if ((rc = trainer_stream_open(t, err))) return rc; /* may renumber vertices: before features are copied */
     if ((rc = tensor_alloc(&t->x, t->ds.n, t->ds.f, err))) return rc;
-    memcpy(t->x.data, t->ds.feat, tensor_bytes(&t->x));
-    normalise_features(&t->x, cfg->feat_norm);
+    trainer_load_features(t);
     if ((rc = tensor_alloc(&t->dlogits, t->ds.n, t->ds.c, err))) return rc;
     t->best_val = -1;
     return GS_OK;
@@ -169,6 +175,8 @@ int trainer_epoch(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
     (void)err;
     memset(st, 0, sizeof *st);
     int64_t e = t->epoch; /* 0-based index of this epoch: the dropout counter */
+    int rc = knob_apply(t, err);
+    if (rc) return rc;
     trainer_stream_epoch_begin(t);
     t->ex.samples = t->epoch == 0 && t->ndkp > 0 ? &t->dkp_model : NULL;
     double t0 = now_ms();

@@ -84,9 +84,14 @@ typedef struct {
     int chunks;             /* P in force */
     double host_flops, link_scale;
     backend_stats_t last_stats;
+    /* knobs.c: values set while running, applied at the next epoch */
+    train_cfg_t pending;
+    int has_pending;
 } trainer_t;
 
 int trainer_open(trainer_t *t, const train_cfg_t *cfg, gs_err_t *err);
+/* (Re)fills t->x from the dataset's features, normalised per cfg. */
+void trainer_load_features(trainer_t *t);
 void trainer_close(trainer_t *t);
 /* One training step plus evaluation. */
 int trainer_epoch(trainer_t *t, epoch_stats_t *st, gs_err_t *err);

@@ -48,6 +48,24 @@ int64_t trainer_stream_width(const program_t *p)
     return w;
 }
 
+/* Renumbers the dataset and rebuilds the graph; original ids follow, so
+ * dropout masks and everything keyed by them are unchanged. */
+static int renumber(trainer_t *t, const int32_t *perm, gs_err_t *err)
+{
+    int64_t n = t->g.n;
+    int32_t *orig = malloc(sizeof(int32_t) * (size_t)n);
+    if (!orig) return gs_fail(err, GS_EFAIL, "out of memory");
+    for (int64_t v = 0; v < n; v++) orig[v] = t->g.orig_id[perm[v]];
+    int rc = dataset_permute(&t->ds, perm, err);
+    if (!rc) {
+        graph_free(&t->g);
+        rc = graph_build(&t->g, &t->ds, err);
+    }
+    if (!rc) memcpy(t->g.orig_id, orig, sizeof(int32_t) * (size_t)n);
+    free(orig);
+    return rc;
+}
+
 int trainer_stream_open(trainer_t *t, gs_err_t *err)
 {
     const train_cfg_t *c = &t->cfg;
@@ -73,6 +91,9 @@ int trainer_stream_open(trainer_t *t, gs_err_t *err)
         }
     }
     if (p < 1 || p > n) return gs_fail(err, GS_EINPUT, "--chunks %d must be in [1, %lld]", p, (long long)n);
+    if (c->device_mem && streamer_working_set(n, p, k, width) > c->device_mem)
+        return gs_fail(err, GS_EINPUT, "--device-mem %llu is too small for %d chunks (needs %llu bytes); use --chunks auto",
+                       (unsigned long long)c->device_mem, p, (unsigned long long)streamer_working_set(n, p, k, width));
     int32_t *perm = malloc(sizeof(int32_t) * (size_t)n);
     int64_t *bounds = malloc(sizeof(int64_t) * (size_t)(p + 1));
     if (!perm || !bounds) {
@@ -80,14 +101,11 @@ int trainer_stream_open(trainer_t *t, gs_err_t *err)
         return gs_fail(err, GS_EFAIL, "out of memory");
     }
     rc = partition_order(&t->g, c->order, p, c->seed, perm, bounds, err);
-    if (!rc && c->order != ORDER_NONE) { /* renumber; the graph keeps original ids for dropout masks */
-        rc = dataset_permute(&t->ds, perm, err);
-        if (!rc) {
-            graph_free(&t->g);
-            rc = graph_build(&t->g, &t->ds, err);
-        }
-        if (!rc) memcpy(t->g.orig_id, perm, sizeof(int32_t) * (size_t)n);
-    }
+    if (!rc && c->order == ORDER_NONE) /* back to the original numbering */
+        for (int64_t v = 0; v < n; v++) perm[t->g.orig_id[v]] = (int32_t)v;
+    int identity = 1;
+    for (int64_t v = 0; v < n && identity; v++) identity = perm[v] == v;
+    if (!rc && !identity) rc = renumber(t, perm, err);
     backend_cfg_t bc = {c->devices, c->device_mem, c->links_native ? NULL : &t->topo, streamer_task_hook, &t->streamer};
     if (!rc) rc = backend_cpu.open(&t->backend, &bc, err);
     if (!rc) rc = streamer_init(&t->streamer, &backend_cpu, t->backend, &t->topo, &t->g, p, bounds, &c->knobs, err);

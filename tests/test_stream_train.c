@@ -10,6 +10,7 @@
 #include <math.h>
 
 #include "../datasets/generator.h"
+#include "../engine/knobs.h"
 #include "../engine/train.h"
 
 static char *data_dir, *work_dir;
@@ -138,11 +139,69 @@ static void test_chunks_auto_respects_the_cap(void **state)
     trainer_close(&t);
 }
 
+static void test_knobs_change_between_epochs(void **state)
+{
+    (void)state;
+    train_cfg_t c = base("gcn", DKP_AUTO);
+    c.links_native = 0;
+    double ref[6], got[6];
+    trainer_t t;
+    gs_err_t err;
+    epoch_stats_t st;
+    {
+        train_cfg_t m = c;
+        trainer_open(&t, &m, &err);
+        for (int i = 0; i < 6; i++) {
+            assert_int_equal(trainer_epoch(&t, &st, &err), GS_OK);
+            ref[i] = st.loss;
+        }
+        trainer_close(&t);
+    }
+    assert_int_equal(trainer_open(&t, &c, &err), GS_OK);
+    const char *steps[6][2][2] = {
+        {{NULL, NULL}},
+        {{"chunks", "4"}},
+        {{"order", "metis"}, {"topology", "pcie-4gpu-2switch"}},
+        {{"devices", "2"}, {"multidev", "ring"}},
+        {{"selective", "on"}, {"subchunks", "4"}},
+        {{"chunks", "2"}, {"order", "none"}},
+    };
+    char buf[64];
+    for (int i = 0; i < 6; i++) {
+        for (int j = 0; j < 2; j++)
+            if (steps[i][j][0]) assert_int_equal(knob_set(&t, steps[i][j][0], steps[i][j][1], &err), GS_OK);
+        if (i == 1) { /* pending is visible, current is unchanged until the epoch boundary */
+            assert_int_equal(knob_get(&t, "chunks", 1, buf, sizeof buf, &err), 1);
+            assert_string_equal(buf, "4");
+            assert_null(t.backend);
+        }
+        if (trainer_epoch(&t, &st, &err)) fail_msg("step %d: %s", i, err.msg);
+        got[i] = st.loss;
+    }
+    assert_int_equal(t.chunks, 2);
+    assert_int_equal(t.cfg.devices, 2);
+    for (int i = 0; i < 6; i++)
+        if (fabs(got[i] - ref[i]) > 1e-4 * fabs(ref[i])) fail_msg("epoch %d: %.9g vs %.9g", i + 1, got[i], ref[i]);
+    /* bad values change nothing */
+    assert_int_equal(knob_set(&t, "chunks", "abc", &err), GS_EINPUT);
+    assert_non_null(strstr(err.msg, "chunks"));
+    assert_int_equal(knob_set(&t, "warp", "9", &err), GS_EINPUT);
+    assert_int_equal(knob_get(&t, "chunks", 1, buf, sizeof buf, &err), 0);
+    /* a value that fails when applied restores the previous configuration */
+    assert_int_equal(knob_set(&t, "device-mem", "100", &err), GS_OK);
+    assert_int_equal(trainer_epoch(&t, &st, &err), GS_EINPUT);
+    assert_int_equal(t.cfg.device_mem, 0);
+    assert_non_null(t.backend);
+    assert_int_equal(trainer_epoch(&t, &st, &err), GS_OK);
+    trainer_close(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_knob_matrix_matches_in_memory),
         cmocka_unit_test(test_chunks_auto_respects_the_cap),
+        cmocka_unit_test(test_knobs_change_between_epochs),
     };
     return cmocka_run_group_tests_name("stream_train", tests, setup, teardown);
 }

@@ -1,0 +1,52 @@
+/* parse.c - see parse.h. */
+#include "parse.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int gs_parse_bytes(const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || errno || v < 0) return -1;
+    double mul = 1;
+    switch (*end) {
+    case 'K': case 'k': mul = 1024.0; end++; break;
+    case 'M': case 'm': mul = 1048576.0; end++; break;
+    case 'G': case 'g': mul = 1073741824.0; end++; break;
+    case 'T': case 't': mul = 1099511627776.0; end++; break;
+    default: break;
+    }
+    if (*end == 'B' || *end == 'b') end++;
+    if (*end || v * mul > 1.8e19) return -1;
+    *out = (uint64_t)(v * mul);
+    return 0;
+}
+
+int gs_choice_index(const char *choices, const char *v)
+{
+    int idx = 0;
+    size_t vl = strlen(v);
+    for (const char *p = choices;; idx++) {
+        const char *bar = strchr(p, '|');
+        size_t len = bar ? (size_t)(bar - p) : strlen(p);
+        if (len == vl && strncmp(p, v, len) == 0) return idx;
+        if (!bar) return -1;
+        p = bar + 1;
+    }
+}
+
+void gs_choice_name(const char *choices, int k, char *out, int outsz)
+{
+    const char *p = choices;
+    for (int i = 0; i < k && p; i++) p = strchr(p, '|') ? strchr(p, '|') + 1 : NULL;
+    if (!p || k < 0) {
+        snprintf(out, (size_t)outsz, "%s", "");
+        return;
+    }
+    int n = strchr(p, '|') ? (int)(strchr(p, '|') - p) : (int)strlen(p);
+    snprintf(out, (size_t)outsz, "%.*s", n, p);
+}

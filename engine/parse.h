@@ -1,0 +1,15 @@
+/* parse.h - value parsers shared by the command line and the run-time
+ * knobs: sizes with K/M/G/T suffixes and "a|b|c" choices. */
+#ifndef GS_PARSE_H
+#define GS_PARSE_H
+
+#include <stdint.h>
+
+/* "512M", "2G", "1048576" -> bytes. Returns 0, or -1 if malformed. */
+int gs_parse_bytes(const char *s, uint64_t *out);
+/* Index of v in "a|b|c", or -1. */
+int gs_choice_index(const char *choices, const char *v);
+/* The k-th entry of "a|b|c" copied into out (empty if out of range). */
+void gs_choice_name(const char *choices, int k, char *out, int outsz);
+
+#endif
