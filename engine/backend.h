@@ -43,7 +43,7 @@ typedef enum { KERN_CHUNK_GATHER, KERN_ZERO } kernel_id_t;
  * row (forward) or in the output row (backward). */
 typedef enum { TYPED_NONE, TYPED_IN, TYPED_OUT } typed_mode_t;
 
-/* out[r] += sum over the chunk's edges k of row r: w[eid[k]] * in[lidx[k]]
+/* out[r] += sum over the chunk's edges k of row r: w[k] * in[lidx[k]]
  * (KERN_ZERO: out = 0 over nd rows of out_cols). */
 typedef struct {
     kernel_id_t id;
@@ -51,7 +51,7 @@ typedef struct {
     const int64_t *ptr;    /* (nd + 1) offsets of the (sub-)chunk, by output row */
     const int32_t *lidx;   /* (nnz) row of each edge's input in `in` */
     const int64_t *eid;    /* (nnz) graph edge ids, for weights and types */
-    const float *w;        /* (E) edge weights in CSC order, or NULL */
+    const float *w;        /* (nnz) edge weights in chunk order, or NULL for 1 */
     const int32_t *etype;  /* (E) edge types */
     int64_t nd;            /* output rows */
     int64_t f;             /* values moved per edge */

@@ -77,13 +77,14 @@ static void chunk_gather_range(void *p, int64_t b, int64_t e)
     int64_t f = c->f;
     for (int64_t r = b; r < e; r++) {
         float *y = c->out + r * c->out_cols;
-        for (int64_t k = c->ptr[r]; k < c->ptr[r + 1]; k++) {
-            int64_t eid = c->eid[k];
-            float w = c->w ? c->w[eid] : 1.0f;
+        int64_t k1 = c->ptr[r + 1];
+        for (int64_t k = c->ptr[r]; k < k1; k++) {
+            if (k + 4 < k1) __builtin_prefetch(c->in + (int64_t)c->lidx[k + 4] * c->in_cols);
+            float w = c->w ? c->w[k] : 1.0f;
             const float *x = c->in + (int64_t)c->lidx[k] * c->in_cols;
             float *yy = y;
-            if (c->typed == TYPED_IN) x += (int64_t)c->etype[eid] * f;
-            else if (c->typed == TYPED_OUT) yy += (int64_t)c->etype[eid] * f;
+            if (c->typed == TYPED_IN) x += (int64_t)c->etype[c->eid[k]] * f;
+            else if (c->typed == TYPED_OUT) yy += (int64_t)c->etype[c->eid[k]] * f;
             for (int64_t j = 0; j < f; j++) yy[j] += w * x[j];
         }
     }
@@ -133,14 +134,16 @@ static void *stream_main(void *arg)
         pthread_mutex_unlock(&s->lock);
         double t0 = now_s();
         switch (t.kind) {
-        case TASK_COPY:
+        case TASK_COPY: {
+            uint64_t flow = t.path ? lm_begin(&b->links, t.path, (double)t.bytes) : 0;
             if (t.rows)
                 for (size_t r = 0; r < t.bytes / t.row_bytes; r++)
                     memcpy((char *)t.dst + r * t.row_bytes, (const char *)t.src + (size_t)t.rows[r] * t.row_bytes, t.row_bytes);
             else
                 memcpy(t.dst, t.src, t.bytes);
-            if (t.path) lm_transfer(&b->links, t.path, (double)t.bytes);
+            if (t.path) lm_wait(&b->links, flow); /* done at max(memcpy, modeled time) */
             break;
+        }
         case TASK_KERNEL: run_kernel(&t.call); break;
         case TASK_RECORD:
             pthread_mutex_lock(&b->ev_lock);

@@ -342,7 +342,7 @@ const tensor_t *exec_forward(exec_t *ex, const tensor_t *x, int training, int64_
             ex->flops += 2.0 * (double)rows * (double)A->cols;
             break;
         case OP_GATHER:
-            if (ex->stream) stream_or_fail(ex, streamer_gather(ex->stream, k_weights_csc(g, (agg_weight_t)in->iparam), TYPED_NONE,
+            if (ex->stream) stream_or_fail(ex, streamer_gather(ex->stream, (agg_weight_t)in->iparam, TYPED_NONE,
                                                                A->data, f, out->data, f, f, 0, in->layer, &ex->err));
             else k_gather_sum(g, (agg_weight_t)in->iparam, A->data, f, out->data, 0);
             ex->flops += 2.0 * (double)g->m * (double)f;
@@ -369,7 +369,7 @@ const tensor_t *exec_forward(exec_t *ex, const tensor_t *x, int training, int64_
             ex->flops += 2.0 * (double)g->m * (double)f;
             break;
         case OP_GATHER_TYPED:
-            if (ex->stream) stream_or_fail(ex, streamer_gather(ex->stream, k_weights_csc(g, (agg_weight_t)in->iparam), TYPED_IN,
+            if (ex->stream) stream_or_fail(ex, streamer_gather(ex->stream, (agg_weight_t)in->iparam, TYPED_IN,
                                                                A->data, A->cols, out->data, f, f, 0, in->layer, &ex->err));
             else k_gather_typed(g, (agg_weight_t)in->iparam, A->data, f, out->data, 0);
             ex->flops += 2.0 * (double)g->m * (double)f;
@@ -446,7 +446,7 @@ void exec_backward(exec_t *ex, const tensor_t *dout)
             break;
         case OP_GATHER:
             if (da && ex->stream)
-                stream_or_fail(ex, streamer_gather_bwd(ex->stream, k_weights_csc(g, (agg_weight_t)in->iparam), TYPED_NONE,
+                stream_or_fail(ex, streamer_gather_bwd(ex->stream, (agg_weight_t)in->iparam, TYPED_NONE,
                                                        dy, f, da, f, f, acc_a, in->layer, &ex->err));
             else if (da) k_gather_sum_bwd(g, (agg_weight_t)in->iparam, dy, f, da, acc_a);
             ex->flops += 2.0 * (double)g->m * (double)f;
@@ -475,7 +475,7 @@ void exec_backward(exec_t *ex, const tensor_t *dout)
         }
         case OP_GATHER_TYPED:
             if (da && ex->stream)
-                stream_or_fail(ex, streamer_gather_bwd(ex->stream, k_weights_csc(g, (agg_weight_t)in->iparam), TYPED_OUT,
+                stream_or_fail(ex, streamer_gather_bwd(ex->stream, (agg_weight_t)in->iparam, TYPED_OUT,
                                                        dy, f, da, A->cols, f, acc_a, in->layer, &ex->err));
             else if (da) k_gather_typed_bwd(g, (agg_weight_t)in->iparam, dy, f, da, acc_a);
             ex->flops += 2.0 * (double)g->m * (double)f;

@@ -89,6 +89,9 @@ int trainer_stream_open(trainer_t *t, gs_err_t *err)
                 return gs_fail(err, GS_EINPUT, "--device-mem %llu: too small for any chunk count at width %lld",
                                (unsigned long long)c->device_mem, (long long)width);
         }
+        /* every device gets the same number of columns */
+        if (c->devices > 1 && p % c->devices) p += c->devices - p % c->devices;
+        if (p > n) p = (int)n;
     }
     if (p < 1 || p > n) return gs_fail(err, GS_EINPUT, "--chunks %d must be in [1, %lld]", p, (long long)n);
     if (c->device_mem && streamer_working_set(n, p, k, width) > c->device_mem)

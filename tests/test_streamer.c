@@ -88,19 +88,19 @@ static void check_config(int p, int k, int pipe, selective_t sel, int swap, int 
     for (int epoch = 0; epoch < 2; epoch++) { /* epoch 2 uses the swap order */
         r.s.profiling = epoch == 0;
         r.s.have_profile = epoch == 1;
-        assert_int_equal(streamer_gather(&r.s, g.w_norm, TYPED_NONE, x, F, y, F, F, 0, 0, &err), GS_OK);
+        assert_int_equal(streamer_gather(&r.s, AGG_NORM, TYPED_NONE, x, F, y, F, F, 0, 0, &err), GS_OK);
         assert_near(y, ref_fwd, N * F, tol, what);
-        assert_int_equal(streamer_gather_bwd(&r.s, g.w_norm, TYPED_NONE, x, F, y, F, F, 0, 0, &err), GS_OK);
+        assert_int_equal(streamer_gather_bwd(&r.s, AGG_NORM, TYPED_NONE, x, F, y, F, F, 0, 0, &err), GS_OK);
         assert_near(y, ref_bwd, N * F, tol, what);
     }
     int64_t T = g.ntypes;
-    assert_int_equal(streamer_gather(&r.s, g.w_mean, TYPED_IN, x, T * F, y, F, F, 0, 1, &err), GS_OK);
+    assert_int_equal(streamer_gather(&r.s, AGG_MEAN, TYPED_IN, x, T * F, y, F, F, 0, 1, &err), GS_OK);
     assert_near(y, ref_tfwd, N * F, tol, what);
-    assert_int_equal(streamer_gather_bwd(&r.s, g.w_mean, TYPED_OUT, x, F, y, T * F, F, 0, 1, &err), GS_OK);
+    assert_int_equal(streamer_gather_bwd(&r.s, AGG_MEAN, TYPED_OUT, x, F, y, T * F, F, 0, 1, &err), GS_OK);
     assert_near(y, ref_tbwd, N * T * F, tol, what);
     /* accumulate mode adds to what is there */
     memcpy(y, ref_fwd, sizeof ref_fwd);
-    assert_int_equal(streamer_gather(&r.s, g.w_norm, TYPED_NONE, x, F, y, F, F, 1, 0, &err), GS_OK);
+    assert_int_equal(streamer_gather(&r.s, AGG_NORM, TYPED_NONE, x, F, y, F, F, 1, 0, &err), GS_OK);
     for (int i = 0; i < N * F; i++)
         if (fabs(y[i] - 2 * ref_fwd[i]) > 1e-5 * (1 + fabs(ref_fwd[i]))) fail_msg("%s: acc mode", what);
     rig_close(&r);
@@ -130,7 +130,7 @@ static void test_device_cap_is_never_exceeded(void **state)
     rig_open(&r, 2, cap, 4, &kn, 0);
     static float y[N * F];
     gs_err_t err;
-    assert_int_equal(streamer_gather(&r.s, g.w_norm, TYPED_NONE, x, F, y, F, F, 0, 0, &err), GS_OK);
+    assert_int_equal(streamer_gather(&r.s, AGG_NORM, TYPED_NONE, x, F, y, F, F, 0, 0, &err), GS_OK);
     assert_near(y, ref_fwd, N * F, 0, "capped");
     backend_stats_t st;
     backend_cpu.stats(r.b, &st);
@@ -143,7 +143,7 @@ static void test_device_cap_is_never_exceeded(void **state)
     assert_null(big);
     rig_close(&r);
     rig_open(&r, 1, cap / 4, 4, &kn, 0);
-    assert_int_equal(streamer_gather(&r.s, g.w_norm, TYPED_NONE, x, F, y, F, F, 0, 0, &err), GS_EINPUT);
+    assert_int_equal(streamer_gather(&r.s, AGG_NORM, TYPED_NONE, x, F, y, F, F, 0, 0, &err), GS_EINPUT);
     assert_non_null(strstr(err.msg, "too small"));
     rig_close(&r);
 }
@@ -155,7 +155,7 @@ static double run_bytes(int ndev, multidev_t md, selective_t sel, double *uplink
     rig_open(&r, ndev, 0, 4, &kn, 1);
     static float y[N * F];
     gs_err_t err;
-    assert_int_equal(streamer_gather(&r.s, g.w_norm, TYPED_NONE, x, F, y, F, F, 0, 0, &err), GS_OK);
+    assert_int_equal(streamer_gather(&r.s, AGG_NORM, TYPED_NONE, x, F, y, F, F, 0, 0, &err), GS_OK);
     backend_stats_t st;
     backend_cpu.stats(r.b, &st);
     double h2d = 0;

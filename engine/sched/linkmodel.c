@@ -132,7 +132,7 @@ static int find(const lm_t *m, uint64_t id)
     return -1;
 }
 
-void lm_transfer(lm_t *m, const topo_path_t *path, double bytes)
+uint64_t lm_begin(lm_t *m, const topo_path_t *path, double bytes)
 {
     pthread_mutex_lock(&m->lock);
     while (m->nactive == LM_MAX_ACTIVE) pthread_cond_wait(&m->changed, &m->lock);
@@ -142,12 +142,21 @@ void lm_transfer(lm_t *m, const topo_path_t *path, double bytes)
     m->active[m->nactive++] = (struct lm_active){path, bytes, 0, now + path_latency(m->topo, path), bytes <= 0, id};
     advance(m, now);
     pthread_cond_broadcast(&m->changed);
+    pthread_mutex_unlock(&m->lock);
+    return id;
+}
+
+void lm_wait(lm_t *m, uint64_t id)
+{
+    pthread_mutex_lock(&m->lock);
     for (;;) {
+        double now = mono_now();
+        advance(m, now);
         int i = find(m, id);
         struct lm_active *a = &m->active[i];
         if (a->done) {
             m->active[i] = m->active[--m->nactive];
-            advance(m, mono_now());
+            advance(m, now);
             pthread_cond_broadcast(&m->changed);
             break;
         }
@@ -155,8 +164,11 @@ void lm_transfer(lm_t *m, const topo_path_t *path, double bytes)
         double eta = a->rate > 0 ? start + a->remaining / a->rate : start + 1e-3;
         struct timespec ts = {(time_t)eta, (long)((eta - floor(eta)) * 1e9)};
         pthread_cond_timedwait(&m->changed, &m->lock, &ts);
-        now = mono_now();
-        advance(m, now);
     }
     pthread_mutex_unlock(&m->lock);
+}
+
+void lm_transfer(lm_t *m, const topo_path_t *path, double bytes)
+{
+    lm_wait(m, lm_begin(m, path, bytes));
 }

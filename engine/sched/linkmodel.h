@@ -50,5 +50,9 @@ void lm_destroy(lm_t *m);
 /* Blocks the caller until `bytes` have crossed `path` in modeled time
  * (measured on CLOCK_MONOTONIC), sharing links with concurrent callers. */
 void lm_transfer(lm_t *m, const topo_path_t *path, double bytes);
+/* The same in two steps, so a copy engine can do its memcpy while the
+ * modeled transfer runs: the copy then takes max(memcpy, modeled time). */
+uint64_t lm_begin(lm_t *m, const topo_path_t *path, double bytes);
+void lm_wait(lm_t *m, uint64_t id);
 
 #endif

@@ -16,7 +16,7 @@ static double now_s(void)
 uint64_t streamer_working_set(int64_t n, int p, int k, int64_t cols)
 {
     int64_t out_rows = (n + p - 1) / p, blk_rows = (n + (int64_t)p * k - 1) / ((int64_t)p * k) + 1;
-    return (uint64_t)(out_rows * cols + 2 * blk_rows * cols) * sizeof(float);
+    return (uint64_t)(2 * out_rows * cols + 2 * blk_rows * cols) * sizeof(float);
 }
 
 /* ---------------- chunk structures ---------------- */
@@ -27,6 +27,7 @@ static void free_orient(streamer_t *s, orient_t *o)
         for (int i = 0; i < s->p * s->nblocks; i++) {
             sub_t *u = &o->sub[i];
             free(u->ptr), free(u->lidx_full), free(u->lidx_sel), free(u->eid), free(u->rows);
+            free(u->w[AGG_NORM]), free(u->w[AGG_MEAN]);
         }
     free(o->sub), free(o->t_copy), free(o->t_comp);
     memset(o, 0, sizeof *o);
@@ -54,7 +55,9 @@ static int build_subs(streamer_t *s, orient_t *ot, int o, int a, const int64_t *
         u->lidx_sel = malloc(sizeof(int32_t) * (size_t)nnz);
         u->eid = malloc(sizeof(int64_t) * (size_t)nnz);
         u->rows = malloc(sizeof(int32_t) * (size_t)nrows);
-        if (!u->ptr || !u->lidx_full || !u->lidx_sel || !u->eid || !u->rows) return -1;
+        u->w[AGG_NORM] = malloc(sizeof(float) * (size_t)nnz);
+        u->w[AGG_MEAN] = malloc(sizeof(float) * (size_t)nnz);
+        if (!u->ptr || !u->lidx_full || !u->lidx_sel || !u->eid || !u->rows || !u->w[AGG_NORM] || !u->w[AGG_MEAN]) return -1;
         u->nrows = 0;
         for (int64_t v = lo; v < hi; v++)
             if (mark[v - lo] >= 0) mark[v - lo] = (int32_t)u->nrows, u->rows[u->nrows++] = (int32_t)v;
@@ -66,6 +69,8 @@ static int build_subs(streamer_t *s, orient_t *ot, int o, int a, const int64_t *
                     u->lidx_full[w] = (int32_t)(cin[e] - lo);
                     u->lidx_sel[w] = mark[cin[e] - lo];
                     u->eid[w] = ceid[e];
+                    u->w[AGG_NORM][w] = s->g->w_norm[ceid[e]];
+                    u->w[AGG_MEAN][w] = s->g->w_mean[ceid[e]];
                     w++;
                 }
             u->ptr[r + 1] = w;
@@ -307,7 +312,7 @@ done:
 /* ---------------- one streamed pass ---------------- */
 
 typedef struct {
-    const float *w;
+    agg_weight_t agg;
     typed_mode_t typed;
     const float *in;
     int64_t in_cols;
@@ -354,41 +359,42 @@ static int run_pass(streamer_t *s, orient_t *o, const pass_t *ps, gs_err_t *err)
     for (int i = 0; i < nb; i++) max_blk = fmax(max_blk, s->blk_lo[i + 1] - s->blk_lo[i]);
     size_t acc_bytes = sizeof(float) * (size_t)(max_out * ps->out_cols);
     size_t buf_bytes = sizeof(float) * (size_t)((max_blk ? max_blk : 1) * ps->in_cols);
-    float *acc[TOPO_MAX_DEV] = {0}, *buf[TOPO_MAX_DEV][2] = {{0}};
+    /* two accumulators when pipelining: a column's D2H overlaps the next column's compute */
+    float *accs[TOPO_MAX_DEV][2] = {{0}}, *buf[TOPO_MAX_DEV][2] = {{0}};
     int rc = GS_OK;
     for (int d = 0; d < nd && !rc; d++) {
-        acc[d] = ops->alloc(b, d, acc_bytes);
-        for (int q = 0; q < slots && acc[d]; q++)
-            if (!(buf[d][q] = ops->alloc(b, d, buf_bytes))) break;
-        if (!acc[d] || !buf[d][slots - 1])
+        int ok = 1;
+        for (int q = 0; q < slots && ok; q++) ok = (accs[d][q] = ops->alloc(b, d, acc_bytes)) != NULL;
+        for (int q = 0; q < slots && ok; q++) ok = (buf[d][q] = ops->alloc(b, d, buf_bytes)) != NULL;
+        if (!ok)
             rc = gs_fail(err, GS_EINPUT,
                          "device %d: %.1f MiB of device memory is too small for %d chunks of width %lld "
                          "(needs %.1f MiB); raise --device-mem or --chunks",
                          d, ops->capacity(b, d) / 1048576.0, P, (long long)ps->in_cols,
-                         (acc_bytes + slots * buf_bytes) / 1048576.0);
+                         slots * (acc_bytes + buf_bytes) / 1048576.0);
     }
-    int ev_d2h[TOPO_MAX_DEV], ev_comp[TOPO_MAX_DEV][2], ev_fwd[TOPO_MAX_DEV][2], ev_ready[TOPO_MAX_DEV][2];
+    int ev_d2h[TOPO_MAX_DEV][2], ev_comp[TOPO_MAX_DEV][2], ev_fwd[TOPO_MAX_DEV][2], ev_ready[TOPO_MAX_DEV][2];
     int *order = malloc(sizeof(int) * (size_t)nb * TOPO_MAX_DEV);
     if (!order && !rc) rc = gs_fail(err, GS_EFAIL, "out of memory");
-    for (int d = 0; d < TOPO_MAX_DEV; d++) {
-        ev_d2h[d] = -1;
-        for (int q = 0; q < 2; q++) ev_comp[d][q] = ev_fwd[d][q] = ev_ready[d][q] = -1;
-    }
+    for (int d = 0; d < TOPO_MAX_DEV; d++)
+        for (int q = 0; q < 2; q++) ev_d2h[d][q] = ev_comp[d][q] = ev_fwd[d][q] = ev_ready[d][q] = -1;
     int naive = s->kn.multidev == MD_NAIVE || nd == 1;
     for (int r = 0; !rc && r * nd < P; r++) {
-        int col[TOPO_MAX_DEV];
+        int col[TOPO_MAX_DEV], ra = r % slots;
+        float *acc[TOPO_MAX_DEV];
+        for (int d = 0; d < nd; d++) acc[d] = accs[d][ra];
         for (int d = 0; d < nd; d++) {
             col[d] = r * nd + d < P ? r * nd + d : -1;
             if (col[d] < 0) continue;
             int64_t rows = s->bounds[col[d] + 1] - s->bounds[col[d]];
             chunk_tag_t tag = {(int16_t)ps->layer, (int8_t)ps->phase, -1, col[d], -1};
             if (ps->acc) {
-                if (ev_d2h[d] >= 0) ops->wait(b, d, LANE_H2D, ev_d2h[d]);
+                if (ev_d2h[d][ra] >= 0) ops->wait(b, d, LANE_H2D, ev_d2h[d][ra]);
                 ops->copy(b, d, LANE_H2D, -1, acc[d], ps->out + s->bounds[col[d]] * ps->out_cols,
                           sizeof(float) * (size_t)(rows * ps->out_cols), tag);
                 ops->wait(b, d, LANE_COMPUTE, ops->record(b, d, LANE_H2D));
             } else {
-                if (ev_d2h[d] >= 0) ops->wait(b, d, LANE_COMPUTE, ev_d2h[d]);
+                if (ev_d2h[d][ra] >= 0) ops->wait(b, d, LANE_COMPUTE, ev_d2h[d][ra]);
                 kernel_call_t z = {.id = KERN_ZERO, .nd = rows, .out_cols = ps->out_cols, .out = acc[d]};
                 ops->launch(b, d, &z, tag);
             }
@@ -421,7 +427,7 @@ static int run_pass(streamer_t *s, orient_t *o, const pass_t *ps, gs_err_t *err)
                     }
                     ops->wait(b, d, LANE_COMPUTE, ops->record(b, d, LANE_H2D));
                     kernel_call_t kc = {KERN_CHUNK_GATHER, ps->typed, u->ptr, filt ? u->lidx_sel : u->lidx_full, u->eid,
-                                        ps->w, s->g->etype, s->bounds[col[d] + 1] - s->bounds[col[d]], ps->f,
+                                        u->w[ps->agg], s->g->etype, s->bounds[col[d] + 1] - s->bounds[col[d]], ps->f,
                                         ps->in_cols, ps->out_cols, buf[d][slot], acc[d], 2.0 * (double)u->nnz * ps->f};
                     ops->launch(b, d, &kc, tag);
                     ev_comp[d][slot] = ops->record(b, d, LANE_COMPUTE);
@@ -457,7 +463,7 @@ static int run_pass(streamer_t *s, orient_t *o, const pass_t *ps, gs_err_t *err)
                     const sub_t *u = col[d] >= 0 ? &o->sub[(size_t)col[d] * nb + t] : NULL;
                     if (!u || u->nnz == 0) continue;
                     ops->wait(b, d, LANE_COMPUTE, ev_ready[d][slot]);
-                    kernel_call_t kc = {KERN_CHUNK_GATHER, ps->typed, u->ptr, u->lidx_full, u->eid, ps->w, s->g->etype,
+                    kernel_call_t kc = {KERN_CHUNK_GATHER, ps->typed, u->ptr, u->lidx_full, u->eid, u->w[ps->agg], s->g->etype,
                                         s->bounds[col[d] + 1] - s->bounds[col[d]], ps->f, ps->in_cols, ps->out_cols,
                                         buf[d][slot], acc[d], 2.0 * (double)u->nnz * ps->f};
                     ops->launch(b, d, &kc, tag);
@@ -471,29 +477,27 @@ static int run_pass(streamer_t *s, orient_t *o, const pass_t *ps, gs_err_t *err)
             ops->wait(b, d, LANE_D2H, ops->record(b, d, LANE_COMPUTE));
             ops->copy(b, d, LANE_D2H, -1, ps->out + s->bounds[col[d]] * ps->out_cols, acc[d],
                       sizeof(float) * (size_t)(rows * ps->out_cols), (chunk_tag_t){(int16_t)ps->layer, (int8_t)ps->phase, -1, col[d], -1});
-            ev_d2h[d] = ops->record(b, d, LANE_D2H);
+            ev_d2h[d][ra] = ops->record(b, d, LANE_D2H);
         }
     }
     ops->sync(b);
     fold_overlap(s);
-    for (int d = 0; d < nd; d++) {
-        ops->free(b, d, acc[d], acc_bytes);
-        for (int q = 0; q < slots; q++) ops->free(b, d, buf[d][q], buf_bytes);
-    }
+    for (int d = 0; d < nd; d++)
+        for (int q = 0; q < slots; q++) ops->free(b, d, accs[d][q], acc_bytes), ops->free(b, d, buf[d][q], buf_bytes);
     free(order);
     return rc;
 }
 
-int streamer_gather(streamer_t *s, const float *w, typed_mode_t typed, const float *in, int64_t in_cols, float *out,
+int streamer_gather(streamer_t *s, agg_weight_t agg, typed_mode_t typed, const float *in, int64_t in_cols, float *out,
                     int64_t out_cols, int64_t f, int acc, int layer, gs_err_t *err)
 {
-    pass_t ps = {w, typed, in, in_cols, out, out_cols, f, acc, layer, PHASE_FWD};
+    pass_t ps = {agg, typed, in, in_cols, out, out_cols, f, acc, layer, PHASE_FWD};
     return run_pass(s, &s->fwd, &ps, err);
 }
 
-int streamer_gather_bwd(streamer_t *s, const float *w, typed_mode_t typed, const float *in, int64_t in_cols,
+int streamer_gather_bwd(streamer_t *s, agg_weight_t agg, typed_mode_t typed, const float *in, int64_t in_cols,
                         float *out, int64_t out_cols, int64_t f, int acc, int layer, gs_err_t *err)
 {
-    pass_t ps = {w, typed, in, in_cols, out, out_cols, f, acc, layer, PHASE_BWD};
+    pass_t ps = {agg, typed, in, in_cols, out, out_cols, f, acc, layer, PHASE_BWD};
     return run_pass(s, &s->bwd, &ps, err);
 }

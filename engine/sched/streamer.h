@@ -48,6 +48,7 @@ typedef struct {
     int32_t *lidx_full; /* (nnz) input row within the whole block */
     int32_t *lidx_sel;  /* (nnz) input row within the filtered rows */
     int64_t *eid;       /* (nnz) */
+    float *w[3];        /* (nnz) edge weights per agg_weight_t, in sub order (AGG_ONE: NULL) */
     int32_t *rows;      /* (nrows) input rows used, ascending (global ids) */
     int64_t nrows;
 } sub_t;
@@ -99,14 +100,15 @@ void streamer_task_hook(void *user, int dev, lane_t lane, chunk_tag_t tag, doubl
 
 /* Forward gather: out (N, out_cols) = per destination, sum over in-edges of
  * w_e * in[src] (typed: the type's f-wide block of in). acc adds to out. */
-int streamer_gather(streamer_t *s, const float *w, typed_mode_t typed, const float *in, int64_t in_cols, float *out,
+int streamer_gather(streamer_t *s, agg_weight_t agg, typed_mode_t typed, const float *in, int64_t in_cols, float *out,
                     int64_t out_cols, int64_t f, int acc, int layer, gs_err_t *err);
 /* Backward gather: out[u] (+)= sum over out-edges of w_e * in[dst]
  * (typed: into the type's block of out). */
-int streamer_gather_bwd(streamer_t *s, const float *w, typed_mode_t typed, const float *in, int64_t in_cols,
+int streamer_gather_bwd(streamer_t *s, agg_weight_t agg, typed_mode_t typed, const float *in, int64_t in_cols,
                         float *out, int64_t out_cols, int64_t f, int acc, int layer, gs_err_t *err);
 
-/* Working-set bytes per device for a pass of width cols with P, k. */
+/* Working-set bytes per device for a pass of width cols with P, k:
+ * two accumulators and two block buffers (the pipelined layout). */
 uint64_t streamer_working_set(int64_t n, int p, int k, int64_t cols);
 
 #endif
