@@ -13,6 +13,8 @@
 #include "../engine/train.h"
 #include "cli.h"
 #include "commands.h"
+#include "metrics_csv.h"
+#include "profile_sink.h"
 #include "stream_cli.h"
 
 static volatile sig_atomic_t stop_requested;
@@ -58,6 +60,7 @@ typedef struct {
     double *loss, *ms, *eval_ms, *flops;
     int n;
     epoch_stats_t last;
+    uint64_t events, dropped; /* profiler events recorded and dropped */
 } run_log_t;
 
 static void print_json(const trainer_t *t, const run_log_t *log)
@@ -96,6 +99,8 @@ static void print_json(const trainer_t *t, const run_log_t *log)
                t->dkp_model.ngather);
     if (t->backend) print_stream_json(t, &log->last, (log->last.epoch_ms + log->last.eval_ms) / 1e3);
     else printf(",\"engine\":\"memory\"");
+    printf(",\"profile_events\":%llu,\"profile_dropped\":%llu", (unsigned long long)log->events,
+           (unsigned long long)log->dropped);
     printf(",\"losses\":[");
     for (int i = 0; i < log->n; i++) printf("%s%.9g", i ? "," : "", log->loss[i]);
     printf("]}\n");
@@ -110,6 +115,8 @@ int cmd_train(int argc, char **argv)
     int backend = -1, links = 0, order = (int)cfg.order, selective = (int)cfg.knobs.selective;
     int pipeline = cfg.knobs.pipeline, swap = cfg.knobs.swap, multidev = (int)cfg.knobs.multidev;
     char device_mem[32] = "", chunks[16] = "auto", link_scale[16] = "auto";
+    char trace[4096] = "", metrics[4096] = "";
+    int profile = 0;
     const flag_t flags[] = {
         {"dataset", FLAG_STR, cfg.dataset, sizeof cfg.dataset, NULL, "cora|DIR|FILE", "shipped name, OGB raw directory or SNAP edge list", 1, 0},
         {"model", FLAG_STR, cfg.model, sizeof cfg.model, NULL, "NAME", "gcn|gin|commnet|gat|ggcn|mpgcn|ggnn|resgcn", 1, 0},
@@ -142,6 +149,9 @@ int cmd_train(int argc, char **argv)
         {"swap", FLAG_CHOICE, &swap, 0, "off|on", "MODE", "reorder blocks by profiled times (NeuGraph Fig. 6)", 1, 0},
         {"multidev", FLAG_CHOICE, &multidev, 0, "naive|chain|ring", "MODE", "how devices share source blocks", 1, 0},
         {"json", FLAG_BOOL, &json, 0, NULL, "", "print a JSON summary as the last line", 1, 0},
+        {"trace", FLAG_STR, trace, sizeof trace, NULL, "FILE.json", "write a Chrome/Perfetto trace of every chunk", 1, 0},
+        {"metrics", FLAG_STR, metrics, sizeof metrics, NULL, "FILE.csv", "write one CSV row per epoch", 1, 0},
+        {"profile", FLAG_CHOICE, &profile, 0, "off|on", "MODE", "record profiler events (on with --trace/--metrics)", 1, 0},
     };
     int nflags = (int)(sizeof flags / sizeof flags[0]), help = 0;
     gs_err_t err = {0};
@@ -165,12 +175,25 @@ int cmd_train(int argc, char **argv)
     cfg.order = (order_kind_t)order;
     cfg.knobs.selective = (selective_t)selective;
     cfg.knobs.pipeline = pipeline, cfg.knobs.swap = swap, cfg.knobs.multidev = (multidev_t)multidev;
+    static prof_t prof;
+    int profiling = profile || trace[0] || metrics[0];
+    metrics_csv_t mcsv;
+    metrics_init(&mcsv, metrics);
+    if (profiling) {
+        if (prof_init(&prof, &err)) {
+            fprintf(stderr, "gnnscope: error: %s\n", err.msg);
+            return 1;
+        }
+        cfg.on_task = sink_task, cfg.on_op = sink_op, cfg.observer = &prof;
+    }
     trainer_t t;
     int rc = trainer_open(&t, &cfg, &err);
     if (!rc && resume[0]) rc = trainer_resume(&t, resume, &err);
+    if (!rc && trace[0]) rc = prof_trace_start(&prof, trace, &err);
     if (rc) {
         fprintf(stderr, "gnnscope: error: %s\n", err.msg);
         trainer_close(&t);
+        if (profiling) prof_shutdown(&prof);
         return rc == GS_EINPUT ? 2 : 1;
     }
     t.cfg.threads = cfg.threads > 0 ? cfg.threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
@@ -178,7 +201,7 @@ int cmd_train(int argc, char **argv)
     signal(SIGTERM, on_signal);
     int todo = cfg.epochs > t.epoch ? cfg.epochs - (int)t.epoch : 0;
     run_log_t log = {calloc((size_t)todo + 1, sizeof(double)), calloc((size_t)todo + 1, sizeof(double)),
-                     calloc((size_t)todo + 1, sizeof(double)), calloc((size_t)todo + 1, sizeof(double)), 0, {0}};
+                     calloc((size_t)todo + 1, sizeof(double)), calloc((size_t)todo + 1, sizeof(double)), 0, {0}, 0, 0};
     if (!quiet && !json)
         printf("gnnscope: %s on %s: %lld nodes, %lld edges, %lld features, %lld classes, %d threads\n", cfg.model,
                t.ds.name, (long long)t.g.n, (long long)t.g.m, (long long)t.ds.f, (long long)t.ds.c, t.cfg.threads);
@@ -199,7 +222,18 @@ int cmd_train(int argc, char **argv)
         }
         fflush(stdout);
         if (checkpoint[0] && (rc = trainer_save(&t, checkpoint, &err))) break;
+        if (profiling) {
+            prof_totals_t pt;
+            prof_take_totals(&prof, &pt);
+            log.events += pt.events, log.dropped = pt.dropped;
+            if (metrics[0] && (rc = metrics_add(&mcsv, &st, &pt, &err))) break;
+        }
     }
+    if (profiling) { /* the trace is complete on disk before anything else is reported */
+        gs_err_t terr;
+        if (prof_trace_stop(&prof, &terr) && !rc) rc = terr.code, err = terr;
+    }
+    metrics_free(&mcsv);
     if (rc) fprintf(stderr, "gnnscope: error: %s\n", err.msg);
     else if (stop_requested) fprintf(stderr, "gnnscope: interrupted after epoch %lld%s\n", (long long)t.epoch,
                                      checkpoint[0] ? " (checkpoint saved)" : "");
@@ -209,6 +243,7 @@ int cmd_train(int argc, char **argv)
                t.test_at_best, log.last.test_acc);
     free(log.loss), free(log.ms), free(log.eval_ms), free(log.flops);
     trainer_close(&t);
+    if (profiling) prof_shutdown(&prof);
     if (rc) return rc == GS_EINPUT ? 2 : 1;
     return stop_requested ? 130 : 0;
 }

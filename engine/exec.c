@@ -313,7 +313,7 @@ const tensor_t *exec_forward(exec_t *ex, const tensor_t *x, int training, int64_
         tensor_t *out = &ex->val[in->out];
         const tensor_t *A = &ex->val[in->in[0]];
         int64_t f = out->cols, rows = out->rows;
-        double t0 = ex->samples ? mono_s() : 0;
+        double t0 = ex->samples || ex->on_op ? mono_s() : 0, flops0 = ex->flops;
         switch (in->op) {
         case OP_MATMUL:
             k_gemm(0, 0, A->rows, f, A->cols, A->data, D(ex, in->in[1]), out->data, 0);
@@ -376,6 +376,7 @@ const tensor_t *exec_forward(exec_t *ex, const tensor_t *x, int training, int64_
             break;
         default: break;
         }
+        if (ex->on_op) ex->on_op(ex->op_user, in, 0, t0, mono_s(), ex->flops - flops0);
     }
     return &ex->val[P->output];
 }
@@ -408,6 +409,7 @@ void exec_backward(exec_t *ex, const tensor_t *dout)
         const tensor_t *A = &ex->val[in->in[0]], *Y = &ex->val[in->out];
         int64_t f = Y->cols, rows = Y->rows;
         int acc_a = 0, acc_b = 0, acc_c = 0;
+        double t0 = ex->on_op ? mono_s() : 0, flops0 = ex->flops;
         float *da = gtarget(ex, in->in[0], &acc_a);
         float *db = in->nin > 1 ? gtarget(ex, in->in[1], &acc_b) : NULL;
         float *dc = in->nin > 2 ? gtarget(ex, in->in[2], &acc_c) : NULL;
@@ -482,6 +484,7 @@ void exec_backward(exec_t *ex, const tensor_t *dout)
             break;
         default: break;
         }
+        if (ex->on_op) ex->on_op(ex->op_user, in, 1, t0, mono_s(), ex->flops - flops0);
     }
     /* parameters that received no gradient this pass get zero */
     for (int v = 0; v < P->nvals; v++)

@@ -23,6 +23,10 @@ int params_init(params_t *ps, const program_t *prog, uint64_t seed, gs_err_t *er
 void params_free(params_t *ps);
 int64_t params_count(const params_t *ps);
 
+/* Observer of host-side ops: called after each op of a forward (backward = 0)
+ * or backward (backward = 1) pass with its CLOCK_MONOTONIC span. */
+typedef void (*op_hook_t)(void *user, const instr_t *in, int backward, double t0, double t1, double flops);
+
 typedef struct {
     const program_t *prog;
     const graph_t *g;
@@ -37,6 +41,8 @@ typedef struct {
     double flops;      /* floating-point operations of the last forward + backward */
     streamer_t *stream; /* when set, gathers stream through the backend's devices */
     dkp_model_t *samples; /* when set, forward matmuls and gathers record their timings */
+    op_hook_t on_op;      /* optional observer (the profiler) */
+    void *op_user;
     int failed;        /* a streamed op failed; err says why */
     gs_err_t err;
 } exec_t;

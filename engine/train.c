@@ -91,6 +91,8 @@ int trainer_open(trainer_t *t, const train_cfg_t *cfg, gs_err_t *err)
     t->ndkp = dkp_rewrite(&t->prog, cfg->dkp, t->g.n, t->g.m, t->dkp, 64);
     if ((rc = params_init(&t->params, &t->prog, cfg->seed, err))) return rc;
     if ((rc = exec_init(&t->ex, &t->prog, &t->g, &t->params, cfg->seed, err))) return rc;
+    t->ex.on_op = cfg->on_op;
+    t->ex.op_user = cfg->observer;
     if ((rc = trainer_stream_open(t, err))) return rc; /* may renumber vertices: before features are copied */
     if ((rc = tensor_alloc(&t->x, t->ds.n, t->ds.f, err))) return rc;
     trainer_load_features(t);

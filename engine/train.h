@@ -41,6 +41,10 @@ typedef struct {
     int chunks;            /* P, 0 = auto */
     order_kind_t order;
     stream_knobs_t knobs;
+    /* optional observers (the profiler, from the app layer) */
+    task_hook_t on_task;
+    op_hook_t on_op;
+    void *observer;
 } train_cfg_t;
 
 /* Fills the defaults documented in `gnnscope train --help`. */

@@ -66,6 +66,14 @@ static int renumber(trainer_t *t, const int32_t *perm, gs_err_t *err)
     return rc;
 }
 
+/* The backend's task hook: the streamer's profile, then the observer. */
+static void task_hook(void *user, int dev, lane_t lane, chunk_tag_t tag, double t0, double t1, double bytes)
+{
+    trainer_t *t = user;
+    streamer_task_hook(&t->streamer, dev, lane, tag, t0, t1, bytes);
+    if (t->cfg.on_task) t->cfg.on_task(t->cfg.observer, dev, lane, tag, t0, t1, bytes);
+}
+
 int trainer_stream_open(trainer_t *t, gs_err_t *err)
 {
     const train_cfg_t *c = &t->cfg;
@@ -109,7 +117,7 @@ int trainer_stream_open(trainer_t *t, gs_err_t *err)
     int identity = 1;
     for (int64_t v = 0; v < n && identity; v++) identity = perm[v] == v;
     if (!rc && !identity) rc = renumber(t, perm, err);
-    backend_cfg_t bc = {c->devices, c->device_mem, c->links_native ? NULL : &t->topo, streamer_task_hook, &t->streamer};
+    backend_cfg_t bc = {c->devices, c->device_mem, c->links_native ? NULL : &t->topo, task_hook, t};
     if (!rc) rc = backend_cpu.open(&t->backend, &bc, err);
     if (!rc) rc = streamer_init(&t->streamer, &backend_cpu, t->backend, &t->topo, &t->g, p, bounds, &c->knobs, err);
     if (!rc) rc = streamer_probe(&t->streamer, err);

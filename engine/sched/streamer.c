@@ -197,7 +197,7 @@ void streamer_task_hook(void *user, int dev, lane_t lane, chunk_tag_t tag, doubl
     (void)bytes;
     pthread_mutex_lock(&s->iv_lock);
     iv_push(s, dev, lane == LANE_COMPUTE ? 1 : 0, t0, t1);
-    if (tag.row >= 0 && s->profiling) {
+    if (tag.row >= 0 && tag.col >= 0 && s->profiling) {
         int fwd = tag.phase == PHASE_FWD;
         orient_t *o = fwd ? &s->fwd : &s->bwd;
         int out = fwd ? tag.col : tag.row, b = (fwd ? tag.row : tag.col) * s->k + tag.sub;
@@ -447,7 +447,8 @@ static int run_pass(streamer_t *s, orient_t *o, const pass_t *ps, gs_err_t *err)
                 for (int q = 0; q <= last; q++) {
                     int d = seq[qs][q];
                     lane_t lane = q == 0 ? LANE_H2D : LANE_D2D;
-                    chunk_tag_t tag = {(int16_t)ps->layer, (int8_t)ps->phase, -1, col[d], (int32_t)(t % s->k)};
+                    chunk_tag_t tag = {(int16_t)ps->layer, (int8_t)ps->phase, t / s->k, col[d], (int32_t)(t % s->k)};
+                    if (ps->phase == PHASE_BWD) tag.row = col[d], tag.col = t / s->k;
                     if (ev_comp[d][slot] >= 0) ops->wait(b, d, lane, ev_comp[d][slot]);
                     if (ev_fwd[d][slot] >= 0) ops->wait(b, d, lane, ev_fwd[d][slot]);
                     if (q == 0) {

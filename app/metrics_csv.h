@@ -1,0 +1,21 @@
+/* metrics_csv.h - the per-epoch metrics file (--metrics FILE.csv): one row
+ * per epoch, rewritten atomically after every epoch so an interrupted run
+ * keeps every finished epoch. */
+#ifndef GS_METRICS_CSV_H
+#define GS_METRICS_CSV_H
+
+#include "../engine/train.h"
+#include "../profiler/profiler.h"
+
+typedef struct {
+    char path[4096];
+    char *rows;
+    size_t len, cap;
+} metrics_csv_t;
+
+void metrics_init(metrics_csv_t *m, const char *path);
+/* Appends the epoch's row and rewrites the file. */
+int metrics_add(metrics_csv_t *m, const epoch_stats_t *st, const prof_totals_t *pt, gs_err_t *err);
+void metrics_free(metrics_csv_t *m);
+
+#endif

@@ -1,0 +1,25 @@
+/* profile_sink.c - see profile_sink.h. */
+#include "profile_sink.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static uint64_t ns(double s) { return (uint64_t)(s * 1e9); }
+
+void sink_task(void *user, int dev, lane_t lane, chunk_tag_t tag, double t0, double t1, double bytes)
+{
+    static const uint8_t lanes[LANE__COUNT] = {PL_H2D, PL_D2H, PL_D2D, PL_COMPUTE};
+    static const char *names[LANE__COUNT] = {"h2d", "d2h", "d2d", "chunk_gather"};
+    prof_event_t e = {ns(t0), ns(t1), bytes, 0, (int16_t)dev, 0, lanes[lane], tag.phase == PHASE_BWD ? PH_BWD : PH_FWD,
+                      tag.layer, tag.row, tag.col, tag.sub, ""};
+    snprintf(e.op, sizeof e.op, "%s", names[lane]);
+    prof_record(user, &e);
+}
+
+void sink_op(void *user, const instr_t *in, int backward, double t0, double t1, double flops)
+{
+    prof_event_t e = {ns(t0), ns(t1), 0, flops, -1, 0, PL_COMPUTE, backward ? PH_BWD : PH_FWD, (int16_t)in->layer,
+                      -1, -1, -1, ""};
+    snprintf(e.op, sizeof e.op, "%s", op_name(in->op));
+    prof_record(user, &e);
+}

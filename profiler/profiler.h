@@ -1,0 +1,68 @@
+/* profiler.h - collects events from producer threads without blocking
+ * them: each producer thread gets its own SPSC ring (ring.h) on its first
+ * event; one aggregator thread drains the rings every few milliseconds
+ * into per-epoch totals, windowed rates (busy fraction per device and lane,
+ * bytes/s per lane), a bounded history of recent events for the views,
+ * and the trace file when one is being written. */
+#ifndef GS_PROFILER_H
+#define GS_PROFILER_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "../engine/error.h"
+#include "event.h"
+#include "ring.h"
+#include "trace.h"
+
+#define PROF_MAX_RINGS 64
+#define PROF_MAX_DEV 16
+#define PROF_HISTORY 65536
+
+typedef struct {
+    double busy_s[PROF_MAX_DEV][PL__COUNT]; /* summed span time per device (index device + 1) and lane */
+    double bytes[PROF_MAX_DEV][PL__COUNT];
+    double flops[PROF_MAX_DEV];
+    uint64_t events, dropped;
+} prof_totals_t;
+
+typedef struct {
+    double busy[PROF_MAX_DEV][PL__COUNT];    /* fraction of the last window */
+    double bytes_per_s[PROF_MAX_DEV][PL__COUNT];
+    double window_s;
+} prof_window_t;
+
+typedef struct prof {
+    prof_ring_t rings[PROF_MAX_RINGS];
+    _Atomic int nrings;
+    pthread_mutex_t lock; /* registration, totals, history, trace */
+    pthread_t aggregator;
+    int running;
+    _Atomic int stop;
+    prof_totals_t totals;
+    prof_window_t window;
+    prof_totals_t win_acc;
+    uint64_t win_start_ns;
+    prof_event_t *history;
+    uint64_t hist_written;
+    trace_t trace;
+    int tracing;
+    uint64_t t_base;
+} prof_t;
+
+uint64_t prof_now_ns(void);
+int prof_init(prof_t *p, gs_err_t *err);
+void prof_shutdown(prof_t *p);
+/* Records one event from the calling thread (never blocks). */
+void prof_record(prof_t *p, const prof_event_t *e);
+/* Drains every ring now (the aggregator also does this periodically). */
+void prof_drain(prof_t *p);
+/* Totals since the last call, then resets them (per-epoch summaries). */
+void prof_take_totals(prof_t *p, prof_totals_t *out);
+void prof_get_window(prof_t *p, prof_window_t *out);
+/* Copies up to max of the most recent events, oldest first. */
+int prof_history(prof_t *p, prof_event_t *out, int max);
+int prof_trace_start(prof_t *p, const char *path, gs_err_t *err);
+int prof_trace_stop(prof_t *p, gs_err_t *err);
+
+#endif

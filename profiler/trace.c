@@ -1,0 +1,76 @@
+/* trace.c - see trace.h. */
+#include "trace.h"
+
+#include <string.h>
+
+#include "../engine/atomic_file.h"
+
+const char *prof_lane_name(prof_lane_t l)
+{
+    static const char *n[PL__COUNT] = {"H2D", "D2H", "D2D", "COMPUTE", "HOSTFILTER", "NETSEND", "NETRECV"};
+    return l < PL__COUNT ? n[l] : "?";
+}
+
+const char *prof_phase_name(prof_phase_t p)
+{
+    static const char *n[PH__COUNT] = {"FWD", "BWD", "OPT", "LOAD", "SAMPLE"};
+    return p < PH__COUNT ? n[p] : "?";
+}
+
+int trace_open(trace_t *t, const char *path, uint64_t t_base, gs_err_t *err)
+{
+    memset(t, 0, sizeof *t);
+    snprintf(t->path, sizeof t->path, "%s", path);
+    t->f = atomic_fopen(path, t->tmp, sizeof t->tmp, err);
+    if (!t->f) return err->code;
+    t->t_base = t_base;
+    fprintf(t->f, "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n");
+    fprintf(t->f, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":0,\"args\":{\"name\":\"host\"}}");
+    t->pid_named[0] = 1;
+    return GS_OK;
+}
+
+static void name_pid(trace_t *t, int pid)
+{
+    if (t->pid_named[pid]) return;
+    t->pid_named[pid] = 1;
+    fprintf(t->f, ",\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"args\":{\"name\":\"device %d\"}}", pid, pid - 1);
+    fprintf(t->f, ",\n{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":%d,\"args\":{\"sort_index\":%d}}", pid, pid);
+}
+
+void trace_span(trace_t *t, const prof_event_t *e)
+{
+    int pid = e->device + 1;
+    if (pid < 0 || pid >= TRACE_MAX_PID || e->lane >= PL__COUNT) return;
+    name_pid(t, pid);
+    if (!t->named[pid][e->lane]) {
+        t->named[pid][e->lane] = 1;
+        fprintf(t->f, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":\"%s\"}}", pid,
+                e->lane, prof_lane_name((prof_lane_t)e->lane));
+    }
+    double ts = (double)(e->t0 - t->t_base) / 1e3, dur = (double)(e->t1 - e->t0) / 1e3;
+    fprintf(t->f,
+            ",\n{\"name\":\"%.16s\",\"cat\":\"%s\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":%d,\"tid\":%d,"
+            "\"args\":{\"layer\":%d,\"phase\":\"%s\",\"row\":%d,\"col\":%d,\"sub\":%d,\"bytes\":%.0f,\"flops\":%.0f}}",
+            e->op, prof_phase_name((prof_phase_t)e->phase), ts, dur, pid, e->lane, e->layer,
+            prof_phase_name((prof_phase_t)e->phase), e->row, e->col, e->sub, e->bytes, e->flops);
+    t->events++;
+}
+
+void trace_counter(trace_t *t, const char *name, int pid, uint64_t ts_ns, double value)
+{
+    if (pid < 0 || pid >= TRACE_MAX_PID) return;
+    name_pid(t, pid);
+    fprintf(t->f, ",\n{\"name\":\"%s\",\"ph\":\"C\",\"ts\":%.3f,\"pid\":%d,\"args\":{\"value\":%.6g}}", name,
+            (double)(ts_ns - t->t_base) / 1e3, pid, value);
+    t->events++;
+}
+
+int trace_close(trace_t *t, gs_err_t *err)
+{
+    if (!t->f) return GS_OK;
+    fprintf(t->f, "\n]}\n");
+    int rc = atomic_fclose(t->f, t->tmp, t->path, err);
+    t->f = NULL;
+    return rc;
+}
