@@ -12,7 +12,8 @@ void sink_task(void *user, int dev, lane_t lane, chunk_tag_t tag, double t0, dou
     static const char *names[LANE__COUNT] = {"h2d", "d2h", "d2d", "chunk_gather"};
     prof_event_t e = {ns(t0), ns(t1), bytes, 0, (int16_t)dev, 0, lanes[lane], tag.phase == PHASE_BWD ? PH_BWD : PH_FWD,
                       tag.layer, tag.row, tag.col, tag.sub, ""};
-    snprintf(e.op, sizeof e.op, "%s", names[lane]);
+    /* compute tasks without chunk coordinates clear an accumulator */
+    snprintf(e.op, sizeof e.op, "%s", lane == LANE_COMPUTE && tag.row < 0 ? "zero_acc" : names[lane]);
     prof_record(user, &e);
 }
 
