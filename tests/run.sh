@@ -28,8 +28,12 @@ run_one() {
 }
 if [ "$mode" = asan ]; then
     export GNNSCOPE_BIN="$root/gnnscope-asan"
-    for t in test_loaders test_kernels test_gradcheck; do run_one "asan/$t" "$build/tests/$t"; done
+    for t in test_loaders test_kernels test_gradcheck test_linkmodel test_partition test_profiler test_streamer \
+        test_stream_train; do
+        run_one "asan/$t" "$build/tests/$t"
+    done
     run_one "asan/cli_errors" tests/cli_errors.sh
+    run_one "asan/cli_trace" tests/cli_trace.sh
 else
     export GNNSCOPE_BIN="$root/gnnscope"
     for t in "$build"/tests/test_*; do
