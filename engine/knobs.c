@@ -108,7 +108,6 @@ int knob_set(trainer_t *t, const char *name, const char *value, gs_err_t *err)
 
 static void format(const train_cfg_t *c, const trainer_t *t, const char *name, char *out, size_t n)
 {
-    char s[32];
     if (!strcmp(name, "lr")) snprintf(out, n, "%g", c->lr);
     else if (!strcmp(name, "selective")) gs_choice_name("off|on|auto", c->knobs.selective, out, (int)n);
     else if (!strcmp(name, "pipeline")) gs_choice_name("off|on", c->knobs.pipeline, out, (int)n);
@@ -128,7 +127,6 @@ static void format(const train_cfg_t *c, const trainer_t *t, const char *name, c
         else if (c == &t->cfg && t->backend) snprintf(out, n, "auto (%.4g)", t->link_scale);
         else snprintf(out, n, "auto");
     } else if (!strcmp(name, "links")) gs_choice_name("model|native", c->links_native, out, (int)n);
-    (void)s;
 }
 
 int knob_get(const trainer_t *t, const char *name, int pending, char *out, size_t outsz, gs_err_t *err)

@@ -21,6 +21,8 @@ uint64_t streamer_working_set(int64_t n, int p, int k, int64_t cols)
 
 /* ---------------- chunk structures ---------------- */
 
+static void release_buffers(streamer_t *s);
+
 static void free_orient(streamer_t *s, orient_t *o)
 {
     if (o->sub)
@@ -128,6 +130,7 @@ oom:
 void streamer_free(streamer_t *s)
 {
     if (!s->g) return;
+    release_buffers(s);
     free_orient(s, &s->fwd);
     free_orient(s, &s->bwd);
     free(s->bounds), free(s->blk_lo);
@@ -349,6 +352,38 @@ static int block_sequences(const streamer_t *s, int b, int seq[][TOPO_MAX_DEV], 
     return nseq;
 }
 
+static void release_buffers(streamer_t *s)
+{
+    for (int d = 0; d < s->ndev; d++)
+        for (int q = 0; q < 2; q++) {
+            s->ops->free(s->b, d, s->dev_acc[d][q], s->acc_cap), s->ops->free(s->b, d, s->dev_buf[d][q], s->buf_cap);
+            s->dev_acc[d][q] = s->dev_buf[d][q] = NULL;
+        }
+    s->acc_cap = s->buf_cap = 0;
+}
+
+/* Makes sure every device holds two accumulators and two block buffers of
+ * at least these sizes, keeping the ones it has when they are big enough. */
+static int reserve_buffers(streamer_t *s, size_t acc_bytes, size_t buf_bytes, gs_err_t *err)
+{
+    if (s->acc_cap >= acc_bytes && s->buf_cap >= buf_bytes && s->dev_acc[0][0]) return GS_OK;
+    release_buffers(s);
+    s->acc_cap = acc_bytes, s->buf_cap = buf_bytes;
+    for (int d = 0; d < s->ndev; d++)
+        for (int q = 0; q < 2; q++) {
+            s->dev_acc[d][q] = s->ops->alloc(s->b, d, acc_bytes);
+            s->dev_buf[d][q] = s->ops->alloc(s->b, d, buf_bytes);
+            if (!s->dev_acc[d][q] || !s->dev_buf[d][q]) {
+                release_buffers(s);
+                return gs_fail(err, GS_EINPUT,
+                               "device %d: %.1f MiB of device memory is too small for %d chunks of this width "
+                               "(needs %.1f MiB); raise --device-mem or --chunks",
+                               d, s->ops->capacity(s->b, d) / 1048576.0, s->p, 2 * (acc_bytes + buf_bytes) / 1048576.0);
+            }
+        }
+    return GS_OK;
+}
+
 static int run_pass(streamer_t *s, orient_t *o, const pass_t *ps, gs_err_t *err)
 {
     const backend_ops_t *ops = s->ops;
@@ -360,19 +395,8 @@ static int run_pass(streamer_t *s, orient_t *o, const pass_t *ps, gs_err_t *err)
     size_t acc_bytes = sizeof(float) * (size_t)(max_out * ps->out_cols);
     size_t buf_bytes = sizeof(float) * (size_t)((max_blk ? max_blk : 1) * ps->in_cols);
     /* two accumulators when pipelining: a column's D2H overlaps the next column's compute */
-    float *accs[TOPO_MAX_DEV][2] = {{0}}, *buf[TOPO_MAX_DEV][2] = {{0}};
-    int rc = GS_OK;
-    for (int d = 0; d < nd && !rc; d++) {
-        int ok = 1;
-        for (int q = 0; q < slots && ok; q++) ok = (accs[d][q] = ops->alloc(b, d, acc_bytes)) != NULL;
-        for (int q = 0; q < slots && ok; q++) ok = (buf[d][q] = ops->alloc(b, d, buf_bytes)) != NULL;
-        if (!ok)
-            rc = gs_fail(err, GS_EINPUT,
-                         "device %d: %.1f MiB of device memory is too small for %d chunks of width %lld "
-                         "(needs %.1f MiB); raise --device-mem or --chunks",
-                         d, ops->capacity(b, d) / 1048576.0, P, (long long)ps->in_cols,
-                         slots * (acc_bytes + buf_bytes) / 1048576.0);
-    }
+    int rc = reserve_buffers(s, acc_bytes, buf_bytes, err);
+    float *(*accs)[2] = s->dev_acc, *(*buf)[2] = s->dev_buf;
     int ev_d2h[TOPO_MAX_DEV][2], ev_comp[TOPO_MAX_DEV][2], ev_fwd[TOPO_MAX_DEV][2], ev_ready[TOPO_MAX_DEV][2];
     int *order = malloc(sizeof(int) * (size_t)nb * TOPO_MAX_DEV);
     if (!order && !rc) rc = gs_fail(err, GS_EFAIL, "out of memory");
@@ -483,8 +507,6 @@ static int run_pass(streamer_t *s, orient_t *o, const pass_t *ps, gs_err_t *err)
     }
     ops->sync(b);
     fold_overlap(s);
-    for (int d = 0; d < nd; d++)
-        for (int q = 0; q < slots; q++) ops->free(b, d, accs[d][q], acc_bytes), ops->free(b, d, buf[d][q], buf_bytes);
     free(order);
     return rc;
 }

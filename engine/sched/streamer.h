@@ -84,6 +84,9 @@ typedef struct streamer {
     double *iv_t0[TOPO_MAX_DEV][2], *iv_t1[TOPO_MAX_DEV][2]; /* [dev][0 = copy, 1 = compute] */
     int iv_n[TOPO_MAX_DEV][2], iv_cap[TOPO_MAX_DEV][2];
     int cur_orient;         /* 0 fwd, 1 bwd: where the hook files profile times */
+    /* device buffers kept across passes (reallocated only when a pass needs more) */
+    float *dev_acc[TOPO_MAX_DEV][2], *dev_buf[TOPO_MAX_DEV][2];
+    size_t acc_cap, buf_cap;
     stream_counters_t ctr;
 } streamer_t;
 
