@@ -17,10 +17,11 @@ void sink_task(void *user, int dev, lane_t lane, chunk_tag_t tag, double t0, dou
     prof_record(user, &e);
 }
 
-void sink_op(void *user, const instr_t *in, int backward, double t0, double t1, double flops)
+void sink_op(void *user, const instr_t *in, int phase, double t0, double t1, double flops)
 {
-    prof_event_t e = {ns(t0), ns(t1), 0, flops, -1, 0, PL_COMPUTE, backward ? PH_BWD : PH_FWD, (int16_t)in->layer,
-                      -1, -1, -1, ""};
-    snprintf(e.op, sizeof e.op, "%s", op_name(in->op));
+    static const uint8_t phases[3] = {PH_FWD, PH_BWD, PH_OPT};
+    prof_event_t e = {ns(t0), ns(t1), 0, flops, -1, 0, PL_COMPUTE, phases[phase < 0 || phase > 2 ? 0 : phase],
+                      (int16_t)(in ? in->layer : -1), -1, -1, -1, ""};
+    snprintf(e.op, sizeof e.op, "%s", in ? op_name(in->op) : "adam");
     prof_record(user, &e);
 }

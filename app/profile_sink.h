@@ -10,6 +10,6 @@
 
 /* user = prof_t * */
 void sink_task(void *user, int dev, lane_t lane, chunk_tag_t tag, double t0, double t1, double bytes);
-void sink_op(void *user, const instr_t *in, int backward, double t0, double t1, double flops);
+void sink_op(void *user, const instr_t *in, int phase, double t0, double t1, double flops);
 
 #endif

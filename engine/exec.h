@@ -23,9 +23,10 @@ int params_init(params_t *ps, const program_t *prog, uint64_t seed, gs_err_t *er
 void params_free(params_t *ps);
 int64_t params_count(const params_t *ps);
 
-/* Observer of host-side ops: called after each op of a forward (backward = 0)
- * or backward (backward = 1) pass with its CLOCK_MONOTONIC span. */
-typedef void (*op_hook_t)(void *user, const instr_t *in, int backward, double t0, double t1, double flops);
+/* Observer of host-side work: called after each op with its phase (0
+ * forward, 1 backward) and CLOCK_MONOTONIC span, and after the optimiser
+ * step with in = NULL and phase 2. */
+typedef void (*op_hook_t)(void *user, const instr_t *in, int phase, double t0, double t1, double flops);
 
 typedef struct {
     const program_t *prog;

@@ -190,8 +190,10 @@ int trainer_epoch(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
         return err->code;
     }
     st->flops = t->ex.flops;
+    double t_opt = now_ms();
     train_adam_step(&t->params, ++t->adam_t, t->cfg.lr, t->cfg.weight_decay);
     double t1 = now_ms();
+    if (t->cfg.on_op) t->cfg.on_op(t->cfg.observer, NULL, 2, t_opt / 1e3, t1 / 1e3, 10.0 * (double)params_count(&t->params));
     if (t->ex.samples) { /* first epoch: fit the DKP cost model on its kernel timings */
         dkp_fit(&t->dkp_model, t->dkp, t->ndkp < 64 ? t->ndkp : 64, t->g.n, t->g.m);
         t->ex.samples = NULL;

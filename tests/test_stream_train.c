@@ -9,31 +9,22 @@
 
 #include <math.h>
 
-#include "../datasets/generator.h"
 #include "../engine/knobs.h"
 #include "../engine/train.h"
 
-static char *data_dir, *work_dir;
+static tu_gen_t gen;
 
 static int setup(void **state)
 {
     (void)state;
-    gs_err_t err;
-    dataset_t d;
-    data_dir = tu_mkdtemp();
-    work_dir = tu_mkdtemp();
-    setenv("GNNSCOPE_CACHE_DIR", work_dir, 1);
     gen_params_t p = {.nodes = 400, .avg_degree = 6, .feats = 12, .classes = 4, .seed = 5};
-    if (gen_graph(&d, &p, &err) || ogb_write(&d, data_dir, &err)) return -1;
-    dataset_free(&d);
-    return 0;
+    return tu_gen_setup(&gen, &p);
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    tu_rmtree(data_dir), tu_rmtree(work_dir);
-    free(data_dir), free(work_dir);
+    tu_gen_cleanup(&gen);
     return 0;
 }
 
@@ -41,7 +32,7 @@ static train_cfg_t base(const char *model, dkp_mode_t dkp)
 {
     train_cfg_t c;
     train_cfg_defaults(&c);
-    snprintf(c.dataset, sizeof c.dataset, "%s", data_dir);
+    snprintf(c.dataset, sizeof c.dataset, "%s", gen.data_dir);
     snprintf(c.model, sizeof c.model, "%s", model);
     c.threads = 2;
     c.hidden = 8;

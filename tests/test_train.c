@@ -6,31 +6,22 @@
 
 #include <math.h>
 
-#include "../datasets/generator.h"
 #include "../engine/threadpool.h"
 #include "../engine/train.h"
 
-static char *data_dir, *work_dir;
+static tu_gen_t gen;
 
 static int setup(void **state)
 {
     (void)state;
-    gs_err_t err;
-    dataset_t d;
-    data_dir = tu_mkdtemp();
-    work_dir = tu_mkdtemp();
-    setenv("GNNSCOPE_CACHE_DIR", work_dir, 1);
     gen_params_t p = {.nodes = 600, .avg_degree = 8, .feats = 24, .classes = 4, .seed = 11};
-    if (gen_graph(&d, &p, &err) || ogb_write(&d, data_dir, &err)) return -1;
-    dataset_free(&d);
-    return 0;
+    return tu_gen_setup(&gen, &p);
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    tu_rmtree(data_dir), tu_rmtree(work_dir);
-    free(data_dir), free(work_dir);
+    tu_gen_cleanup(&gen);
     return 0;
 }
 
@@ -38,7 +29,7 @@ static train_cfg_t cfg_for(const char *model)
 {
     train_cfg_t c;
     train_cfg_defaults(&c);
-    snprintf(c.dataset, sizeof c.dataset, "%s", data_dir);
+    snprintf(c.dataset, sizeof c.dataset, "%s", gen.data_dir);
     snprintf(c.model, sizeof c.model, "%s", model);
     c.threads = 2;
     return c;
@@ -85,7 +76,7 @@ static void test_checkpoint_resume_is_exact(void **state)
         double full[8], resumed[8];
         run_losses(&cfg, 8, full);
         char ck[4200];
-        snprintf(ck, sizeof ck, "%s/run.ckpt", work_dir);
+        snprintf(ck, sizeof ck, "%s/run.ckpt", gen.work_dir);
         trainer_t t;
         gs_err_t err;
         epoch_stats_t st;
@@ -114,7 +105,7 @@ static void test_bad_checkpoints_are_refused(void **state)
     (void)state;
     train_cfg_t cfg = cfg_for("gcn");
     char ck[4200];
-    snprintf(ck, sizeof ck, "%s/bad.ckpt", work_dir);
+    snprintf(ck, sizeof ck, "%s/bad.ckpt", gen.work_dir);
     trainer_t t;
     gs_err_t err;
     epoch_stats_t st;

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "../datasets/dataset.h"
+#include "../datasets/generator.h"
 #include "../engine/graph.h"
 #include "../engine/rng.h"
 
@@ -96,6 +97,31 @@ static inline void tu_random_dataset(dataset_t *d, int64_t n, int64_t npairs, in
 static inline void tu_fill(float *x, int64_t n, uint64_t seed)
 {
     for (int64_t i = 0; i < n; i++) x[i] = gs_normal(gs_hash2(seed, (uint64_t)i));
+}
+
+/* A generated graph written as an OGB directory in a fresh temporary
+ * directory, with the dataset cache pointed at a second one. Both paths
+ * are returned for tu_gen_cleanup. */
+typedef struct {
+    char *data_dir, *work_dir;
+} tu_gen_t;
+
+static inline int tu_gen_setup(tu_gen_t *g, const gen_params_t *p)
+{
+    gs_err_t err;
+    dataset_t d;
+    g->data_dir = tu_mkdtemp();
+    g->work_dir = tu_mkdtemp();
+    setenv("GNNSCOPE_CACHE_DIR", g->work_dir, 1);
+    if (gen_graph(&d, p, &err) || ogb_write(&d, g->data_dir, &err)) return -1;
+    dataset_free(&d);
+    return 0;
+}
+
+static inline void tu_gen_cleanup(tu_gen_t *g)
+{
+    tu_rmtree(g->data_dir), tu_rmtree(g->work_dir);
+    free(g->data_dir), free(g->work_dir);
 }
 
 #endif
