@@ -89,7 +89,8 @@ typedef struct {
     void (*copy_rows)(backend_t *b, int dev, void *dst, const void *src, size_t row_bytes, const int32_t *rows,
                       int64_t n, chunk_tag_t tag);
     void (*launch)(backend_t *b, int dev, const kernel_call_t *call, chunk_tag_t tag);
-    /* Events: record on a stream returns an id; a stream can wait for it. */
+    /* Events: record on a stream returns an id (or -1 after draining the
+     * stream when no id can be had); a stream can wait for it (-1: no-op). */
     int (*record)(backend_t *b, int dev, lane_t lane);
     void (*wait)(backend_t *b, int dev, lane_t lane, int event);
     void (*sync)(backend_t *b); /* all streams idle */

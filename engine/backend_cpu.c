@@ -102,13 +102,18 @@ static void run_kernel(const kernel_call_t *c)
 
 /* ---- events ---- */
 
+/* A new event id, or -1 when the table cannot grow (the caller then
+ * drains the stream instead, so nothing needs to wait for an event). */
 static int ev_new(struct backend *b)
 {
     pthread_mutex_lock(&b->ev_lock);
     if (b->nev == b->cap_ev) {
         int cap = b->cap_ev ? b->cap_ev * 2 : 1024;
         uint8_t *n = realloc(b->ev_done, (size_t)cap);
-        if (!n) abort(); /* event table growth is tiny; failure here is unrecoverable */
+        if (!n) {
+            pthread_mutex_unlock(&b->ev_lock);
+            return -1;
+        }
         memset(n + b->cap_ev, 0, (size_t)(cap - b->cap_ev));
         b->ev_done = n;
         b->cap_ev = cap;
@@ -184,10 +189,13 @@ static void enqueue(struct backend *b, int dev, lane_t lane, const task_t *t)
     if (s->count == s->cap) {
         int cap = s->cap * 2;
         task_t *n = malloc(sizeof *n * (size_t)cap);
-        if (!n) abort(); /* queue growth; unrecoverable */
-        for (int i = 0; i < s->count; i++) n[i] = s->q[(s->head + i) % s->cap];
-        free(s->q);
-        s->q = n, s->head = 0, s->cap = cap;
+        if (n) {
+            for (int i = 0; i < s->count; i++) n[i] = s->q[(s->head + i) % s->cap];
+            free(s->q);
+            s->q = n, s->head = 0, s->cap = cap;
+        } else { /* no memory to grow: wait for the stream to make room */
+            while (s->count == s->cap) pthread_cond_wait(&s->cv, &s->lock);
+        }
     }
     s->q[(s->head + s->count) % s->cap] = *t;
     s->count++;
@@ -304,15 +312,27 @@ static void cpu_launch(backend_t *b, int dev, const kernel_call_t *call, chunk_t
     enqueue(b, dev, LANE_COMPUTE, &t);
 }
 
+static void drain_stream(stream_t *s)
+{
+    pthread_mutex_lock(&s->lock);
+    while (s->count > 0 || s->busy) pthread_cond_wait(&s->cv, &s->lock);
+    pthread_mutex_unlock(&s->lock);
+}
+
 static int cpu_record(backend_t *b, int dev, lane_t lane)
 {
     task_t t = {.kind = TASK_RECORD, .event = ev_new(b)};
+    if (t.event < 0) { /* out of event ids: finish the stream's work now instead */
+        drain_stream(&b->streams[dev][lane]);
+        return -1;
+    }
     enqueue(b, dev, lane, &t);
     return t.event;
 }
 
 static void cpu_wait(backend_t *b, int dev, lane_t lane, int event)
 {
+    if (event < 0) return; /* nothing to wait for (see cpu_record) */
     task_t t = {.kind = TASK_WAIT, .event = event};
     enqueue(b, dev, lane, &t);
 }
@@ -320,12 +340,7 @@ static void cpu_wait(backend_t *b, int dev, lane_t lane, int event)
 static void cpu_sync(backend_t *b)
 {
     for (int d = 0; d < b->cfg.ndev; d++)
-        for (int l = 0; l < LANE__COUNT; l++) {
-            stream_t *s = &b->streams[d][l];
-            pthread_mutex_lock(&s->lock);
-            while (s->count > 0 || s->busy) pthread_cond_wait(&s->cv, &s->lock);
-            pthread_mutex_unlock(&s->lock);
-        }
+        for (int l = 0; l < LANE__COUNT; l++) drain_stream(&b->streams[d][l]);
     pthread_mutex_lock(&b->ev_lock);
     b->nev = 0; /* every recorded event has fired; ids can be reused */
     pthread_mutex_unlock(&b->ev_lock);
