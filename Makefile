@@ -15,7 +15,7 @@ CFLAGS   += -Werror
 endif
 LDLIBS   := -lopenblas -lmetis -lz -lm -pthread
 
-SRC_LIB  := $(wildcard engine/*.c engine/models/*.c engine/sched/*.c datasets/*.c profiler/*.c)
+SRC_LIB  := $(wildcard engine/*.c engine/models/*.c engine/sched/*.c datasets/*.c profiler/*.c views/*.c)
 SRC_APP  := $(wildcard app/*.c)
 BUILD    ?= build
 OBJ_LIB  := $(SRC_LIB:%.c=$(BUILD)/%.o)
@@ -46,9 +46,11 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/tests/%: tests/%.c $(LIB)
+# tests link the app's objects too (all but main), for the session tests
+OBJ_APP_NOMAIN := $(filter-out $(BUILD)/app/main.o,$(OBJ_APP))
+$(BUILD)/tests/%: tests/%.c $(LIB) $(OBJ_APP_NOMAIN)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS) -lcmocka
+	$(CC) $(CFLAGS) -o $@ $< $(OBJ_APP_NOMAIN) $(LIB) $(LDLIBS) -lcmocka
 
 deps:
 	@scripts/deps.sh

@@ -131,7 +131,10 @@ static void format(const train_cfg_t *c, const trainer_t *t, const char *name, c
 
 int knob_get(const trainer_t *t, const char *name, int pending, char *out, size_t outsz, gs_err_t *err)
 {
-    if (!find(name)) return gs_fail(err, GS_EINPUT, "get: unknown knob '%s' (see 'knobs')", name);
+    if (!find(name)) {
+        gs_fail(err, GS_EINPUT, "get: unknown knob '%s' (see 'knobs')", name);
+        return -1;
+    }
     if (pending && !t->has_pending) return 0;
     char now[64], then[64];
     format(&t->cfg, t, name, now, sizeof now);

@@ -22,8 +22,9 @@ typedef struct {
 const knob_desc_t *knob_list(void);
 /* Validates and stores a pending value. GS_EINPUT names the knob and why. */
 int knob_set(trainer_t *t, const char *name, const char *value, gs_err_t *err);
-/* Current value (pending = 0) or pending value (pending = 1) as text;
- * returns 0 if the knob has no pending change when pending = 1. */
+/* Current value (pending = 0) or pending value (pending = 1) as text.
+ * Returns 1 with out filled, 0 when pending = 1 and nothing is pending,
+ * or -1 for an unknown knob (err says so). */
 int knob_get(const trainer_t *t, const char *name, int pending, char *out, size_t outsz, gs_err_t *err);
 /* Applies pending values (trainer_epoch calls it). On failure the previous
  * configuration is restored and err says why. */

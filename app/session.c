@@ -1,0 +1,304 @@
+/* session.c - see session.h. Commands come from a table of {name, fn,
+ * help}; scripts run the same table. */
+#include "session.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile_sink.h"
+
+static void publish(session_t *s, const epoch_stats_t *st, int failed, const char *error)
+{
+    prof_totals_t pt;
+    prof_take_totals(&s->prof, &pt);
+    pthread_mutex_lock(&s->snap_lock);
+    session_snapshot_t *p = &s->snap;
+    if (st) {
+        if (p->nepochs == SESSION_HISTORY) {
+            memmove(p->epochs, p->epochs + 1, sizeof p->epochs[0] * (SESSION_HISTORY - 1));
+            p->nepochs--;
+        }
+        p->epochs[p->nepochs++] = *st;
+        p->last_totals = pt;
+    }
+    if (failed) {
+        p->failed = 1;
+        snprintf(p->error, sizeof p->error, "%s", error);
+    }
+    p->devices = s->t.cfg.devices, p->chunks = s->t.backend ? s->t.chunks : 1, p->streaming = s->t.backend != NULL;
+    p->link_scale = s->t.link_scale;
+    snprintf(p->topology, sizeof p->topology, "%s", s->t.cfg.topology);
+    pthread_mutex_unlock(&s->snap_lock);
+}
+
+static void *engine_main(void *arg)
+{
+    session_t *s = arg;
+    pthread_mutex_lock(&s->lock);
+    for (;;) {
+        while (!s->quit && s->paused && s->steps == 0) pthread_cond_wait(&s->wake, &s->lock);
+        if (s->quit) break;
+        if (s->max_epochs && s->t.epoch >= s->max_epochs) break;
+        if (s->steps > 0) s->steps--;
+        gs_err_t err = {0};
+        int rc = knob_apply(&s->t, &err); /* under the lock: knob_set cannot race it */
+        pthread_mutex_unlock(&s->lock);
+        epoch_stats_t st;
+        if (!rc) rc = trainer_epoch(&s->t, &st, &err);
+        publish(s, rc ? NULL : &st, rc != 0, err.msg);
+        pthread_mutex_lock(&s->lock);
+        if (rc) s->paused = 1, s->steps = 0; /* a failed apply was rolled back: wait for the user */
+    }
+    pthread_mutex_unlock(&s->lock);
+    pthread_mutex_lock(&s->snap_lock);
+    s->snap.finished = 1;
+    pthread_mutex_unlock(&s->snap_lock);
+    return NULL;
+}
+
+int session_open(session_t *s, train_cfg_t *cfg, long max_epochs, gs_err_t *err)
+{
+    memset(s, 0, sizeof *s);
+    pthread_mutex_init(&s->lock, NULL);
+    pthread_mutex_init(&s->snap_lock, NULL);
+    pthread_cond_init(&s->wake, NULL);
+    int rc = prof_init(&s->prof, err);
+    if (rc) return rc;
+    cfg->on_task = sink_task, cfg->on_op = sink_op, cfg->observer = &s->prof;
+    if ((rc = trainer_open(&s->t, cfg, err))) {
+        trainer_close(&s->t);
+        prof_shutdown(&s->prof);
+        return rc;
+    }
+    s->max_epochs = max_epochs;
+    snprintf(s->snap.dataset, sizeof s->snap.dataset, "%s", s->t.ds.name);
+    snprintf(s->snap.model, sizeof s->snap.model, "%s", s->t.cfg.model);
+    publish(s, NULL, 0, "");
+    if (pthread_create(&s->engine, NULL, engine_main, s) != 0) {
+        trainer_close(&s->t);
+        prof_shutdown(&s->prof);
+        return gs_fail(err, GS_EFAIL, "cannot start the engine thread");
+    }
+    s->started = 1;
+    return GS_OK;
+}
+
+void session_close(session_t *s)
+{
+    if (!s->started) return;
+    pthread_mutex_lock(&s->lock);
+    s->quit = 1;
+    pthread_cond_broadcast(&s->wake);
+    pthread_mutex_unlock(&s->lock);
+    pthread_join(s->engine, NULL);
+    gs_err_t ignored;
+    prof_trace_stop(&s->prof, &ignored);
+    trainer_close(&s->t);
+    prof_shutdown(&s->prof);
+    s->started = 0;
+}
+
+void session_snapshot(session_t *s, session_snapshot_t *out)
+{
+    pthread_mutex_lock(&s->snap_lock);
+    *out = s->snap;
+    pthread_mutex_unlock(&s->snap_lock);
+    pthread_mutex_lock(&s->lock);
+    out->paused = s->paused;
+    pthread_mutex_unlock(&s->lock);
+}
+
+/* ---------------- commands ---------------- */
+
+typedef int (*cmd_fn)(session_t *s, int argc, char **argv, char *reply, int n);
+
+static int set_state(session_t *s, int paused, long steps)
+{
+    pthread_mutex_lock(&s->lock);
+    s->paused = paused;
+    s->steps = steps;
+    pthread_cond_broadcast(&s->wake);
+    pthread_mutex_unlock(&s->lock);
+    return 0;
+}
+
+static int c_pause(session_t *s, int argc, char **argv, char *r, int n)
+{
+    (void)argc, (void)argv;
+    set_state(s, 1, 0);
+    snprintf(r, (size_t)n, "paused (the current epoch finishes)");
+    return 0;
+}
+
+static int c_resume(session_t *s, int argc, char **argv, char *r, int n)
+{
+    (void)argc, (void)argv;
+    set_state(s, 0, 0);
+    snprintf(r, (size_t)n, "running");
+    return 0;
+}
+
+static int c_step(session_t *s, int argc, char **argv, char *r, int n)
+{
+    (void)argc, (void)argv;
+    set_state(s, 1, 1);
+    snprintf(r, (size_t)n, "one epoch");
+    return 0;
+}
+
+static int c_run(session_t *s, int argc, char **argv, char *r, int n)
+{
+    char *end;
+    long k = argc == 2 ? strtol(argv[1], &end, 10) : -1;
+    if (argc != 2 || *end || k < 1 || k > 100000000) {
+        snprintf(r, (size_t)n, "run: usage: run N (N >= 1 epochs)");
+        return GS_EINPUT;
+    }
+    set_state(s, 1, k);
+    snprintf(r, (size_t)n, "running %ld epochs", k);
+    return 0;
+}
+
+static int c_set(session_t *s, int argc, char **argv, char *r, int n)
+{
+    if (argc != 3) {
+        snprintf(r, (size_t)n, "set: usage: set KNOB VALUE (see 'knobs')");
+        return GS_EINPUT;
+    }
+    gs_err_t err;
+    pthread_mutex_lock(&s->lock);
+    int rc = knob_set(&s->t, argv[1], argv[2], &err);
+    pthread_mutex_unlock(&s->lock);
+    if (rc) snprintf(r, (size_t)n, "%s", err.msg);
+    else snprintf(r, (size_t)n, "%s = %s at the next epoch", argv[1], argv[2]);
+    return rc;
+}
+
+static int c_get(session_t *s, int argc, char **argv, char *r, int n)
+{
+    if (argc != 2) {
+        snprintf(r, (size_t)n, "get: usage: get KNOB");
+        return GS_EINPUT;
+    }
+    gs_err_t err;
+    char now[96], then[96];
+    pthread_mutex_lock(&s->lock);
+    int rc = knob_get(&s->t, argv[1], 0, now, sizeof now, &err) < 0 ? GS_EINPUT : 0;
+    int pend = rc ? 0 : knob_get(&s->t, argv[1], 1, then, sizeof then, &err);
+    pthread_mutex_unlock(&s->lock);
+    if (rc) snprintf(r, (size_t)n, "%s", err.msg);
+    else if (pend) snprintf(r, (size_t)n, "%s = %s (-> %s at the next epoch)", argv[1], now, then);
+    else snprintf(r, (size_t)n, "%s = %s", argv[1], now);
+    return rc;
+}
+
+static int c_knobs(session_t *s, int argc, char **argv, char *r, int n)
+{
+    (void)s, (void)argc, (void)argv;
+    int w = snprintf(r, (size_t)n, "knobs:");
+    for (const knob_desc_t *k = knob_list(); k->name && w < n; k++) w += snprintf(r + w, (size_t)(n - w), " %s", k->name);
+    return 0;
+}
+
+static int c_trace(session_t *s, int argc, char **argv, char *r, int n)
+{
+    gs_err_t err;
+    if (argc == 3 && strcmp(argv[1], "start") == 0) {
+        if (prof_trace_start(&s->prof, argv[2], &err)) {
+            snprintf(r, (size_t)n, "%s", err.msg);
+            return GS_EINPUT;
+        }
+        snprintf(r, (size_t)n, "tracing to %s", argv[2]);
+        return 0;
+    }
+    if (argc == 2 && strcmp(argv[1], "stop") == 0) {
+        if (prof_trace_stop(&s->prof, &err)) {
+            snprintf(r, (size_t)n, "%s", err.msg);
+            return GS_EFAIL;
+        }
+        snprintf(r, (size_t)n, "trace written");
+        return 0;
+    }
+    snprintf(r, (size_t)n, "trace: usage: trace start FILE | trace stop");
+    return GS_EINPUT;
+}
+
+static int c_checkpoint(session_t *s, int argc, char **argv, char *r, int n)
+{
+    if (argc != 3 || strcmp(argv[1], "save") != 0) {
+        snprintf(r, (size_t)n, "checkpoint: usage: checkpoint save FILE");
+        return GS_EINPUT;
+    }
+    gs_err_t err;
+    pthread_mutex_lock(&s->lock); /* the engine applies knobs under it, but trains outside it */
+    int rc = trainer_save(&s->t, argv[2], &err);
+    pthread_mutex_unlock(&s->lock);
+    snprintf(r, (size_t)n, rc ? "%s" : "checkpoint saved to %s", rc ? err.msg : argv[2]);
+    return rc;
+}
+
+static int c_quit(session_t *s, int argc, char **argv, char *r, int n)
+{
+    (void)s, (void)argc, (void)argv;
+    snprintf(r, (size_t)n, "quitting");
+    return 1;
+}
+
+static int c_help(session_t *s, int argc, char **argv, char *r, int n);
+
+static const struct {
+    const char *name;
+    cmd_fn fn;
+    const char *help;
+} commands[] = {
+    {"pause", c_pause, "pause after the current epoch"},
+    {"resume", c_resume, "keep training"},
+    {"step", c_step, "train one epoch, then pause"},
+    {"run", c_run, "run N: train N epochs, then pause"},
+    {"set", c_set, "set KNOB VALUE: change a knob at the next epoch"},
+    {"get", c_get, "get KNOB: current (and pending) value"},
+    {"knobs", c_knobs, "list the knobs"},
+    {"trace", c_trace, "trace start FILE | trace stop"},
+    {"checkpoint", c_checkpoint, "checkpoint save FILE"},
+    {"help", c_help, "list the commands"},
+    {"quit", c_quit, "leave (the current epoch finishes)"},
+};
+#define NCOMMANDS ((int)(sizeof commands / sizeof commands[0]))
+
+static int c_help(session_t *s, int argc, char **argv, char *r, int n)
+{
+    (void)s, (void)argc, (void)argv;
+    int w = snprintf(r, (size_t)n, "commands:");
+    for (int i = 0; i < NCOMMANDS && w < n; i++) w += snprintf(r + w, (size_t)(n - w), " %s", commands[i].name);
+    return 0;
+}
+
+const char *const *session_command_names(void)
+{
+    static const char *names[NCOMMANDS + 1];
+    for (int i = 0; i < NCOMMANDS; i++) names[i] = commands[i].name;
+    return names;
+}
+
+const char *session_command_help(void)
+{
+    static char buf[2048];
+    int w = 0;
+    for (int i = 0; i < NCOMMANDS; i++) w += snprintf(buf + w, sizeof buf - (size_t)w, "%-11s %s\n", commands[i].name, commands[i].help);
+    return buf;
+}
+
+int session_command(session_t *s, const char *line, char *reply, int n)
+{
+    char buf[1024], *argv[8];
+    int argc = 0;
+    snprintf(buf, sizeof buf, "%s", line);
+    for (char *tok = strtok(buf, " \t"); tok && argc < 8; tok = strtok(NULL, " \t")) argv[argc++] = tok;
+    reply[0] = '\0';
+    if (argc == 0) return 0;
+    for (int i = 0; i < NCOMMANDS; i++)
+        if (strcmp(argv[0], commands[i].name) == 0) return commands[i].fn(s, argc, argv, reply, n);
+    snprintf(reply, (size_t)n, "unknown command '%s' (try 'help')", argv[0]);
+    return GS_EINPUT;
+}

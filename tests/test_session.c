@@ -1,0 +1,92 @@
+/* test_session.c - the workbench session without a terminal: the engine
+ * thread trains while commands pause, step, run and change knobs; bad
+ * commands and values are refused with a message and change nothing;
+ * knob changes reach the trainer at the next epoch; quit stops cleanly. */
+#include "test_util.h"
+
+#include <time.h>
+
+#include "../app/session.h"
+
+static tu_gen_t gen;
+
+static int setup(void **state)
+{
+    (void)state;
+    gen_params_t p = {.nodes = 300, .avg_degree = 6, .feats = 8, .classes = 3, .seed = 2};
+    return tu_gen_setup(&gen, &p);
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    tu_gen_cleanup(&gen);
+    return 0;
+}
+
+/* Waits (bounded) until the snapshot shows at least n epochs. */
+static int wait_epochs(session_t *s, int n)
+{
+    session_snapshot_t snap;
+    for (int i = 0; i < 3000; i++) {
+        session_snapshot(s, &snap);
+        if (snap.nepochs >= n || snap.failed) return snap.nepochs;
+        struct timespec ts = {0, 10000000};
+        nanosleep(&ts, NULL);
+    }
+    return snap.nepochs;
+}
+
+static void test_commands_drive_the_engine(void **state)
+{
+    (void)state;
+    train_cfg_t cfg;
+    train_cfg_defaults(&cfg);
+    snprintf(cfg.dataset, sizeof cfg.dataset, "%s", gen.data_dir);
+    cfg.threads = 2, cfg.stream = 1, cfg.devices = 2, cfg.chunks = 2, cfg.links_native = 1;
+    snprintf(cfg.topology, sizeof cfg.topology, "pcie-4gpu-2switch");
+    session_t s;
+    gs_err_t err;
+    char r[512];
+    if (session_open(&s, &cfg, 0, &err)) fail_msg("%s", err.msg);
+    assert_int_equal(session_command(&s, "pause", r, sizeof r), 0);
+    int before = wait_epochs(&s, 1);
+    assert_int_equal(session_command(&s, "step", r, sizeof r), 0);
+    assert_true(wait_epochs(&s, before + 1) >= before + 1);
+    /* a bad command, a bad knob and a bad value change nothing */
+    assert_int_equal(session_command(&s, "frobnicate", r, sizeof r), GS_EINPUT);
+    assert_non_null(strstr(r, "unknown command"));
+    assert_int_equal(session_command(&s, "set warp 9", r, sizeof r), GS_EINPUT);
+    assert_int_equal(session_command(&s, "set selective sometimes", r, sizeof r), GS_EINPUT);
+    assert_non_null(strstr(r, "off|on|auto"));
+    assert_int_equal(session_command(&s, "run x", r, sizeof r), GS_EINPUT);
+    assert_int_equal(session_command(&s, "get selective", r, sizeof r), 0);
+    assert_string_equal(r, "selective = auto");
+    /* a knob change is pending until the next epoch, then in force */
+    assert_int_equal(session_command(&s, "set selective off", r, sizeof r), 0);
+    assert_int_equal(session_command(&s, "get selective", r, sizeof r), 0);
+    assert_non_null(strstr(r, "-> off"));
+    session_snapshot_t snap;
+    session_snapshot(&s, &snap);
+    assert_int_equal(session_command(&s, "run 2", r, sizeof r), 0);
+    assert_true(wait_epochs(&s, snap.nepochs + 2) >= snap.nepochs + 2);
+    assert_int_equal(session_command(&s, "get selective", r, sizeof r), 0);
+    assert_string_equal(r, "selective = off");
+    assert_int_equal(session_command(&s, "set chunks 3", r, sizeof r), 0);
+    assert_int_equal(session_command(&s, "step", r, sizeof r), 0);
+    session_snapshot(&s, &snap);
+    wait_epochs(&s, snap.nepochs + 1);
+    session_snapshot(&s, &snap);
+    assert_int_equal(snap.chunks, 3);
+    assert_false(snap.failed);
+    assert_int_equal(session_command(&s, "quit", r, sizeof r), 1);
+    session_close(&s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_commands_drive_the_engine),
+    };
+    return cmocka_run_group_tests_name("session", tests, setup, teardown);
+}
