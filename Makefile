@@ -13,7 +13,7 @@ CFLAGS   += $(OPT) $(ARCH) $(SAN) -std=c11 -D_GNU_SOURCE -pthread -g $(WARN) -MM
 ifeq ($(WERROR),1)
 CFLAGS   += -Werror
 endif
-LDLIBS   := -lopenblas -lmetis -lz -lm -pthread
+LDLIBS   := -lopenblas -lmetis -lncursesw -lreadline -lz -lm -pthread
 
 SRC_LIB  := $(wildcard engine/*.c engine/models/*.c engine/sched/*.c datasets/*.c profiler/*.c views/*.c)
 SRC_APP  := $(wildcard app/*.c)
@@ -59,7 +59,7 @@ deps:
 run:
 	@scripts/deps.sh
 	@$(MAKE) --no-print-directory gnnscope
-	./gnnscope train --dataset cora --model gcn
+	./gnnscope
 
 test:
 	@scripts/deps.sh

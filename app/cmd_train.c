@@ -16,6 +16,7 @@
 #include "metrics_csv.h"
 #include "profile_sink.h"
 #include "stream_cli.h"
+#include "train_opts.h"
 
 static volatile sig_atomic_t stop_requested;
 
@@ -108,73 +109,20 @@ static void print_json(const trainer_t *t, const run_log_t *log)
 
 int cmd_train(int argc, char **argv)
 {
-    train_cfg_t cfg;
-    train_cfg_defaults(&cfg);
-    char checkpoint[4096] = "", resume[4096] = "";
-    int json = 0, no_cache = 0, quiet = 0, dkp = (int)cfg.dkp, feat_norm = (int)cfg.feat_norm;
-    int backend = -1, links = 0, order = (int)cfg.order, selective = (int)cfg.knobs.selective;
-    int pipeline = cfg.knobs.pipeline, swap = cfg.knobs.swap, multidev = (int)cfg.knobs.multidev;
-    char device_mem[32] = "", chunks[16] = "auto", link_scale[16] = "auto";
-    char trace[4096] = "", metrics[4096] = "";
-    int profile = 0;
-    const flag_t flags[] = {
-        {"dataset", FLAG_STR, cfg.dataset, sizeof cfg.dataset, NULL, "cora|DIR|FILE", "shipped name, OGB raw directory or SNAP edge list", 1, 0},
-        {"model", FLAG_STR, cfg.model, sizeof cfg.model, NULL, "NAME", "gcn|gin|commnet|gat|ggcn|mpgcn|ggnn|resgcn", 1, 0},
-        {"layers", FLAG_INT, &cfg.layers, 0, NULL, "L", "number of GNN layers (GG-NN: propagation steps)", 1, 64},
-        {"hidden", FLAG_I64, &cfg.hidden, 0, NULL, "H", "hidden width (per head for GAT)", 1, 65536},
-        {"heads", FLAG_INT, &cfg.heads, 0, NULL, "K", "attention heads (GAT hidden layers)", 1, 64},
-        {"epochs", FLAG_INT, &cfg.epochs, 0, NULL, "E", "total epochs (a resumed run continues up to E)", 0, 1e7},
-        {"lr", FLAG_FLOAT, &cfg.lr, 0, NULL, "X", "Adam learning rate", 1e-9, 10},
-        {"weight-decay", FLAG_FLOAT, &cfg.weight_decay, 0, NULL, "X", "L2 weight decay added to gradients", 0, 10},
-        {"dropout", FLAG_FLOAT, &cfg.dropout, 0, NULL, "X", "dropout probability", 0, 0.99},
-        {"seed", FLAG_U64, &cfg.seed, 0, NULL, "S", "seed for initialisation and dropout masks", 0, 9e18},
-        {"threads", FLAG_INT, &cfg.threads, 0, NULL, "T", "worker threads, 0 = all cores", 0, 1024},
-        {"checkpoint", FLAG_STR, checkpoint, sizeof checkpoint, NULL, "FILE", "save a checkpoint after every epoch", 1, 0},
-        {"resume", FLAG_STR, resume, sizeof resume, NULL, "FILE", "continue the run saved in FILE", 1, 0},
-        {"dkp", FLAG_CHOICE, &dkp, 0, "off|on|auto", "MODE", "reorder aggregation and combination (auto: by cost)", 1, 0},
-        {"feat-norm", FLAG_CHOICE, &feat_norm, 0, "auto|row|none", "MODE", "row-normalise features (auto: if non-negative)", 1, 0},
-        {"no-cache", FLAG_BOOL, &no_cache, 0, NULL, "", "do not read or write the binary dataset cache", 1, 0},
-        {"quiet", FLAG_BOOL, &quiet, 0, NULL, "", "no per-epoch lines", 1, 0},
-        {"backend", FLAG_CHOICE, &backend, 0, "memory|cpu", "NAME", "memory: host only; cpu: virtual devices (implied by the flags below)", 1, 0},
-        {"devices", FLAG_INT, &cfg.devices, 0, NULL, "N", "virtual devices", 1, TOPO_MAX_DEV},
-        {"device-mem", FLAG_STR, device_mem, sizeof device_mem, NULL, "BYTES", "memory cap per device, e.g. 512M or 2G", 1, 0},
-        {"topology", FLAG_STR, cfg.topology, sizeof cfg.topology, NULL, "NAME", "interconnect model (gnnscope topologies)", 1, 0},
-        {"link-scale", FLAG_STR, link_scale, sizeof link_scale, NULL, "auto|X", "link bandwidth factor; auto = host/GPU FLOP/s", 1, 0},
-        {"links", FLAG_CHOICE, &links, 0, "model|native", "MODE", "native: copies are plain memcpys", 1, 0},
-        {"chunks", FLAG_STR, chunks, sizeof chunks, NULL, "P|auto", "vertex intervals; auto = smallest that fits --device-mem", 1, 0},
-        {"order", FLAG_CHOICE, &order, 0, "none|random|metis", "ORDER", "vertex order before chunking", 1, 0},
-        {"selective", FLAG_CHOICE, &selective, 0, "off|on|auto", "MODE", "filter source rows on the host", 1, 0},
-        {"pipeline", FLAG_CHOICE, &pipeline, 0, "off|on", "MODE", "double-buffer copies against compute", 1, 0},
-        {"subchunks", FLAG_INT, &cfg.knobs.subchunks, 0, NULL, "K", "blocks per source interval", 1, 64},
-        {"swap", FLAG_CHOICE, &swap, 0, "off|on", "MODE", "reorder blocks by profiled times (NeuGraph Fig. 6)", 1, 0},
-        {"multidev", FLAG_CHOICE, &multidev, 0, "naive|chain|ring", "MODE", "how devices share source blocks", 1, 0},
-        {"json", FLAG_BOOL, &json, 0, NULL, "", "print a JSON summary as the last line", 1, 0},
-        {"trace", FLAG_STR, trace, sizeof trace, NULL, "FILE.json", "write a Chrome/Perfetto trace of every chunk", 1, 0},
-        {"metrics", FLAG_STR, metrics, sizeof metrics, NULL, "FILE.csv", "write one CSV row per epoch", 1, 0},
-        {"profile", FLAG_CHOICE, &profile, 0, "off|on", "MODE", "record profiler events (on with --trace/--metrics)", 1, 0},
-    };
-    int nflags = (int)(sizeof flags / sizeof flags[0]), help = 0;
+    train_opts_t o;
     gs_err_t err = {0};
-    if (cli_parse("gnnscope train", flags, nflags, argc, argv, &help, &err)) {
+    int help = 0;
+    if (train_opts_parse("gnnscope train", argc, argv, &o, &help, &err)) {
         fprintf(stderr, "gnnscope: error: %s\n", err.msg);
         return 2;
     }
     if (help) {
-        cli_print_help("usage: gnnscope train [flags]\n\nTrains a GNN full-batch on the CPU and reports loss and accuracy.",
-                       flags, nflags);
+        train_opts_help("usage: gnnscope train [flags]\n\nTrains a GNN full-batch and reports loss and accuracy.");
         return 0;
     }
-    cfg.dkp = (dkp_mode_t)dkp;
-    cfg.feat_norm = (feat_norm_t)feat_norm;
-    cfg.use_cache = !no_cache;
-    if (apply_stream_flags(&cfg, argc, argv, backend, device_mem, chunks, link_scale, &err)) {
-        fprintf(stderr, "gnnscope: error: %s\n", err.msg);
-        return 2;
-    }
-    cfg.links_native = links;
-    cfg.order = (order_kind_t)order;
-    cfg.knobs.selective = (selective_t)selective;
-    cfg.knobs.pipeline = pipeline, cfg.knobs.swap = swap, cfg.knobs.multidev = (multidev_t)multidev;
+    train_cfg_t cfg = o.cfg;
+    const char *checkpoint = o.checkpoint, *resume = o.resume, *trace = o.trace, *metrics = o.metrics;
+    int json = o.json, quiet = o.quiet, profile = o.profile;
     static prof_t prof;
     int profiling = profile || trace[0] || metrics[0];
     metrics_csv_t mcsv;

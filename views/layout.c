@@ -13,7 +13,8 @@ void layout_compute(int rows, int cols, layout_t *out)
     out->ok = rows >= LAYOUT_MIN_H && cols >= LAYOUT_MIN_W;
     if (rows < LAYOUT_MIN_H) rows = LAYOUT_MIN_H;
     if (cols < LAYOUT_MIN_W) cols = LAYOUT_MIN_W;
-    int console_h = 3, mid_h = 9, knobs_w = cols >= 120 ? 34 : 28;
+    int console_h = 3, mid_h = 9 + (rows - LAYOUT_MIN_H) / 2, knobs_w = cols >= 120 ? 34 : 28;
+    if (mid_h > 15) mid_h = 15; /* enough for every knob; the rest goes to the timeline */
     out->title = rect(0, 0, 1, cols);
     int timeline_h = rows - 1 - mid_h - console_h;
     out->r[PANEL_TIMELINE] = rect(1, 0, timeline_h, cols);

@@ -1,0 +1,148 @@
+/* console.c - see console.h. */
+#include "console.h"
+
+#include <curses.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <readline/history.h>
+#include <readline/readline.h>
+
+static session_t *sess;
+static int pending_key;
+static int quit_requested;
+static char reply[512];
+static FILE *devnull;
+
+static int getc_hook(FILE *f)
+{
+    (void)f;
+    return pending_key;
+}
+
+static void redisplay_hook(void) {} /* the TUI draws rl_line_buffer itself */
+static int input_available_hook(void) { return 0; } /* keys arrive one at a time from curses */
+static void prep_hook(int meta) { (void)meta; }
+static void deprep_hook(void) {}
+
+void console_set_reply(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(reply, sizeof reply, fmt, ap);
+    va_end(ap);
+}
+
+const char *console_reply(void) { return reply; }
+
+int console_run(const char *line)
+{
+    int rc = session_command(sess, line, reply, sizeof reply);
+    if (rc == 1) quit_requested = 1;
+    return rc;
+}
+
+static void on_line(char *line)
+{
+    if (!line) return;
+    if (*line) {
+        add_history(line);
+        console_run(line);
+    }
+    free(line);
+}
+
+/* Completion: command names first, knob names after set/get. */
+static char *generator(const char *text, int state)
+{
+    static int idx, knobs;
+    static size_t len;
+    if (!state) {
+        idx = 0, len = strlen(text);
+        knobs = strncmp(rl_line_buffer, "set ", 4) == 0 || strncmp(rl_line_buffer, "get ", 4) == 0;
+    }
+    if (knobs) {
+        const knob_desc_t *k = knob_list();
+        while (k[idx].name)
+            if (strncmp(k[idx++].name, text, len) == 0) return strdup(k[idx - 1].name);
+        return NULL;
+    }
+    const char *const *names = session_command_names();
+    while (names[idx])
+        if (strncmp(names[idx++], text, len) == 0) return strdup(names[idx - 1]);
+    return NULL;
+}
+
+static char **complete(const char *text, int start, int end)
+{
+    (void)end;
+    rl_attempted_completion_over = 1;
+    int first_word = 1;
+    for (int i = 0; i < start; i++)
+        if (rl_line_buffer[i] != ' ') first_word = 0;
+    if (!first_word && !(strncmp(rl_line_buffer, "set ", 4) == 0 || strncmp(rl_line_buffer, "get ", 4) == 0)) return NULL;
+    return rl_completion_matches(text, generator);
+}
+
+/* Shows the candidates of an ambiguous completion in the reply line. */
+static void show_matches(char **matches, int n, int max)
+{
+    (void)max;
+    int w = snprintf(reply, sizeof reply, "matches:");
+    for (int i = 1; i <= n && w < (int)sizeof reply; i++) w += snprintf(reply + w, sizeof reply - (size_t)w, " %s", matches[i]);
+}
+
+void console_init(session_t *s)
+{
+    sess = s;
+    devnull = fopen("/dev/null", "w");
+    rl_readline_name = "gnnscope";
+    rl_catch_signals = 0;
+    rl_catch_sigwinch = 0;
+    rl_change_environment = 0;
+    rl_getc_function = getc_hook;
+    rl_redisplay_function = redisplay_hook;
+    rl_input_available_hook = input_available_hook;
+    rl_prep_term_function = prep_hook;
+    rl_deprep_term_function = deprep_hook;
+    rl_outstream = devnull ? devnull : stdout;
+    rl_instream = NULL;
+    rl_attempted_completion_function = complete;
+    rl_completion_display_matches_hook = show_matches;
+    rl_callback_handler_install("", on_line);
+}
+
+void console_shutdown(void)
+{
+    rl_callback_handler_remove();
+    if (devnull) fclose(devnull);
+    devnull = NULL;
+}
+
+int console_key(int ch)
+{
+    switch (ch) { /* curses keys to the control keys readline knows */
+    case KEY_LEFT: ch = 2; break;   /* C-b */
+    case KEY_RIGHT: ch = 6; break;  /* C-f */
+    case KEY_UP: ch = 16; break;    /* C-p */
+    case KEY_DOWN: ch = 14; break;  /* C-n */
+    case KEY_HOME: ch = 1; break;   /* C-a */
+    case KEY_END: ch = 5; break;    /* C-e */
+    case KEY_BACKSPACE: case 8: ch = 127; break;
+    case KEY_DC: ch = rl_end > 0 ? 4 : -1; break; /* C-d, but never EOF on an empty line */
+    case KEY_ENTER: ch = '\n'; break;
+    default: if (ch > 255) ch = -1;
+    }
+    if (ch < 0) return quit_requested;
+    pending_key = ch;
+    rl_callback_read_char();
+    return quit_requested;
+}
+
+const char *console_line(int *cursor)
+{
+    *cursor = rl_point;
+    return rl_line_buffer ? rl_line_buffer : "";
+}

@@ -1,0 +1,22 @@
+/* console.h - the readline command line inside the curses screen. Readline
+ * runs in callback mode: the TUI hands it one key at a time and draws its
+ * line buffer itself, so readline never writes to the terminal. History,
+ * line editing and tab completion of command and knob names come from
+ * readline. A finished line is run through the session's command table. */
+#ifndef GS_CONSOLE_H
+#define GS_CONSOLE_H
+
+#include "session.h"
+
+void console_init(session_t *s);
+void console_shutdown(void);
+/* Feeds one key (a curses key code). Returns 1 if the line asked to quit. */
+int console_key(int ch);
+const char *console_line(int *cursor);
+/* The reply to the last command (also used for status messages). */
+const char *console_reply(void);
+void console_set_reply(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Runs one command line as if typed (scripts). Returns session_command's code. */
+int console_run(const char *line);
+
+#endif

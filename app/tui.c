@@ -1,0 +1,234 @@
+/* tui.c - the workbench's main loop: opens the session (engine thread),
+ * reads keys with a 100 ms timeout (so the screen refreshes at >= 10 Hz
+ * without ever waiting on training), feeds the console, runs scripts, and
+ * draws the views. The terminal is restored on q, Ctrl-C, SIGTERM, errors
+ * and at exit. */
+#include "tui.h"
+
+#include <curses.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../views/draw.h"
+#include "console.h"
+#include "script.h"
+#include "session.h"
+#include "train_opts.h"
+
+static volatile sig_atomic_t got_signal;
+static int curses_up;
+
+static void on_signal(int sig) { got_signal = sig; }
+
+static void restore_terminal(void)
+{
+    if (curses_up) {
+        endwin();
+        curses_up = 0;
+    }
+}
+
+typedef struct {
+    uint64_t span, t_end;
+    int follow, help, focused;
+    double busy_hist[PROF_MAX_DEV][VIEW_HIST];
+    int nhist;
+    uint64_t last_window;
+} ui_t;
+
+static void knob_rows(session_t *s, view_state_t *v)
+{
+    gs_err_t err;
+    v->nknobs = 0;
+    pthread_mutex_lock(&s->lock);
+    for (const knob_desc_t *k = knob_list(); k->name && v->nknobs < 16; k++) {
+        knob_row_t *r = &v->knobs[v->nknobs++];
+        snprintf(r->name, sizeof r->name, "%s", k->name);
+        knob_get(&s->t, k->name, 0, r->value, sizeof r->value, &err);
+        if (knob_get(&s->t, k->name, 1, r->pending, sizeof r->pending, &err) != 1) r->pending[0] = '\0';
+    }
+    pthread_mutex_unlock(&s->lock);
+}
+
+/* Cycles a knob through its values (digit keys). */
+static void toggle(session_t *s, const char *knob, const char *const *values, int n)
+{
+    char cur[64], cmd[128];
+    gs_err_t err;
+    pthread_mutex_lock(&s->lock);
+    if (knob_get(&s->t, knob, 1, cur, sizeof cur, &err) != 1) knob_get(&s->t, knob, 0, cur, sizeof cur, &err);
+    pthread_mutex_unlock(&s->lock);
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (strncmp(cur, values[i], strlen(values[i])) == 0) k = i;
+    snprintf(cmd, sizeof cmd, "set %s %s", knob, values[(k + 1) % n]);
+    console_run(cmd);
+}
+
+static int handle_key(session_t *s, ui_t *u, int ch)
+{
+    static const char *onoff[] = {"off", "on"}, *sel[] = {"off", "on", "auto"}, *md[] = {"naive", "chain", "ring"},
+                      *ord[] = {"none", "random", "metis"};
+    if (u->focused) {
+        if (ch == 27) u->focused = 0; /* Esc leaves the console */
+        else return console_key(ch);
+        return 0;
+    }
+    session_snapshot_t snap;
+    switch (ch) {
+    case 'q': return 1;
+    case ':': u->focused = 1; u->help = 0; break;
+    case '?': u->help = !u->help; break;
+    case 27: u->help = 0; break;
+    case ' ':
+        session_snapshot(s, &snap);
+        console_run(snap.paused ? "resume" : "pause");
+        break;
+    case '1': toggle(s, "selective", sel, 3); break;
+    case '2': toggle(s, "pipeline", onoff, 2); break;
+    case '3': toggle(s, "swap", onoff, 2); break;
+    case '4': toggle(s, "multidev", md, 3); break;
+    case '5': toggle(s, "order", ord, 3); break;
+    case '+': case '=': if (u->span > 100000) u->span /= 2; break;
+    case '-': if (u->span < 600000000000ull) u->span *= 2; break;
+    case KEY_LEFT: u->follow = 0, u->t_end -= u->span / 4; break;
+    case KEY_RIGHT: u->follow = 0, u->t_end += u->span / 4; break;
+    case 'f': u->follow = 1; break;
+    case '\t': break; /* focus cycles between the panels and the console */
+    default: break;
+    }
+    if (ch == '\t') u->focused = !u->focused;
+    return 0;
+}
+
+static int run_loop(session_t *s, script_t *sc)
+{
+    static prof_event_t events[16384];
+    static view_state_t v;
+    static session_snapshot_t snap;
+    ui_t u = {.span = 200000000ull, .follow = 1};
+    layout_t l;
+    int quit = 0;
+    while (!quit && !got_signal) {
+        int ch = getch();
+        if (ch == KEY_RESIZE) clear();
+        else if (ch != ERR) quit = handle_key(s, &u, ch);
+        session_snapshot(s, &snap);
+        if (sc && script_step(sc, snap.nepochs)) quit = 1;
+        if (snap.finished && !sc) quit = 1; /* --max-epochs reached */
+        if (snap.finished && sc && script_done(sc)) quit = 1;
+        memset(&v, 0, sizeof v);
+        prof_get_window(&s->prof, &v.window);
+        if (u.nhist == 0 || v.window.window_s > 0) { /* sample the busy history once per frame */
+            if (u.nhist == VIEW_HIST) {
+                for (int d = 0; d < PROF_MAX_DEV; d++) memmove(u.busy_hist[d], u.busy_hist[d] + 1, sizeof(double) * (VIEW_HIST - 1));
+                u.nhist--;
+            }
+            for (int d = 0; d < PROF_MAX_DEV; d++) u.busy_hist[d][u.nhist] = v.window.busy[d][PL_COMPUTE];
+            u.nhist++;
+        }
+        memcpy(v.busy_hist, u.busy_hist, sizeof v.busy_hist);
+        v.nhist = u.nhist;
+        v.nevents = prof_history(&s->prof, events, 16384);
+        v.events = events;
+        if (u.follow) u.t_end = prof_now_ns();
+        v.t_end = u.t_end, v.span = u.span, v.follow = u.follow;
+        v.epochs = snap.epochs, v.nepochs = snap.nepochs, v.totals = snap.last_totals;
+        v.ndev = snap.streaming ? snap.devices : 0;
+        v.emulated = snap.streaming;
+        snprintf(v.topology, sizeof v.topology, "%s", snap.topology);
+        snprintf(v.title, sizeof v.title, " gnnscope  %s / %s  %s  %s%s  epoch %d%s", snap.dataset, snap.model,
+                 snap.streaming ? "cpu backend:" : "host memory", snap.streaming ? snap.topology : "",
+                 snap.streaming ? " (emulated)" : "", snap.nepochs ? (int)snap.epochs[snap.nepochs - 1].epoch : 0,
+                 snap.failed ? "  ERROR" : snap.paused ? "  PAUSED" : snap.finished ? "  done" : "  running");
+        if (snap.failed && !console_reply()[0]) console_set_reply("error: %s", snap.error);
+        knob_rows(s, &v);
+        snprintf(v.reply, sizeof v.reply, "%s", sc && script_banner(sc)[0] ? script_banner(sc) : console_reply());
+        v.input = u.focused ? console_line(&v.cursor) : NULL;
+        v.help = u.help;
+        v.help_text = session_command_help();
+        layout_compute(LINES, COLS, &l);
+        draw_screen(&l, &v);
+    }
+    return got_signal ? 130 : 0;
+}
+
+int cmd_tui(int argc, char **argv)
+{
+    train_opts_t o;
+    gs_err_t err = {0};
+    int help = 0;
+    if (train_opts_parse("gnnscope tui", argc, argv, &o, &help, &err)) {
+        fprintf(stderr, "gnnscope: error: %s\n", err.msg);
+        return 2;
+    }
+    if (help) {
+        train_opts_help("usage: gnnscope [tui] [train flags] [--max-epochs N] [--script FILE]\n\n"
+                        "Opens the workbench. Without flags: Cora, GCN, 2 emulated devices.");
+        return 0;
+    }
+    int explicit_backend = 0;
+    for (int i = 0; i < argc; i++) explicit_backend |= strncmp(argv[i], "--backend", 9) == 0;
+    if (!o.cfg.stream && !explicit_backend) { /* the default experience: streaming visible at once */
+        o.cfg.stream = 1;
+        o.cfg.devices = 2;
+        snprintf(o.cfg.topology, sizeof o.cfg.topology, "pcie-4gpu-2switch");
+        o.cfg.device_mem = 96 * 1024;
+        o.cfg.knobs.multidev = MD_NAIVE; /* the baseline: key 4 switches to chain and ring */
+    }
+    if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)) {
+        fprintf(stderr, "gnnscope: error: the workbench needs a terminal; for headless runs use 'gnnscope train'\n");
+        return 2;
+    }
+    script_t sc;
+    int have_script = o.script[0] != 0;
+    if (have_script && script_load(&sc, o.script, &err)) {
+        fprintf(stderr, "gnnscope: error: %s\n", err.msg);
+        return 2;
+    }
+    static session_t s;
+    if (session_open(&s, &o.cfg, o.max_epochs, &err)) {
+        fprintf(stderr, "gnnscope: error: %s\n", err.msg);
+        if (have_script) script_free(&sc);
+        return err.code == GS_EINPUT ? 2 : 1;
+    }
+    if (o.trace[0] && prof_trace_start(&s.prof, o.trace, &err)) {
+        session_close(&s);
+        fprintf(stderr, "gnnscope: error: %s\n", err.msg);
+        return 2;
+    }
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+    atexit(restore_terminal);
+    setlocale(LC_ALL, "");
+    initscr();
+    curses_up = 1;
+    cbreak();
+    noecho();
+    keypad(stdscr, TRUE);
+    set_escdelay(25);
+    timeout(100); /* >= 10 frames a second */
+    int color;
+    draw_init_colors(&color);
+    console_init(&s);
+    if (have_script) script_attach(&sc, &s);
+    int rc = run_loop(&s, have_script ? &sc : NULL);
+    console_shutdown();
+    restore_terminal();
+    session_snapshot_t snap;
+    session_snapshot(&s, &snap);
+    session_close(&s); /* finishes the current epoch, flushes the trace */
+    if (have_script) script_free(&sc);
+    if (snap.nepochs)
+        printf("gnnscope: %d epochs, final loss %.4f, test acc %.4f\n", snap.nepochs, snap.epochs[snap.nepochs - 1].loss,
+               snap.epochs[snap.nepochs - 1].test_acc);
+    if (snap.failed) {
+        fprintf(stderr, "gnnscope: error: %s\n", snap.error);
+        return 1;
+    }
+    return rc;
+}

@@ -1,0 +1,229 @@
+/* draw.c - see draw.h. All geometry comes from layout.c, all binning from
+ * timeline_bin.c and all scaling from plot.c; this file only paints. */
+#include "draw.h"
+
+#include <curses.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "plot.h"
+#include "timeline_bin.h"
+
+enum { C_TITLE = 1, C_FWD, C_BWD, C_OPT, C_HEAD, C_WARN };
+static int colors;
+
+void draw_init_colors(int *has_color)
+{
+    colors = has_colors();
+    if (colors) {
+        start_color();
+        use_default_colors();
+        init_pair(C_TITLE, COLOR_BLACK, COLOR_CYAN);
+        init_pair(C_FWD, COLOR_GREEN, -1);
+        init_pair(C_BWD, COLOR_MAGENTA, -1);
+        init_pair(C_OPT, COLOR_YELLOW, -1);
+        init_pair(C_HEAD, COLOR_CYAN, -1);
+        init_pair(C_WARN, COLOR_RED, -1);
+    }
+    *has_color = colors;
+}
+
+static void on(int pair, int attr)
+{
+    if (colors && pair) attron(COLOR_PAIR(pair));
+    if (attr) attron(attr);
+}
+
+static void off(int pair, int attr)
+{
+    if (colors && pair) attroff(COLOR_PAIR(pair));
+    if (attr) attroff(attr);
+}
+
+static void head(rect_t r, const char *text)
+{
+    on(C_HEAD, A_BOLD);
+    mvprintw(r.y, r.x, "%-*.*s", r.w, r.w, text);
+    off(C_HEAD, A_BOLD);
+}
+
+static void line(rect_t r, int row, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void line(rect_t r, int row, const char *fmt, ...)
+{
+    if (row >= r.h) return;
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    mvprintw(r.y + row, r.x, "%-*.*s", r.w - 1, r.w - 1, buf);
+}
+
+static void spark(const double *v, int n, double top, char *out, int width)
+{
+    static const char glyphs[] = " .:-=+*#%@";
+    int lv[VIEW_HIST > 256 ? VIEW_HIST : 256];
+    if (n > width) v += n - width, n = width;
+    plot_levels(v, n, top, 10, lv);
+    for (int i = 0; i < n; i++) out[i] = glyphs[lv[i]];
+    out[n] = '\0';
+}
+
+static void draw_timeline(rect_t r, const view_state_t *v)
+{
+    char hdr[256];
+    snprintf(hdr, sizeof hdr, " Timeline  %.1f ms window%s  (+/- zoom, arrows scroll, f follow)%s", v->span / 1e6,
+             v->follow ? " [live]" : " [frozen]", v->emulated ? "  times emulated" : "");
+    head(r, hdr);
+    int label = 10, width = r.w - label - 1, row = 1;
+    if (width < 10) return;
+    uint8_t cells[512];
+    int32_t cols[512];
+    if (width > 512) width = 512;
+    static const char glyph[PH__COUNT] = {'=', '-', 'o', 'l', 's'};
+    static const int pair[PH__COUNT] = {C_FWD, C_BWD, C_OPT, C_OPT, C_OPT};
+    int zoomed = v->span / (uint64_t)width <= 200000; /* <= 0.2 ms a cell: show chunk columns */
+    for (int d = -1; d < v->ndev && row < r.h; d++) {
+        static const int dev_lanes[] = {PL_H2D, PL_COMPUTE, PL_D2H, PL_D2D};
+        int nl = d < 0 ? 1 : 4;
+        for (int k = 0; k < nl && row < r.h; k++, row++) {
+            int lane = d < 0 ? PL_COMPUTE : dev_lanes[k];
+            char lab[16];
+            if (d < 0) snprintf(lab, sizeof lab, "host cpu");
+            else snprintf(lab, sizeof lab, "d%d %s", d, prof_lane_name((prof_lane_t)lane));
+            mvprintw(r.y + row, r.x, "%-*.*s", label, label, lab);
+            timeline_bin(v->events, v->nevents, d, lane, v->t_end - v->span, v->t_end, width, cells, cols);
+            for (int c = 0; c < width; c++) {
+                if (cells[c] == CELL_EMPTY) {
+                    mvaddch(r.y + row, r.x + label + c, ' ');
+                    continue;
+                }
+                char ch = glyph[cells[c] < PH__COUNT ? cells[c] : 0];
+                if (zoomed && cols[c] >= 0) ch = (char)('0' + cols[c] % 10);
+                on(pair[cells[c] < PH__COUNT ? cells[c] : 0], A_REVERSE * (colors != 0));
+                mvaddch(r.y + row, r.x + label + c, (chtype)ch);
+                off(pair[cells[c] < PH__COUNT ? cells[c] : 0], A_REVERSE * (colors != 0));
+            }
+        }
+    }
+    if (row < r.h) line(r, row, " = forward  - backward  o optimiser   digits: chunk column when zoomed in");
+}
+
+static void draw_util(rect_t r, const view_state_t *v)
+{
+    char hdr[128];
+    snprintf(hdr, sizeof hdr, " Utilisation%s", v->emulated ? " (emulated)" : "");
+    head(r, hdr);
+    const prof_window_t *w = &v->window;
+    line(r, 1, "host cpu busy %3.0f%%", 100 * w->busy[0][PL_COMPUTE]);
+    int row = 2;
+    for (int d = 0; d < v->ndev && row + 1 < r.h; d++) {
+        char h2d[32], d2h[32], d2d[32], sp[VIEW_HIST + 1];
+        plot_rate(w->bytes_per_s[d + 1][PL_H2D], h2d, sizeof h2d);
+        plot_rate(w->bytes_per_s[d + 1][PL_D2H], d2h, sizeof d2h);
+        plot_rate(w->bytes_per_s[d + 1][PL_D2D], d2d, sizeof d2d);
+        spark(v->busy_hist[d + 1], v->nhist, 1.0, sp, r.w - 18 > 0 ? (r.w - 18 < VIEW_HIST ? r.w - 18 : VIEW_HIST) : 1);
+        line(r, row++, "d%d busy %3.0f%% %s", d, 100 * w->busy[d + 1][PL_COMPUTE], sp);
+        line(r, row++, "   in %s out %s peer %s", h2d, d2h, d2d);
+    }
+}
+
+static void draw_train(rect_t r, const view_state_t *v)
+{
+    head(r, " Training");
+    if (v->nepochs == 0) {
+        line(r, 1, "loading and starting...");
+        return;
+    }
+    const epoch_stats_t *e = &v->epochs[v->nepochs - 1];
+    double ms[VIEW_HIST], top = 0;
+    int n = v->nepochs < VIEW_HIST ? v->nepochs : VIEW_HIST;
+    for (int i = 0; i < n; i++) {
+        ms[i] = v->epochs[v->nepochs - n + i].epoch_ms;
+        if (ms[i] > top) top = ms[i];
+    }
+    char sp[VIEW_HIST + 1];
+    spark(ms, n, plot_nice_max(top), sp, r.w - 22 > 0 ? (r.w - 22 < VIEW_HIST ? r.w - 22 : VIEW_HIST) : 1);
+    line(r, 1, "epoch %lld  loss %.4f", (long long)e->epoch, e->loss);
+    line(r, 2, "acc train %.3f val %.3f test %.3f", e->train_acc, e->val_acc, e->test_acc);
+    line(r, 3, "epoch %7.1f ms %s", e->epoch_ms, sp);
+    const prof_totals_t *t = &v->totals;
+    double dev_comp = 0, copy = 0;
+    for (int d = 1; d < PROF_MAX_DEV; d++) {
+        dev_comp += t->busy_s[d][PL_COMPUTE];
+        copy += t->busy_s[d][PL_H2D] + t->busy_s[d][PL_D2H] + t->busy_s[d][PL_D2D];
+    }
+    double host = t->busy_s[0][PL_COMPUTE] * 1e3, total = e->epoch_ms + e->eval_ms;
+    double wait = total - host - dev_comp * 1e3 * (1 - e->overlap) - copy * 1e3 * (1 - e->overlap);
+    line(r, 4, "compute host %.1f ms  devices %.1f ms", host, dev_comp * 1e3);
+    line(r, 5, "transfer %.1f ms (%.0f%% hidden)  filter 0  comm 0", copy * 1e3, 100 * e->overlap);
+    line(r, 6, "wait %.1f ms   h2d %.2f MB  d2d %.2f MB", wait > 0 ? wait : 0, e->h2d_bytes / 1e6, e->d2d_bytes / 1e6);
+}
+
+static void draw_knobs(rect_t r, const view_state_t *v)
+{
+    head(r, " Knobs (1-5 toggle, :set)");
+    for (int i = 0; i < v->nknobs && i + 1 < r.h; i++) {
+        const knob_row_t *k = &v->knobs[i];
+        if (k->pending[0]) {
+            line(r, i + 1, "%-10s %s -> %s", k->name, k->value, k->pending);
+            on(C_WARN, 0);
+            mvprintw(r.y + i + 1, r.x + r.w - 7, "pending");
+            off(C_WARN, 0);
+        } else {
+            line(r, i + 1, "%-10s %s", k->name, k->value);
+        }
+    }
+}
+
+static void draw_console(rect_t r, const view_state_t *v)
+{
+    head(r, " Console");
+    line(r, 1, "%s", v->reply);
+    if (v->input) {
+        line(r, 2, ":%s", v->input);
+        move(r.y + 2, r.x + 1 + v->cursor);
+    } else {
+        line(r, 2, "press : for commands, ? for help, space pause, q quit");
+    }
+}
+
+static void draw_help(const view_state_t *v)
+{
+    int h = LINES - 4, w = COLS - 10;
+    if (h < 10 || w < 40) return;
+    for (int i = 0; i < h; i++) mvprintw(2 + i, 5, "%-*s", w, "");
+    on(C_TITLE, 0);
+    mvprintw(2, 5, "%-*s", w, " Help (? or Esc closes)");
+    off(C_TITLE, 0);
+    const char *keys[] = {"q quit   space pause/resume   : console   Esc leave console   Tab next panel",
+                          "1 selective  2 pipeline  3 swap  4 multidev  5 order   (apply at the next epoch)",
+                          "+/- zoom the timeline   left/right scroll (freezes)   f follow live", "", "Commands:"};
+    int row = 3;
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0] && row < 2 + h; i++) mvprintw(row++, 7, "%.*s", w - 4, keys[i]);
+    const char *p = v->help_text;
+    while (p && *p && row < 2 + h) {
+        const char *nl = strchr(p, '\n');
+        int n = nl ? (int)(nl - p) : (int)strlen(p);
+        mvprintw(row++, 9, "%.*s", n < w - 6 ? n : w - 6, p);
+        p = nl ? nl + 1 : NULL;
+    }
+}
+
+void draw_screen(const layout_t *l, const view_state_t *v)
+{
+    erase();
+    on(C_TITLE, colors ? 0 : A_REVERSE);
+    mvprintw(l->title.y, l->title.x, "%-*.*s", l->title.w, l->title.w, v->title);
+    off(C_TITLE, colors ? 0 : A_REVERSE);
+    if (!l->ok) mvprintw(1, 0, "terminal smaller than %dx%d: some panels are cut", LAYOUT_MIN_W, LAYOUT_MIN_H);
+    draw_timeline(l->r[PANEL_TIMELINE], v);
+    draw_util(l->r[PANEL_UTIL], v);
+    draw_train(l->r[PANEL_TRAIN], v);
+    draw_knobs(l->r[PANEL_KNOBS], v);
+    draw_console(l->r[PANEL_CONSOLE], v);
+    if (v->help) draw_help(v);
+    curs_set(v->input ? 1 : 0);
+    refresh();
+}

@@ -1,0 +1,39 @@
+/* view_state.h - everything the views draw, gathered by the app from the
+ * session snapshot and the profiler each frame. The views read only this. */
+#ifndef GS_VIEW_STATE_H
+#define GS_VIEW_STATE_H
+
+#include <stdint.h>
+
+#include "../engine/train.h"
+#include "../profiler/profiler.h"
+
+#define VIEW_HIST 64
+
+typedef struct {
+    char name[24], value[48], pending[48];
+} knob_row_t;
+
+typedef struct {
+    char title[256];
+    const epoch_stats_t *epochs;
+    int nepochs;
+    prof_totals_t totals; /* of the last epoch */
+    knob_row_t knobs[16];
+    int nknobs;
+    prof_window_t window;
+    double busy_hist[PROF_MAX_DEV][VIEW_HIST]; /* compute busy fraction per device, oldest first */
+    int nhist, ndev, emulated;
+    char topology[32];
+    const prof_event_t *events;
+    int nevents;
+    uint64_t t_end, span; /* the timeline window [t_end - span, t_end) in ns */
+    int follow;
+    char reply[512];
+    const char *input; /* the console line being edited, or NULL when not focused */
+    int cursor;
+    int help, color;
+    const char *help_text;
+} view_state_t;
+
+#endif
