@@ -9,7 +9,7 @@ OPT      ?= -O3
 WARN     := -Wall -Wextra -Wshadow -Wmissing-prototypes -Wno-format-truncation
 SAN      ?=
 CFLAGS   += $(OPT) $(ARCH) $(SAN) -std=c11 -D_GNU_SOURCE -pthread -g $(WARN) -MMD -MP \
-            -DGS_DATADIR='"$(CURDIR)/datasets"'
+            -DGS_DATADIR='"$(CURDIR)/datasets"' -DGS_DEMODIR='"$(CURDIR)/demos"'
 ifeq ($(WERROR),1)
 CFLAGS   += -Werror
 endif
@@ -85,6 +85,8 @@ install: gnnscope
 	install -D -m 755 gnnscope $(DESTDIR)$(PREFIX)/bin/gnnscope
 	mkdir -p $(DESTDIR)$(PREFIX)/share/gnnscope/datasets
 	cp -r datasets/cora $(DESTDIR)$(PREFIX)/share/gnnscope/datasets/
+	mkdir -p $(DESTDIR)$(PREFIX)/share/gnnscope/demos
+	cp demos/*.gs $(DESTDIR)$(PREFIX)/share/gnnscope/demos/
 
 clean:
 	rm -rf build build-asan gnnscope gnnscope-asan

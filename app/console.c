@@ -37,8 +37,20 @@ void console_set_reply(const char *fmt, ...)
 
 const char *console_reply(void) { return reply; }
 
+static int (*source_handler)(const char *path, char *reply, int n);
+
+void console_set_source_handler(int (*fn)(const char *path, char *reply, int n)) { source_handler = fn; }
+
+void console_attach(session_t *s) { sess = s; }
+
 int console_run(const char *line)
 {
+    while (*line == ' ') line++;
+    if (strncmp(line, "source ", 7) == 0 && source_handler) {
+        const char *path = line + 7;
+        while (*path == ' ') path++;
+        return source_handler(path, reply, sizeof reply);
+    }
     int rc = session_command(sess, line, reply, sizeof reply);
     if (rc == 1) quit_requested = 1;
     return rc;
@@ -54,7 +66,17 @@ static void on_line(char *line)
     free(line);
 }
 
-/* Completion: command names first, knob names after set/get. */
+/* Completion candidates: command names (plus "source"), or knob names
+ * after set/get. */
+static const char *candidate(int i, int knobs)
+{
+    if (knobs) return knob_list()[i].name;
+    const char *const *names = session_command_names();
+    int n = 0;
+    while (names[n]) n++;
+    return i < n ? names[i] : i == n ? "source" : NULL;
+}
+
 static char *generator(const char *text, int state)
 {
     static int idx, knobs;
@@ -63,15 +85,10 @@ static char *generator(const char *text, int state)
         idx = 0, len = strlen(text);
         knobs = strncmp(rl_line_buffer, "set ", 4) == 0 || strncmp(rl_line_buffer, "get ", 4) == 0;
     }
-    if (knobs) {
-        const knob_desc_t *k = knob_list();
-        while (k[idx].name)
-            if (strncmp(k[idx++].name, text, len) == 0) return strdup(k[idx - 1].name);
-        return NULL;
+    for (const char *c; (c = candidate(idx, knobs)) != NULL;) {
+        idx++;
+        if (strncmp(c, text, len) == 0) return strdup(c);
     }
-    const char *const *names = session_command_names();
-    while (names[idx])
-        if (strncmp(names[idx++], text, len) == 0) return strdup(names[idx - 1]);
     return NULL;
 }
 
@@ -96,7 +113,7 @@ static void show_matches(char **matches, int n, int max)
 
 void console_init(session_t *s)
 {
-    sess = s;
+    console_attach(s);
     devnull = fopen("/dev/null", "w");
     rl_readline_name = "gnnscope";
     rl_catch_signals = 0;

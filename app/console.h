@@ -9,6 +9,10 @@
 #include "session.h"
 
 void console_init(session_t *s);
+/* Sets the session for console_run without touching readline (headless). */
+void console_attach(session_t *s);
+/* Called for "source FILE" lines (the TUI loads the script). */
+void console_set_source_handler(int (*fn)(const char *path, char *reply, int n));
 void console_shutdown(void);
 /* Feeds one key (a curses key code). Returns 1 if the line asked to quit. */
 int console_key(int ch);

@@ -15,6 +15,7 @@ static void usage(FILE *f)
             "  train    train a GNN full-batch and report loss and accuracy\n"
             "  gen      generate a synthetic power-law graph (OGB raw layout)\n"
             "  topologies  list the interconnect models of the device emulation\n"
+            "  demo     list the classroom demos; demo NAME runs one\n"
             "  help     show this help\n\n"
             "Run 'gnnscope COMMAND --help' for the flags of a command.\n");
 }
@@ -27,6 +28,7 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "train") == 0) return cmd_train(argc - 2, argv + 2);
     if (strcmp(cmd, "gen") == 0) return cmd_gen(argc - 2, argv + 2);
     if (strcmp(cmd, "topologies") == 0) return cmd_topologies(argc - 2, argv + 2);
+    if (strcmp(cmd, "demo") == 0) return cmd_demo(argc - 2, argv + 2);
     if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
         usage(stdout);
         return 0;

@@ -42,10 +42,15 @@ int metrics_add(metrics_csv_t *m, const epoch_stats_t *st, const prof_totals_t *
     }
     memcpy(m->rows + m->len, row, (size_t)n + 1);
     m->len += (size_t)n;
+    return m->path[0] ? metrics_write(m, m->path, err) : GS_OK;
+}
+
+int metrics_write(const metrics_csv_t *m, const char *path, gs_err_t *err)
+{
     char tmp[4200];
-    FILE *f = atomic_fopen(m->path, tmp, sizeof tmp, err);
+    FILE *f = atomic_fopen(path, tmp, sizeof tmp, err);
     if (!f) return err->code;
     fputs(HEADER, f);
-    fwrite(m->rows, 1, m->len, f);
-    return atomic_fclose(f, tmp, m->path, err);
+    if (m->len) fwrite(m->rows, 1, m->len, f);
+    return atomic_fclose(f, tmp, path, err);
 }

@@ -13,9 +13,12 @@ typedef struct {
     size_t len, cap;
 } metrics_csv_t;
 
+/* path may be empty: rows are then only kept in memory (for export). */
 void metrics_init(metrics_csv_t *m, const char *path);
-/* Appends the epoch's row and rewrites the file. */
+/* Appends the epoch's row and, with a path, rewrites the file. */
 int metrics_add(metrics_csv_t *m, const epoch_stats_t *st, const prof_totals_t *pt, gs_err_t *err);
+/* Writes every row so far to path, atomically. */
+int metrics_write(const metrics_csv_t *m, const char *path, gs_err_t *err);
 void metrics_free(metrics_csv_t *m);
 
 #endif

@@ -12,7 +12,10 @@ static void publish(session_t *s, const epoch_stats_t *st, int failed, const cha
 {
     prof_totals_t pt;
     prof_take_totals(&s->prof, &pt);
+    gs_err_t err, merr;
+    if (st && s->checkpoint[0] && trainer_save(&s->t, s->checkpoint, &err)) failed = 1, error = err.msg;
     pthread_mutex_lock(&s->snap_lock);
+    if (st && metrics_add(&s->metrics, st, &pt, &merr)) failed = 1, error = merr.msg;
     session_snapshot_t *p = &s->snap;
     if (st) {
         if (p->nepochs == SESSION_HISTORY) {
@@ -57,9 +60,12 @@ static void *engine_main(void *arg)
     return NULL;
 }
 
-int session_open(session_t *s, train_cfg_t *cfg, long max_epochs, gs_err_t *err)
+int session_open(session_t *s, train_cfg_t *cfg, long max_epochs, const char *checkpoint, const char *metrics,
+                 gs_err_t *err)
 {
     memset(s, 0, sizeof *s);
+    snprintf(s->checkpoint, sizeof s->checkpoint, "%s", checkpoint ? checkpoint : "");
+    metrics_init(&s->metrics, metrics ? metrics : "");
     pthread_mutex_init(&s->lock, NULL);
     pthread_mutex_init(&s->snap_lock, NULL);
     pthread_cond_init(&s->wake, NULL);
@@ -96,6 +102,7 @@ void session_close(session_t *s)
     prof_trace_stop(&s->prof, &ignored);
     trainer_close(&s->t);
     prof_shutdown(&s->prof);
+    metrics_free(&s->metrics);
     s->started = 0;
 }
 
@@ -238,6 +245,20 @@ static int c_checkpoint(session_t *s, int argc, char **argv, char *r, int n)
     return rc;
 }
 
+static int c_export(session_t *s, int argc, char **argv, char *r, int n)
+{
+    if (argc != 3 || strcmp(argv[1], "metrics") != 0) {
+        snprintf(r, (size_t)n, "export: usage: export metrics FILE");
+        return GS_EINPUT;
+    }
+    gs_err_t err;
+    pthread_mutex_lock(&s->snap_lock); /* the engine appends rows under the snapshot lock */
+    int rc = metrics_write(&s->metrics, argv[2], &err);
+    pthread_mutex_unlock(&s->snap_lock);
+    snprintf(r, (size_t)n, rc ? "%s" : "metrics written to %s", rc ? err.msg : argv[2]);
+    return rc;
+}
+
 static int c_quit(session_t *s, int argc, char **argv, char *r, int n)
 {
     (void)s, (void)argc, (void)argv;
@@ -261,6 +282,7 @@ static const struct {
     {"knobs", c_knobs, "list the knobs"},
     {"trace", c_trace, "trace start FILE | trace stop"},
     {"checkpoint", c_checkpoint, "checkpoint save FILE"},
+    {"export", c_export, "export metrics FILE: one CSV row per epoch so far"},
     {"help", c_help, "list the commands"},
     {"quit", c_quit, "leave (the current epoch finishes)"},
 };

@@ -11,6 +11,7 @@
 #include "../engine/knobs.h"
 #include "../engine/train.h"
 #include "../profiler/profiler.h"
+#include "metrics_csv.h"
 
 #define SESSION_HISTORY 512
 
@@ -36,10 +37,13 @@ typedef struct {
     int paused, quit, started;
     long steps;                /* epochs to run while paused (step / run N) */
     long max_epochs;           /* stop after this many (0 = no limit) */
-    char trace_path[4096];
+    char checkpoint[4096];     /* saved after every epoch when set */
+    metrics_csv_t metrics;     /* every epoch's row; written each epoch when it has a path */
 } session_t;
 
-int session_open(session_t *s, train_cfg_t *cfg, long max_epochs, gs_err_t *err);
+/* checkpoint and metrics may be empty. */
+int session_open(session_t *s, train_cfg_t *cfg, long max_epochs, const char *checkpoint, const char *metrics,
+                 gs_err_t *err);
 /* Asks the engine to stop after the current epoch and joins it. */
 void session_close(session_t *s);
 void session_snapshot(session_t *s, session_snapshot_t *out);

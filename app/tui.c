@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../views/draw.h"
@@ -20,6 +21,26 @@
 #include "train_opts.h"
 
 static volatile sig_atomic_t got_signal;
+static script_t active_script; /* the running script, if any (--script or source) */
+static int have_active;
+static session_t *tui_session;
+
+/* "source FILE" from the console: replaces the running script. */
+static int source_script(const char *path, char *reply, int n)
+{
+    gs_err_t err;
+    script_t next;
+    if (script_load(&next, path, &err)) {
+        snprintf(reply, (size_t)n, "%s", err.msg);
+        return GS_EINPUT;
+    }
+    if (have_active) script_free(&active_script);
+    active_script = next;
+    script_attach(&active_script, tui_session);
+    have_active = 1;
+    snprintf(reply, (size_t)n, "running %s", path);
+    return 0;
+}
 static int curses_up;
 
 static void on_signal(int sig) { got_signal = sig; }
@@ -105,7 +126,7 @@ static int handle_key(session_t *s, ui_t *u, int ch)
     return 0;
 }
 
-static int run_loop(session_t *s, script_t *sc)
+static int run_loop(session_t *s)
 {
     static prof_event_t events[16384];
     static view_state_t v;
@@ -118,9 +139,9 @@ static int run_loop(session_t *s, script_t *sc)
         if (ch == KEY_RESIZE) clear();
         else if (ch != ERR) quit = handle_key(s, &u, ch);
         session_snapshot(s, &snap);
+        script_t *sc = have_active ? &active_script : NULL;
         if (sc && script_step(sc, snap.nepochs)) quit = 1;
-        if (snap.finished && !sc) quit = 1; /* --max-epochs reached */
-        if (snap.finished && sc && script_done(sc)) quit = 1;
+        if (snap.finished) quit = 1; /* --max-epochs reached */
         memset(&v, 0, sizeof v);
         prof_get_window(&s->prof, &v.window);
         if (u.nhist == 0 || v.window.window_s > 0) { /* sample the busy history once per frame */
@@ -157,6 +178,48 @@ static int run_loop(session_t *s, script_t *sc)
     return got_signal ? 130 : 0;
 }
 
+/* A script without a terminal (classroom rehearsal, tests): says and
+ * replies are printed as lines; stops when the script and its waits are
+ * done, or at --max-epochs. */
+static int run_headless(session_t *s)
+{
+    session_snapshot_t *snap = malloc(sizeof *snap);
+    char last_banner[512] = "", last_reply[512] = "";
+    int quit = 0;
+    console_attach(s);
+    while (!quit && !got_signal) {
+        session_snapshot(s, snap);
+        if (script_step(&active_script, snap->nepochs)) quit = 1;
+        if (strcmp(script_banner(&active_script), last_banner) != 0) {
+            snprintf(last_banner, sizeof last_banner, "%s", script_banner(&active_script));
+            printf("%s\n", last_banner);
+        }
+        if (strcmp(console_reply(), last_reply) != 0) {
+            snprintf(last_reply, sizeof last_reply, "%s", console_reply());
+            printf("   %s\n", last_reply);
+        }
+        if (snap->nepochs) {
+            const epoch_stats_t *e = &snap->epochs[snap->nepochs - 1];
+            static int64_t shown;
+            if (e->epoch != shown)
+                printf("epoch %4lld  loss %.4f  test %.4f  %.1f ms  h2d %.2f MB  d2d %.2f MB\n", (long long)e->epoch,
+                       e->loss, e->test_acc, e->epoch_ms, e->h2d_bytes / 1e6, e->d2d_bytes / 1e6);
+            shown = e->epoch;
+        }
+        fflush(stdout);
+        if (snap->failed) break;
+        if (snap->finished || script_done(&active_script)) quit = 1;
+        struct timespec nap = {0, 20000000};
+        nanosleep(&nap, NULL);
+    }
+    int failed = snap->failed;
+    if (failed) fprintf(stderr, "gnnscope: error: %s\n", snap->error);
+    free(snap);
+    session_close(s);
+    script_free(&active_script);
+    return failed ? 1 : got_signal ? 130 : 0;
+}
+
 int cmd_tui(int argc, char **argv)
 {
     train_opts_t o;
@@ -180,20 +243,21 @@ int cmd_tui(int argc, char **argv)
         o.cfg.device_mem = 96 * 1024;
         o.cfg.knobs.multidev = MD_NAIVE; /* the baseline: key 4 switches to chain and ring */
     }
-    if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)) {
+    int tty = isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
+    if (!tty && !o.script[0]) {
         fprintf(stderr, "gnnscope: error: the workbench needs a terminal; for headless runs use 'gnnscope train'\n");
         return 2;
     }
-    script_t sc;
-    int have_script = o.script[0] != 0;
-    if (have_script && script_load(&sc, o.script, &err)) {
+    if (o.script[0] && script_load(&active_script, o.script, &err)) {
         fprintf(stderr, "gnnscope: error: %s\n", err.msg);
         return 2;
     }
+    have_active = o.script[0] != 0;
     static session_t s;
-    if (session_open(&s, &o.cfg, o.max_epochs, &err)) {
+    tui_session = &s;
+    if (session_open(&s, &o.cfg, o.max_epochs, o.checkpoint, o.metrics, &err)) {
         fprintf(stderr, "gnnscope: error: %s\n", err.msg);
-        if (have_script) script_free(&sc);
+        if (have_active) script_free(&active_script);
         return err.code == GS_EINPUT ? 2 : 1;
     }
     if (o.trace[0] && prof_trace_start(&s.prof, o.trace, &err)) {
@@ -203,6 +267,9 @@ int cmd_tui(int argc, char **argv)
     }
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
+    console_set_source_handler(source_script);
+    if (have_active) script_attach(&active_script, &s);
+    if (!tty) return run_headless(&s);
     atexit(restore_terminal);
     setlocale(LC_ALL, "");
     initscr();
@@ -215,14 +282,13 @@ int cmd_tui(int argc, char **argv)
     int color;
     draw_init_colors(&color);
     console_init(&s);
-    if (have_script) script_attach(&sc, &s);
-    int rc = run_loop(&s, have_script ? &sc : NULL);
+    int rc = run_loop(&s);
     console_shutdown();
     restore_terminal();
     session_snapshot_t snap;
     session_snapshot(&s, &snap);
     session_close(&s); /* finishes the current epoch, flushes the trace */
-    if (have_script) script_free(&sc);
+    if (have_active) script_free(&active_script);
     if (snap.nepochs)
         printf("gnnscope: %d epochs, final loss %.4f, test acc %.4f\n", snap.nepochs, snap.epochs[snap.nepochs - 1].loss,
                snap.epochs[snap.nepochs - 1].test_acc);

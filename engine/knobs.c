@@ -11,6 +11,7 @@
 
 static const knob_desc_t knobs[] = {
     {"lr", "a number > 0", "next epoch"},
+    {"dkp", "off|on|auto", "next epoch (rebuilds the op program)"},
     {"selective", "off|on|auto", "next epoch"},
     {"pipeline", "off|on", "next epoch"},
     {"swap", "off|on", "next epoch"},
@@ -61,6 +62,9 @@ int knob_set(trainer_t *t, const char *name, const char *value, gs_err_t *err)
         double v = strtod(value, &end);
         if (!*value || *end || !(v > 0) || v > 10) return bad(err, k, value);
         c.lr = (float)v;
+    } else if (!strcmp(name, "dkp")) {
+        if ((i = gs_choice_index("off|on|auto", value)) < 0) return bad(err, k, value);
+        c.dkp = (dkp_mode_t)i;
     } else if (!strcmp(name, "selective")) {
         if ((i = gs_choice_index("off|on|auto", value)) < 0) return bad(err, k, value);
         c.knobs.selective = (selective_t)i;
@@ -100,7 +104,7 @@ int knob_set(trainer_t *t, const char *name, const char *value, gs_err_t *err)
         if ((i = gs_choice_index("model|native", value)) < 0) return bad(err, k, value);
         c.links_native = i;
     }
-    if (strcmp(name, "lr") != 0) c.stream = 1; /* a device knob turns the streaming engine on */
+    if (strcmp(name, "lr") != 0 && strcmp(name, "dkp") != 0) c.stream = 1; /* a device knob turns streaming on */
     t->pending = c;
     t->has_pending = 1;
     return GS_OK;
@@ -109,6 +113,7 @@ int knob_set(trainer_t *t, const char *name, const char *value, gs_err_t *err)
 static void format(const train_cfg_t *c, const trainer_t *t, const char *name, char *out, size_t n)
 {
     if (!strcmp(name, "lr")) snprintf(out, n, "%g", c->lr);
+    else if (!strcmp(name, "dkp")) gs_choice_name("off|on|auto", c->dkp, out, (int)n);
     else if (!strcmp(name, "selective")) gs_choice_name("off|on|auto", c->knobs.selective, out, (int)n);
     else if (!strcmp(name, "pipeline")) gs_choice_name("off|on", c->knobs.pipeline, out, (int)n);
     else if (!strcmp(name, "swap")) gs_choice_name("off|on", c->knobs.swap, out, (int)n);
@@ -161,7 +166,19 @@ int knob_apply(trainer_t *t, gs_err_t *err)
     if (!t->has_pending) return GS_OK;
     train_cfg_t old = t->cfg, want = t->pending;
     t->has_pending = 0;
-    if (!structural(&old, &want)) {
+    int reopen = 0;
+    if (want.dkp != old.dkp) { /* new gather widths: re-plan the chunks too */
+        reopen = t->backend != NULL;
+        t->cfg.dkp = want.dkp;
+        int rc = trainer_rebuild_program(t, err);
+        if (rc) {
+            t->cfg.dkp = old.dkp;
+            gs_err_t ignored;
+            trainer_rebuild_program(t, &ignored);
+            return rc;
+        }
+    }
+    if (!reopen && !structural(&old, &want)) {
         t->cfg = want;
         t->streamer.kn = want.knobs;
         return GS_OK;
@@ -175,6 +192,7 @@ int knob_apply(trainer_t *t, gs_err_t *err)
         trainer_stream_close(t);
         t->ex.stream = NULL;
         t->cfg = old;
+        if (want.dkp != old.dkp) trainer_rebuild_program(t, &ignored);
         if (trainer_stream_open(t, &ignored) != GS_OK) {
             trainer_stream_close(t);
             t->ex.stream = NULL;

@@ -59,6 +59,27 @@ static void normalise_features(tensor_t *x, feat_norm_t mode)
     }
 }
 
+int trainer_rebuild_program(trainer_t *t, gs_err_t *err)
+{
+    program_t prog;
+    model_cfg_t mc = {t->ds.f, t->ds.c, t->cfg.hidden, t->cfg.layers, t->cfg.heads, t->cfg.dropout};
+    int rc = model_build(&prog, t->model, &mc, t->g.ntypes, err);
+    if (rc) {
+        prog_free(&prog);
+        return rc;
+    }
+    streamer_t *stream = t->ex.stream;
+    exec_free(&t->ex);
+    prog_free(&t->prog);
+    t->prog = prog;
+    t->ndkp = dkp_rewrite(&t->prog, t->cfg.dkp, t->g.n, t->g.m, t->dkp, 64);
+    if ((rc = exec_init(&t->ex, &t->prog, &t->g, &t->params, t->cfg.seed, err))) return rc;
+    t->ex.stream = stream;
+    t->ex.on_op = t->cfg.on_op;
+    t->ex.op_user = t->cfg.observer;
+    return GS_OK;
+}
+
 void trainer_load_features(trainer_t *t)
 {
     memcpy(t->x.data, t->ds.feat, tensor_bytes(&t->x));

@@ -94,6 +94,9 @@ typedef struct {
 } trainer_t;
 
 int trainer_open(trainer_t *t, const train_cfg_t *cfg, gs_err_t *err);
+/* Rebuilds the op program (after a DKP change) and its executor; the
+ * parameters and the optimiser state are kept. */
+int trainer_rebuild_program(trainer_t *t, gs_err_t *err);
 /* (Re)fills t->x from the dataset's features, normalised per cfg. */
 void trainer_load_features(trainer_t *t);
 void trainer_close(trainer_t *t);

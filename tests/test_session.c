@@ -48,7 +48,7 @@ static void test_commands_drive_the_engine(void **state)
     session_t s;
     gs_err_t err;
     char r[512];
-    if (session_open(&s, &cfg, 0, &err)) fail_msg("%s", err.msg);
+    if (session_open(&s, &cfg, 0, NULL, NULL, &err)) fail_msg("%s", err.msg);
     assert_int_equal(session_command(&s, "pause", r, sizeof r), 0);
     int before = wait_epochs(&s, 1);
     assert_int_equal(session_command(&s, "step", r, sizeof r), 0);
@@ -78,6 +78,23 @@ static void test_commands_drive_the_engine(void **state)
     wait_epochs(&s, snap.nepochs + 1);
     session_snapshot(&s, &snap);
     assert_int_equal(snap.chunks, 3);
+    assert_false(snap.failed);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/m.csv", gen.work_dir);
+    char cmd[4300];
+    snprintf(cmd, sizeof cmd, "export metrics %s", path);
+    assert_int_equal(session_command(&s, cmd, r, sizeof r), 0);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    int lines = 0;
+    for (int c; (c = fgetc(f)) != EOF;) lines += c == '\n';
+    fclose(f);
+    session_snapshot(&s, &snap);
+    assert_true(lines >= snap.nepochs + 1); /* header and a row per epoch (more may have finished since) */
+    assert_int_equal(session_command(&s, "set dkp off", r, sizeof r), 0);
+    assert_int_equal(session_command(&s, "step", r, sizeof r), 0);
+    wait_epochs(&s, snap.nepochs + 1);
+    session_snapshot(&s, &snap);
     assert_false(snap.failed);
     assert_int_equal(session_command(&s, "quit", r, sizeof r), 1);
     session_close(&s);
