@@ -128,7 +128,7 @@ static int handle_key(session_t *s, ui_t *u, int ch)
 
 static int run_loop(session_t *s)
 {
-    static prof_event_t events[16384];
+    static prof_event_t events[4096];
     static view_state_t v;
     static session_snapshot_t snap;
     ui_t u = {.span = 200000000ull, .follow = 1};
@@ -154,7 +154,7 @@ static int run_loop(session_t *s)
         }
         memcpy(v.busy_hist, u.busy_hist, sizeof v.busy_hist);
         v.nhist = u.nhist;
-        v.nevents = prof_history(&s->prof, events, 16384);
+        v.nevents = prof_history(&s->prof, events, 4096);
         v.events = events;
         if (u.follow) u.t_end = prof_now_ns();
         v.t_end = u.t_end, v.span = u.span, v.follow = u.follow;
