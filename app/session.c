@@ -24,6 +24,7 @@ static void publish(session_t *s, const epoch_stats_t *st, int failed, const cha
         }
         p->epochs[p->nepochs++] = *st;
         p->last_totals = pt;
+        p->failed = 0; /* training goes on: an earlier error is history */
     }
     if (failed) {
         p->failed = 1;
@@ -33,6 +34,28 @@ static void publish(session_t *s, const epoch_stats_t *st, int failed, const cha
     p->link_scale = s->t.link_scale;
     snprintf(p->topology, sizeof p->topology, "%s", s->t.cfg.topology);
     pthread_mutex_unlock(&s->snap_lock);
+}
+
+/* load / model: reopens the trainer with s->reload (weights start fresh);
+ * on failure the previous configuration is reopened. Lock held. */
+static int reload(session_t *s, gs_err_t *err)
+{
+    train_cfg_t old = s->t.cfg;
+    s->reload_pending = 0;
+    trainer_close(&s->t);
+    int rc = trainer_open(&s->t, &s->reload, err);
+    if (rc) {
+        gs_err_t ignored;
+        trainer_close(&s->t);
+        if (trainer_open(&s->t, &old, &ignored)) return rc; /* the old run no longer opens either */
+    } else {
+        pthread_mutex_lock(&s->snap_lock);
+        s->snap.nepochs = 0;
+        snprintf(s->snap.dataset, sizeof s->snap.dataset, "%s", s->t.ds.name);
+        snprintf(s->snap.model, sizeof s->snap.model, "%s", s->t.cfg.model);
+        pthread_mutex_unlock(&s->snap_lock);
+    }
+    return rc;
 }
 
 static void *engine_main(void *arg)
@@ -45,7 +68,8 @@ static void *engine_main(void *arg)
         if (s->max_epochs && s->t.epoch >= s->max_epochs) break;
         if (s->steps > 0) s->steps--;
         gs_err_t err = {0};
-        int rc = knob_apply(&s->t, &err); /* under the lock: knob_set cannot race it */
+        int rc = s->reload_pending ? reload(s, &err) : GS_OK;
+        if (!rc) rc = knob_apply(&s->t, &err); /* under the lock: knob_set cannot race it */
         pthread_mutex_unlock(&s->lock);
         epoch_stats_t st;
         if (!rc) rc = trainer_epoch(&s->t, &st, &err);
@@ -259,6 +283,67 @@ static int c_export(session_t *s, int argc, char **argv, char *r, int n)
     return rc;
 }
 
+/* Queues a reopen with cfg; it happens at the next epoch boundary. */
+static int queue_reload(session_t *s, const train_cfg_t *cfg, char *r, int n, const char *what)
+{
+    pthread_mutex_lock(&s->lock);
+    s->reload = *cfg;
+    s->reload_pending = 1;
+    if (s->paused && s->steps == 0) s->steps = 1; /* apply it now even when paused */
+    pthread_cond_broadcast(&s->wake);
+    pthread_mutex_unlock(&s->lock);
+    snprintf(r, (size_t)n, "%s at the next epoch boundary (weights start afresh)", what);
+    return 0;
+}
+
+static int c_load(session_t *s, int argc, char **argv, char *r, int n)
+{
+    if (argc != 2) {
+        snprintf(r, (size_t)n, "load: usage: load cora|DIR|FILE");
+        return GS_EINPUT;
+    }
+    pthread_mutex_lock(&s->lock);
+    train_cfg_t c = s->reload_pending ? s->reload : s->t.cfg;
+    pthread_mutex_unlock(&s->lock);
+    snprintf(c.dataset, sizeof c.dataset, "%s", argv[1]);
+    char what[128];
+    snprintf(what, sizeof what, "loading %.100s", argv[1]);
+    return queue_reload(s, &c, r, n, what);
+}
+
+static int c_model(session_t *s, int argc, char **argv, char *r, int n)
+{
+    if (argc < 2 || argc % 2) {
+        snprintf(r, (size_t)n, "model: usage: model NAME [layers L] [hidden H] [heads K] [dropout X]");
+        return GS_EINPUT;
+    }
+    if (!model_find(argv[1])) {
+        snprintf(r, (size_t)n, "model: unknown model '%s' (%s)", argv[1], model_names());
+        return GS_EINPUT;
+    }
+    pthread_mutex_lock(&s->lock);
+    train_cfg_t c = s->reload_pending ? s->reload : s->t.cfg;
+    pthread_mutex_unlock(&s->lock);
+    snprintf(c.model, sizeof c.model, "%s", argv[1]);
+    for (int i = 2; i < argc; i += 2) {
+        char *end;
+        double v = strtod(argv[i + 1], &end);
+        int ok = *argv[i + 1] && !*end;
+        if (!strcmp(argv[i], "layers") && ok && v >= 1 && v <= 64 && v == (int)v) c.layers = (int)v;
+        else if (!strcmp(argv[i], "hidden") && ok && v >= 1 && v <= 65536 && v == (int)v) c.hidden = (int64_t)v;
+        else if (!strcmp(argv[i], "heads") && ok && v >= 1 && v <= 64 && v == (int)v) c.heads = (int)v;
+        else if (!strcmp(argv[i], "dropout") && ok && v >= 0 && v < 1) c.dropout = (float)v;
+        else {
+            snprintf(r, (size_t)n, "model: '%s %s' is not valid (layers 1-64, hidden 1-65536, heads 1-64, dropout [0,1))",
+                     argv[i], argv[i + 1]);
+            return GS_EINPUT;
+        }
+    }
+    char what[64];
+    snprintf(what, sizeof what, "switching to %s", argv[1]);
+    return queue_reload(s, &c, r, n, what);
+}
+
 static int c_quit(session_t *s, int argc, char **argv, char *r, int n)
 {
     (void)s, (void)argc, (void)argv;
@@ -280,6 +365,8 @@ static const struct {
     {"set", c_set, "set KNOB VALUE: change a knob at the next epoch"},
     {"get", c_get, "get KNOB: current (and pending) value"},
     {"knobs", c_knobs, "list the knobs"},
+    {"load", c_load, "load DATASET: restart on another dataset"},
+    {"model", c_model, "model NAME [layers L] [hidden H] [heads K] [dropout X]: restart with another model"},
     {"trace", c_trace, "trace start FILE | trace stop"},
     {"checkpoint", c_checkpoint, "checkpoint save FILE"},
     {"export", c_export, "export metrics FILE: one CSV row per epoch so far"},

@@ -38,6 +38,8 @@ typedef struct {
     long steps;                /* epochs to run while paused (step / run N) */
     long max_epochs;           /* stop after this many (0 = no limit) */
     char checkpoint[4096];     /* saved after every epoch when set */
+    train_cfg_t reload;        /* load / model: the configuration to reopen with */
+    int reload_pending;
     metrics_csv_t metrics;     /* every epoch's row; written each epoch when it has a path */
 } session_t;
 

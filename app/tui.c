@@ -61,11 +61,19 @@ typedef struct {
     uint64_t last_window;
 } ui_t;
 
+/* Reads the knob rows; while the engine holds the lock (applying a change
+ * that re-partitions) the previous rows are shown, so drawing never waits. */
 static void knob_rows(session_t *s, view_state_t *v)
 {
+    static knob_row_t last[16];
+    static int nlast;
     gs_err_t err;
+    if (pthread_mutex_trylock(&s->lock) != 0) {
+        memcpy(v->knobs, last, sizeof last);
+        v->nknobs = nlast;
+        return;
+    }
     v->nknobs = 0;
-    pthread_mutex_lock(&s->lock);
     for (const knob_desc_t *k = knob_list(); k->name && v->nknobs < 16; k++) {
         knob_row_t *r = &v->knobs[v->nknobs++];
         snprintf(r->name, sizeof r->name, "%s", k->name);
@@ -73,6 +81,8 @@ static void knob_rows(session_t *s, view_state_t *v)
         if (knob_get(&s->t, k->name, 1, r->pending, sizeof r->pending, &err) != 1) r->pending[0] = '\0';
     }
     pthread_mutex_unlock(&s->lock);
+    memcpy(last, v->knobs, sizeof last);
+    nlast = v->nknobs;
 }
 
 /* Cycles a knob through its values (digit keys). */
@@ -80,7 +90,10 @@ static void toggle(session_t *s, const char *knob, const char *const *values, in
 {
     char cur[64], cmd[128];
     gs_err_t err;
-    pthread_mutex_lock(&s->lock);
+    if (pthread_mutex_trylock(&s->lock) != 0) { /* never wait on the engine */
+        console_set_reply("busy applying the last change; press again in a moment");
+        return;
+    }
     if (knob_get(&s->t, knob, 1, cur, sizeof cur, &err) != 1) knob_get(&s->t, knob, 0, cur, sizeof cur, &err);
     pthread_mutex_unlock(&s->lock);
     int k = 0;

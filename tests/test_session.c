@@ -97,6 +97,28 @@ static void test_commands_drive_the_engine(void **state)
     wait_epochs(&s, snap.nepochs + 1);
     session_snapshot(&s, &snap);
     assert_false(snap.failed);
+    /* model and load restart the run; bad ones are refused or rolled back */
+    assert_int_equal(session_command(&s, "model nope", r, sizeof r), GS_EINPUT);
+    assert_int_equal(session_command(&s, "model gat heads 0", r, sizeof r), GS_EINPUT);
+    assert_int_equal(session_command(&s, "model gat hidden 4 heads 2", r, sizeof r), 0);
+    for (int i = 0; i < 3000; i++) {
+        session_snapshot(&s, &snap);
+        if (strcmp(snap.model, "gat") == 0 && snap.nepochs >= 1) break;
+        struct timespec ts = {0, 10000000};
+        nanosleep(&ts, NULL);
+    }
+    assert_string_equal(snap.model, "gat");
+    assert_false(snap.failed);
+    assert_int_equal(session_command(&s, "load /nonexistent/graph", r, sizeof r), 0);
+    assert_int_equal(session_command(&s, "step", r, sizeof r), 0);
+    for (int i = 0; i < 3000 && !snap.failed; i++) {
+        session_snapshot(&s, &snap);
+        struct timespec ts = {0, 10000000};
+        nanosleep(&ts, NULL);
+    }
+    assert_true(snap.failed); /* reported... */
+    assert_non_null(strstr(snap.error, "/nonexistent/graph"));
+    assert_string_equal(snap.model, "gat"); /* ...and the previous run is back */
     assert_int_equal(session_command(&s, "quit", r, sizeof r), 1);
     session_close(&s);
 }
