@@ -32,6 +32,12 @@ static void publish(session_t *s, const epoch_stats_t *st, int failed, const cha
     }
     p->devices = s->t.cfg.devices, p->chunks = s->t.backend ? s->t.chunks : 1, p->streaming = s->t.backend != NULL;
     p->link_scale = s->t.link_scale;
+    p->nlinks = s->t.backend && !s->t.cfg.links_native ? s->t.topo.nlinks : 0;
+    double secs = st ? (st->epoch_ms + st->eval_ms) / 1e3 : 0;
+    for (int l = 0; l < p->nlinks && st; l++) {
+        snprintf(p->link_name[l], sizeof p->link_name[l], "%s", s->t.topo.links[l].name);
+        p->link_rate[l] = secs > 0 ? s->t.last_stats.link_bytes[l] / secs : 0;
+    }
     snprintf(p->topology, sizeof p->topology, "%s", s->t.cfg.topology);
     pthread_mutex_unlock(&s->snap_lock);
 }

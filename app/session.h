@@ -24,6 +24,9 @@ typedef struct {
     char dataset[64], model[32], topology[32];
     int devices, chunks, streaming;
     double link_scale;
+    int nlinks;
+    char link_name[TOPO_MAX_LINKS][24];
+    double link_rate[TOPO_MAX_LINKS]; /* bytes/s over the last epoch */
 } session_snapshot_t;
 
 typedef struct {

@@ -175,6 +175,7 @@ static int run_loop(session_t *s)
         v.ndev = snap.streaming ? snap.devices : 0;
         v.emulated = snap.streaming;
         snprintf(v.topology, sizeof v.topology, "%s", snap.topology);
+        v.nlinks = snap.nlinks, v.link_name = snap.link_name, v.link_rate = snap.link_rate;
         snprintf(v.title, sizeof v.title, " gnnscope  %s / %s  %s  %s%s  epoch %d%s", snap.dataset, snap.model,
                  snap.streaming ? "cpu backend:" : "host memory", snap.streaming ? snap.topology : "",
                  snap.streaming ? " (emulated)" : "", snap.nepochs ? (int)snap.epochs[snap.nepochs - 1].epoch : 0,
@@ -233,6 +234,14 @@ static int run_headless(session_t *s)
     return failed ? 1 : got_signal ? 130 : 0;
 }
 
+static int flag_given(int argc, char **argv, const char *flag)
+{
+    size_t n = strlen(flag);
+    for (int i = 0; i < argc; i++)
+        if (strncmp(argv[i], flag, n) == 0 && (argv[i][n] == '\0' || argv[i][n] == '=')) return 1;
+    return 0;
+}
+
 int cmd_tui(int argc, char **argv)
 {
     train_opts_t o;
@@ -247,14 +256,14 @@ int cmd_tui(int argc, char **argv)
                         "Opens the workbench. Without flags: Cora, GCN, 2 emulated devices.");
         return 0;
     }
-    int explicit_backend = 0;
-    for (int i = 0; i < argc; i++) explicit_backend |= strncmp(argv[i], "--backend", 9) == 0;
-    if (!o.cfg.stream && !explicit_backend) { /* the default experience: streaming visible at once */
+    /* the default experience: streaming through 2 devices under one switch with a
+     * small cap, so every knob's effect shows at once; flags given win */
+    if (!flag_given(argc, argv, "--backend")) {
         o.cfg.stream = 1;
-        o.cfg.devices = 2;
-        snprintf(o.cfg.topology, sizeof o.cfg.topology, "pcie-4gpu-2switch");
-        o.cfg.device_mem = 96 * 1024;
-        o.cfg.knobs.multidev = MD_NAIVE; /* the baseline: key 4 switches to chain and ring */
+        if (!flag_given(argc, argv, "--devices")) o.cfg.devices = 2;
+        if (!flag_given(argc, argv, "--topology")) snprintf(o.cfg.topology, sizeof o.cfg.topology, "pcie-4gpu-2switch");
+        if (!flag_given(argc, argv, "--device-mem")) o.cfg.device_mem = 96 * 1024;
+        if (!flag_given(argc, argv, "--multidev")) o.cfg.knobs.multidev = MD_NAIVE; /* key 4 cycles chain, ring */
     }
     int tty = isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
     if (!tty && !o.script[0]) {

@@ -66,6 +66,7 @@ typedef struct {
     double bytes[TOPO_MAX_DEV][LANE__COUNT];  /* bytes moved per lane */
     double flops[TOPO_MAX_DEV];
     double link_bytes[TOPO_MAX_LINKS];
+    double filter_s[TOPO_MAX_DEV]; /* host time spent gathering rows for filtered copies */
     uint64_t high_water[TOPO_MAX_DEV];
 } backend_stats_t;
 

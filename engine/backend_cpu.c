@@ -141,10 +141,14 @@ static void *stream_main(void *arg)
         switch (t.kind) {
         case TASK_COPY: {
             uint64_t flow = t.path ? lm_begin(&b->links, t.path, (double)t.bytes) : 0;
-            if (t.rows)
+            if (t.rows) { /* the host-side filter of selective scheduling */
+                double f0 = now_s();
                 for (size_t r = 0; r < t.bytes / t.row_bytes; r++)
                     memcpy((char *)t.dst + r * t.row_bytes, (const char *)t.src + (size_t)t.rows[r] * t.row_bytes, t.row_bytes);
-            else
+                pthread_mutex_lock(&b->st_lock);
+                b->st.filter_s[s->dev] += now_s() - f0;
+                pthread_mutex_unlock(&b->st_lock);
+            } else
                 memcpy(t.dst, t.src, t.bytes);
             if (t.path) lm_wait(&b->links, flow); /* done at max(memcpy, modeled time) */
             break;

@@ -60,6 +60,7 @@ typedef struct {
     /* streaming counters (zero in memory mode) */
     double h2d_bytes, d2h_bytes, d2d_bytes;
     double overlap;   /* fraction of transfer time hidden behind compute */
+    double filter_ms; /* host time filtering rows for selective scheduling */
 } epoch_stats_t;
 
 typedef struct {

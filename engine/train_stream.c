@@ -152,6 +152,7 @@ void trainer_stream_epoch_end(trainer_t *t, epoch_stats_t *st)
         st->h2d_bytes += t->last_stats.bytes[d][LANE_H2D];
         st->d2h_bytes += t->last_stats.bytes[d][LANE_D2H];
         st->d2d_bytes += t->last_stats.bytes[d][LANE_D2D];
+        st->filter_ms += 1e3 * t->last_stats.filter_s[d];
     }
     const stream_counters_t *k = &t->streamer.ctr;
     st->overlap = k->transfer_s > 0 ? k->hidden_s / k->transfer_s : 0;

@@ -127,6 +127,18 @@ static void draw_util(rect_t r, const view_state_t *v)
         line(r, row++, "d%d busy %3.0f%% %s", d, 100 * w->busy[d + 1][PL_COMPUTE], sp);
         line(r, row++, "   in %s out %s peer %s", h2d, d2h, d2d);
     }
+    /* links, busiest first, as many as fit: both directions are separate links */
+    char used[TOPO_MAX_LINKS] = {0};
+    while (row < r.h) {
+        int best = -1;
+        for (int l = 0; l < v->nlinks; l++)
+            if (!used[l] && v->link_rate[l] > 0 && (best < 0 || v->link_rate[l] > v->link_rate[best])) best = l;
+        if (best < 0) break;
+        used[best] = 1;
+        char rate[32];
+        plot_rate(v->link_rate[best], rate, sizeof rate);
+        line(r, row++, "link %-10s %s", v->link_name[best], rate);
+    }
 }
 
 static void draw_train(rect_t r, const view_state_t *v)
@@ -157,7 +169,7 @@ static void draw_train(rect_t r, const view_state_t *v)
     double host = t->busy_s[0][PL_COMPUTE] * 1e3, total = e->epoch_ms + e->eval_ms;
     double wait = total - host - dev_comp * 1e3 * (1 - e->overlap) - copy * 1e3 * (1 - e->overlap);
     line(r, 4, "compute host %.1f ms  devices %.1f ms", host, dev_comp * 1e3);
-    line(r, 5, "transfer %.1f ms (%.0f%% hidden)  filter 0  comm 0", copy * 1e3, 100 * e->overlap);
+    line(r, 5, "transfer %.1f ms (%.0f%% hidden)  filter %.1f ms  comm 0", copy * 1e3, 100 * e->overlap, e->filter_ms);
     line(r, 6, "wait %.1f ms   h2d %.2f MB  d2d %.2f MB", wait > 0 ? wait : 0, e->h2d_bytes / 1e6, e->d2d_bytes / 1e6);
 }
 

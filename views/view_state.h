@@ -25,6 +25,9 @@ typedef struct {
     double busy_hist[PROF_MAX_DEV][VIEW_HIST]; /* compute busy fraction per device, oldest first */
     int nhist, ndev, emulated;
     char topology[32];
+    int nlinks;
+    const char (*link_name)[24];
+    const double *link_rate; /* bytes/s per link over the last epoch */
     const prof_event_t *events;
     int nevents;
     uint64_t t_end, span; /* the timeline window [t_end - span, t_end) in ns */
