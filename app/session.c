@@ -79,6 +79,10 @@ static void *engine_main(void *arg)
         pthread_mutex_unlock(&s->lock);
         epoch_stats_t st;
         if (!rc) rc = trainer_epoch(&s->t, &st, &err);
+        if (rc && s->quit) { /* stopped mid-epoch on purpose: the last finished epoch stands */
+            pthread_mutex_lock(&s->lock);
+            break;
+        }
         publish(s, rc ? NULL : &st, rc != 0, err.msg);
         pthread_mutex_lock(&s->lock);
         if (rc) s->paused = 1, s->steps = 0; /* a failed apply was rolled back: wait for the user */
@@ -125,6 +129,7 @@ void session_close(session_t *s)
     if (!s->started) return;
     pthread_mutex_lock(&s->lock);
     s->quit = 1;
+    s->t.abort_epoch = 1; /* a streamed epoch stops after the chunk in flight */
     pthread_cond_broadcast(&s->wake);
     pthread_mutex_unlock(&s->lock);
     pthread_join(s->engine, NULL);

@@ -92,6 +92,7 @@ typedef struct {
     /* knobs.c: values set while running, applied at the next epoch */
     train_cfg_t pending;
     int has_pending;
+    volatile int abort_epoch; /* set from another thread: streamed passes stop after the current chunk */
 } trainer_t;
 
 int trainer_open(trainer_t *t, const train_cfg_t *cfg, gs_err_t *err);

@@ -124,6 +124,7 @@ int trainer_stream_open(trainer_t *t, gs_err_t *err)
     free(perm), free(bounds);
     if (rc) return rc;
     t->chunks = p;
+    t->streamer.abort_flag = &t->abort_epoch;
     t->ex.stream = &t->streamer;
     return GS_OK;
 }

@@ -427,7 +427,11 @@ static int run_pass(streamer_t *s, orient_t *o, const pass_t *ps, gs_err_t *err)
             else
                 for (int t = 0; t < nb; t++) ord[t] = t;
         }
-        for (int t = 0; t < nb; t++) {
+        for (int t = 0; t < nb && !rc; t++) {
+            if (s->abort_flag && *s->abort_flag) { /* quit: stop after the chunks already queued */
+                rc = gs_fail(err, GS_EFAIL, "interrupted");
+                break;
+            }
             int slot = t % slots;
             if (naive) {
                 for (int d = 0; d < nd; d++) {

@@ -88,6 +88,7 @@ typedef struct streamer {
     float *dev_acc[TOPO_MAX_DEV][2], *dev_buf[TOPO_MAX_DEV][2];
     size_t acc_cap, buf_cap;
     stream_counters_t ctr;
+    volatile int *abort_flag; /* when it becomes non-zero, a pass stops after the chunk in flight */
 } streamer_t;
 
 /* Builds the chunk structures for P intervals (bounds) and k blocks per
