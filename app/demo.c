@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../engine/resource.h"
 #include "commands.h"
 #include "tui.h"
 
@@ -17,28 +18,10 @@
 #define GS_DEMODIR "demos"
 #endif
 
-static int find_dir(char *out, size_t n)
-{
-    char exe[PATH_MAX] = "";
-    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (k > 0) {
-        exe[k] = '\0';
-        char *slash = strrchr(exe, '/');
-        if (slash) *slash = '\0';
-    }
-    const char *cands[3][2] = {{exe, "/demos"}, {exe, "/../share/gnnscope/demos"}, {GS_DEMODIR, ""}};
-    for (int i = 0; i < 3; i++) {
-        struct stat st;
-        snprintf(out, n, "%s%s", cands[i][0], cands[i][1]);
-        if (cands[i][0][0] && stat(out, &st) == 0 && S_ISDIR(st.st_mode)) return 1;
-    }
-    return 0;
-}
-
 int cmd_demo(int argc, char **argv)
 {
     char dir[PATH_MAX + 64];
-    if (!find_dir(dir, sizeof dir)) {
+    if (!gs_find_resource("demos", "", NULL, GS_DEMODIR, dir, sizeof dir)) {
         fprintf(stderr, "gnnscope: error: the demos directory is not installed\n");
         return 1;
     }

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../engine/resource.h"
 #include "cache.h"
 #include "ogb_loader.h"
 #include "snap_loader.h"
@@ -50,33 +51,6 @@ static int exists(const char *p)
     return stat(p, &st) == 0;
 }
 
-/* Finds a shipped dataset by name; returns 1 and the directory in out. */
-static int find_shipped(const char *name, char *out, size_t outsz)
-{
-    char exe[PATH_MAX] = "";
-    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (k > 0) {
-        exe[k] = '\0';
-        char *slash = strrchr(exe, '/');
-        if (slash) *slash = '\0';
-    }
-    const char *env = getenv("GNNSCOPE_DATA");
-    char cand[4][PATH_MAX + 64];
-    int n = 0;
-    if (env && *env) snprintf(cand[n++], sizeof cand[0], "%s/%s", env, name);
-    if (exe[0]) {
-        snprintf(cand[n++], sizeof cand[0], "%s/datasets/%s", exe, name);
-        snprintf(cand[n++], sizeof cand[0], "%s/../share/gnnscope/datasets/%s", exe, name);
-    }
-    snprintf(cand[n++], sizeof cand[0], "%s/%s", GS_DATADIR, name);
-    for (int i = 0; i < n; i++)
-        if (is_dir(cand[i])) {
-            snprintf(out, outsz, "%s", cand[i]);
-            return 1;
-        }
-    return 0;
-}
-
 static void base_name(const char *path, char *out, size_t outsz)
 {
     char tmp[PATH_MAX];
@@ -102,7 +76,7 @@ int dataset_load(dataset_t *d, const char *spec, int use_cache, gs_err_t *err)
     memset(d, 0, sizeof *d);
     if (!spec || !*spec) return gs_fail(err, GS_EINPUT, "--dataset: empty dataset name");
     if (exists(spec)) snprintf(path, sizeof path, "%s", spec);
-    else if (strchr(spec, '/') || !find_shipped(spec, path, sizeof path))
+    else if (strchr(spec, '/') || !gs_find_resource("datasets", spec, "GNNSCOPE_DATA", GS_DATADIR, path, sizeof path))
         return gs_fail(err, GS_EINPUT, "--dataset %s: no such file, directory or shipped dataset", spec);
     if (!realpath(path, abs)) snprintf(abs, sizeof abs, "%s", path);
     char cfile[PATH_MAX + 128];
