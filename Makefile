@@ -9,11 +9,11 @@ OPT      ?= -O3
 WARN     := -Wall -Wextra -Wshadow -Wmissing-prototypes -Wno-format-truncation
 SAN      ?=
 CFLAGS   += $(OPT) $(ARCH) $(SAN) -std=c11 -D_GNU_SOURCE -pthread -g $(WARN) -MMD -MP \
-            -DGS_DATADIR='"$(CURDIR)/datasets"' -DGS_DEMODIR='"$(CURDIR)/demos"'
+            -DGS_DATADIR='"$(CURDIR)/datasets"' -DGS_PLUGINDIR='"$(CURDIR)/build"' -DGS_DEMODIR='"$(CURDIR)/demos"'
 ifeq ($(WERROR),1)
 CFLAGS   += -Werror
 endif
-LDLIBS   := -lopenblas -lmetis -lncursesw -lreadline -lz -lm -pthread
+LDLIBS   := -lopenblas -lmetis -lncursesw -lreadline -lz -lm -ldl -pthread
 
 SRC_LIB  := $(wildcard engine/*.c engine/models/*.c engine/sched/*.c datasets/*.c profiler/*.c views/*.c)
 SRC_APP  := $(wildcard app/*.c)

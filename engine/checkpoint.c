@@ -68,13 +68,22 @@ int trainer_save(const trainer_t *t, const char *path, gs_err_t *err)
     fill_header(t, &h);
     hio_write(&io, &h, sizeof h);
     const params_t *ps = &t->params;
-    for (int i = 0; i < ps->n; i++) {
+    for (int i = 0; i < ps->n && !io.bad; i++) {
         int64_t shape[2] = {ps->w[i].rows, ps->w[i].cols};
+        size_t bytes = tensor_bytes(&ps->w[i]);
+        float *host = malloc(bytes ? bytes : 1); /* parameters may live on a GPU */
+        if (!host) {
+            io.bad = 1;
+            break;
+        }
         hio_write(&io, ps->names[i], sizeof ps->names[i]);
         hio_write(&io, shape, sizeof shape);
-        hio_write(&io, ps->w[i].data, tensor_bytes(&ps->w[i]));
-        hio_write(&io, ps->m[i].data, tensor_bytes(&ps->m[i]));
-        hio_write(&io, ps->v[i].data, tensor_bytes(&ps->v[i]));
+        const tensor_t *parts[3] = {&ps->w[i], &ps->m[i], &ps->v[i]};
+        for (int k = 0; k < 3; k++) {
+            ps->K->download(host, parts[k]->data, bytes);
+            hio_write(&io, host, bytes);
+        }
+        free(host);
     }
     uint64_t sum = io.h;
     if (io.bad || fwrite(&sum, sizeof sum, 1, f) != 1) io.bad = 1;
@@ -94,6 +103,7 @@ int trainer_resume(trainer_t *t, const char *path, gs_err_t *err)
     FILE *f = fopen(path, "rb");
     if (!f) return gs_fail(err, GS_EINPUT, "%s: cannot open checkpoint", path);
     hashed_io_t io = {f, 0xcbf29ce484222325ULL, 0};
+    float *staged = NULL;
     ckpt_header_t h, want;
     int rc = GS_EINPUT;
     fill_header(t, &want);
@@ -117,6 +127,13 @@ int trainer_resume(trainer_t *t, const char *path, gs_err_t *err)
     }
     if (h.nparams != want.nparams) { MISMATCH("parameter count", "%u", h.nparams, want.nparams); goto done; }
     params_t *ps = &t->params;
+    int64_t total = params_count(ps);
+    staged = malloc(sizeof(float) * (size_t)(3 * total + 1)); /* uploaded only once the checksum holds */
+    if (!staged) {
+        gs_fail(err, GS_EFAIL, "%s: out of memory", path);
+        goto done;
+    }
+    int64_t off = 0;
     for (int i = 0; i < ps->n; i++) {
         char name[32];
         int64_t shape[2];
@@ -125,15 +142,19 @@ int trainer_resume(trainer_t *t, const char *path, gs_err_t *err)
             gs_fail(err, GS_EINPUT, "%s: parameter %d (%.32s) does not match this model", path, i, name);
             goto done;
         }
-        if (hio_read(&io, ps->w[i].data, tensor_bytes(&ps->w[i])) || hio_read(&io, ps->m[i].data, tensor_bytes(&ps->m[i])) ||
-            hio_read(&io, ps->v[i].data, tensor_bytes(&ps->v[i])))
-            goto truncated;
+        for (int k = 0; k < 3; k++, off += tensor_numel(&ps->w[i]))
+            if (hio_read(&io, staged + off, tensor_bytes(&ps->w[i]))) goto truncated;
     }
     uint64_t sum, expect = io.h;
     if (fread(&sum, sizeof sum, 1, f) != 1) goto truncated;
     if (sum != expect) {
         gs_fail(err, GS_EINPUT, "%s: checkpoint is corrupt (checksum mismatch)", path);
         goto done;
+    }
+    off = 0;
+    for (int i = 0; i < ps->n; i++) {
+        tensor_t *parts[3] = {&ps->w[i], &ps->m[i], &ps->v[i]};
+        for (int k = 0; k < 3; k++, off += tensor_numel(&ps->w[i])) ps->K->upload(parts[k]->data, staged + off, tensor_bytes(parts[k]));
     }
     t->epoch = h.epoch, t->adam_t = h.adam_t, t->best_epoch = h.best_epoch;
     t->best_val = h.best_val, t->test_at_best = h.test_at_best;
@@ -143,6 +164,7 @@ int trainer_resume(trainer_t *t, const char *path, gs_err_t *err)
 truncated:
     gs_fail(err, GS_EINPUT, "%s: checkpoint is truncated", path);
 done:
+    free(staged);
     fclose(f);
     return rc;
 }

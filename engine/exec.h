@@ -7,19 +7,21 @@
 
 #include "dkp.h"
 #include "graph.h"
+#include "kops.h"
 #include "program.h"
 #include "sched/streamer.h"
 #include "tensor.h"
 
 typedef struct {
+    const kops_t *K; /* where the tensors live */
     int n;
     tensor_t *w, *g, *m, *v; /* weights, gradients, Adam first and second moments */
     char (*names)[32];
 } params_t;
 
-/* Allocates parameters for prog and initialises them (Glorot uniform from
- * a hash of (seed, parameter, element), or zero). */
-int params_init(params_t *ps, const program_t *prog, uint64_t seed, gs_err_t *err);
+/* Allocates parameters for prog in K's memory and initialises them (Glorot
+ * uniform from a hash of (seed, parameter, element), or zero). */
+int params_init(params_t *ps, const program_t *prog, uint64_t seed, const kops_t *K, gs_err_t *err);
 void params_free(params_t *ps);
 int64_t params_count(const params_t *ps);
 
@@ -30,7 +32,8 @@ typedef void (*op_hook_t)(void *user, const instr_t *in, int phase, double t0, d
 
 typedef struct {
     const program_t *prog;
-    const graph_t *g;
+    const graph_t *g;  /* K's mirror of the graph */
+    const kops_t *K;   /* the params' place: every value lives there */
     params_t *params;
     tensor_t *val;     /* per value: forward result (inputs/params are views) */
     tensor_t *grad;    /* per value: gradient, allocated when requires_grad */
@@ -48,6 +51,7 @@ typedef struct {
     gs_err_t err;
 } exec_t;
 
+/* g must be params->K's mirror of the graph (kops.h). */
 int exec_init(exec_t *ex, const program_t *prog, const graph_t *g, params_t *params, uint64_t seed, gs_err_t *err);
 void exec_free(exec_t *ex);
 /* Runs the program on features x (N, F). Dropout is active when training.

@@ -183,6 +183,11 @@ int knob_apply(trainer_t *t, gs_err_t *err)
         t->streamer.kn = want.knobs;
         return GS_OK;
     }
+    if (t->K->device) { /* tensors on a GPU: the streamed engine keeps them on the host */
+        t->cfg = old;
+        return gs_fail(err, GS_EINPUT, "streaming knobs apply to streamed runs; this run trains in GPU memory "
+                                       "(restart with --backend cuda and --device-mem or --chunks)");
+    }
     trainer_stream_close(t);
     t->ex.stream = NULL;
     t->cfg = want;
@@ -199,6 +204,7 @@ int knob_apply(trainer_t *t, gs_err_t *err)
             t->cfg.stream = 0;
         }
     }
-    trainer_load_features(t); /* the numbering may have changed */
+    gs_err_t ferr;
+    if (trainer_load_features(t, rc ? &ferr : err) && !rc) rc = err->code; /* the numbering may have changed */
     return rc;
 }

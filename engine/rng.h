@@ -8,8 +8,15 @@
 #include <math.h>
 #include <stdint.h>
 
+/* The hashes are shared with the CUDA plugin's kernels. */
+#ifdef __CUDACC__
+#define GS_HD __host__ __device__
+#else
+#define GS_HD
+#endif
+
 /* splitmix64 finaliser: a bijective 64-bit mixer. */
-static inline uint64_t gs_mix64(uint64_t x)
+GS_HD static inline uint64_t gs_mix64(uint64_t x)
 {
     x += 0x9e3779b97f4a7c15ULL;
     x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -17,22 +24,22 @@ static inline uint64_t gs_mix64(uint64_t x)
     return x ^ (x >> 31);
 }
 
-static inline uint64_t gs_hash2(uint64_t a, uint64_t b) { return gs_mix64(gs_mix64(a) ^ b); }
-static inline uint64_t gs_hash3(uint64_t a, uint64_t b, uint64_t c) { return gs_mix64(gs_hash2(a, b) ^ c); }
-static inline uint64_t gs_hash4(uint64_t a, uint64_t b, uint64_t c, uint64_t d)
+GS_HD static inline uint64_t gs_hash2(uint64_t a, uint64_t b) { return gs_mix64(gs_mix64(a) ^ b); }
+GS_HD static inline uint64_t gs_hash3(uint64_t a, uint64_t b, uint64_t c) { return gs_mix64(gs_hash2(a, b) ^ c); }
+GS_HD static inline uint64_t gs_hash4(uint64_t a, uint64_t b, uint64_t c, uint64_t d)
 {
     return gs_mix64(gs_hash3(a, b, c) ^ d);
 }
-static inline uint64_t gs_hash5(uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint64_t e)
+GS_HD static inline uint64_t gs_hash5(uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint64_t e)
 {
     return gs_mix64(gs_hash4(a, b, c, d) ^ e);
 }
 
 /* Uniform in [0, 1) from the top 24 bits of a hash. */
-static inline float gs_uniform(uint64_t h) { return (float)(h >> 40) * (1.0f / 16777216.0f); }
+GS_HD static inline float gs_uniform(uint64_t h) { return (float)(h >> 40) * (1.0f / 16777216.0f); }
 
 /* Standard normal from one hash (Box-Muller on its two 32-bit halves). */
-static inline float gs_normal(uint64_t h)
+GS_HD static inline float gs_normal(uint64_t h)
 {
     double u1 = ((double)(h >> 32) + 1.0) / 4294967297.0;
     double u2 = (double)(h & 0xffffffffu) / 4294967296.0;

@@ -8,6 +8,7 @@
 #include <cblas.h>
 #include <unistd.h>
 
+#include "cuda_plugin.h"
 #include "knobs.h"
 #include "threadpool.h"
 
@@ -59,6 +60,31 @@ static void normalise_features(tensor_t *x, feat_norm_t mode)
     }
 }
 
+/* The op observer sees host work only: on a device, ops are asynchronous
+ * and the device's own profiler (CUPTI) reports them instead. */
+static void observe_ops(trainer_t *t)
+{
+    t->ex.on_op = t->K->device ? NULL : t->cfg.on_op;
+    t->ex.op_user = t->cfg.observer;
+}
+
+/* Picks where the tensors live and mirrors the graph there. */
+static int trainer_place(trainer_t *t, gs_err_t *err)
+{
+    t->K = &kops_cpu;
+    if (t->cfg.device == DEVICE_CUDA && !t->cfg.stream) {
+        const gs_cuda_t *cu = gs_cuda_get(err);
+        if (!cu) return err->code;
+        t->K = cu->kops;
+    }
+    if (!t->K->device) {
+        t->kg = &t->g; /* the host's mirror is the graph itself, renumbering included */
+        return GS_OK;
+    }
+    t->kg = &t->kg_mirror;
+    return t->K->graph_mirror(&t->g, &t->kg_mirror, err);
+}
+
 int trainer_rebuild_program(trainer_t *t, gs_err_t *err)
 {
     program_t prog;
@@ -73,17 +99,59 @@ int trainer_rebuild_program(trainer_t *t, gs_err_t *err)
     prog_free(&t->prog);
     t->prog = prog;
     t->ndkp = dkp_rewrite(&t->prog, t->cfg.dkp, t->g.n, t->g.m, t->dkp, 64);
-    if ((rc = exec_init(&t->ex, &t->prog, &t->g, &t->params, t->cfg.seed, err))) return rc;
+    if ((rc = exec_init(&t->ex, &t->prog, t->kg, &t->params, t->cfg.seed, err))) return rc;
     t->ex.stream = stream;
-    t->ex.on_op = t->cfg.on_op;
-    t->ex.op_user = t->cfg.observer;
+    observe_ops(t);
     return GS_OK;
 }
 
-void trainer_load_features(trainer_t *t)
+/* Copies the labels and the splits into the kernels' memory, and counts
+ * each split's labelled rows (the loss and accuracy denominators). */
+static int place_labels(trainer_t *t, gs_err_t *err)
 {
-    memcpy(t->x.data, t->ds.feat, tensor_bytes(&t->x));
-    normalise_features(&t->x, t->cfg.feat_norm);
+    const kops_t *K = t->K;
+    size_t lb = sizeof(int32_t) * (size_t)(t->ds.n ? t->ds.n : 1);
+    if (!t->label_k && !(t->label_k = K->alloc(lb))) return gs_fail(err, GS_EFAIL, "out of %s memory for labels", K->name);
+    K->upload(t->label_k, t->ds.label, sizeof(int32_t) * (size_t)t->ds.n);
+    for (int s = 0; s < 3; s++) {
+        int64_t n = t->ds.nsplit[s];
+        if (!t->split_k[s] && !(t->split_k[s] = K->alloc(sizeof(int32_t) * (size_t)(n ? n : 1))))
+            return gs_fail(err, GS_EFAIL, "out of %s memory for splits", K->name);
+        K->upload(t->split_k[s], t->ds.split[s], sizeof(int32_t) * (size_t)n);
+        t->split_labelled[s] = 0;
+        for (int64_t i = 0; i < n; i++) t->split_labelled[s] += t->ds.label[t->ds.split[s][i]] >= 0;
+    }
+    return GS_OK;
+}
+
+int trainer_load_features(trainer_t *t, gs_err_t *err)
+{
+    tensor_t host = t->x;
+    int rc;
+    if (t->K->device && (rc = tensor_alloc(&host, t->x.rows, t->x.cols, err))) return rc;
+    memcpy(host.data, t->ds.feat, tensor_bytes(&host));
+    normalise_features(&host, t->cfg.feat_norm);
+    if (t->K->device) {
+        t->K->upload(t->x.data, host.data, tensor_bytes(&host));
+        tensor_free(&host);
+    }
+    return place_labels(t, err);
+}
+
+static int alloc_k(const kops_t *K, tensor_t *x, int64_t rows, int64_t cols, gs_err_t *err)
+{
+    if (!K->device) return tensor_alloc(x, rows, cols, err);
+    x->rows = rows, x->cols = cols;
+    x->data = K->alloc(sizeof(float) * (size_t)(rows * cols));
+    return x->data ? GS_OK : gs_fail(err, GS_EFAIL, "out of %s memory for a (%lld, %lld) tensor", K->name,
+                                     (long long)rows, (long long)cols);
+}
+
+static void free_k(const kops_t *K, tensor_t *x)
+{
+    if (!K->device) tensor_free(x);
+    else if (x->data) K->release(x->data);
+    x->data = NULL;
 }
 
 int trainer_open(trainer_t *t, const train_cfg_t *cfg, gs_err_t *err)
@@ -110,14 +178,14 @@ int trainer_open(trainer_t *t, const train_cfg_t *cfg, gs_err_t *err)
     model_cfg_t mc = {t->ds.f, t->ds.c, cfg->hidden, cfg->layers, cfg->heads, cfg->dropout};
     if ((rc = model_build(&t->prog, t->model, &mc, t->g.ntypes, err))) return rc;
     t->ndkp = dkp_rewrite(&t->prog, cfg->dkp, t->g.n, t->g.m, t->dkp, 64);
-    if ((rc = params_init(&t->params, &t->prog, cfg->seed, err))) return rc;
-    if ((rc = exec_init(&t->ex, &t->prog, &t->g, &t->params, cfg->seed, err))) return rc;
-    t->ex.on_op = cfg->on_op;
-    t->ex.op_user = cfg->observer;
+    if ((rc = trainer_place(t, err))) return rc;
+    if ((rc = params_init(&t->params, &t->prog, cfg->seed, t->K, err))) return rc;
+    if ((rc = exec_init(&t->ex, &t->prog, t->kg, &t->params, cfg->seed, err))) return rc;
+    observe_ops(t);
     if ((rc = trainer_stream_open(t, err))) return rc; /* may renumber vertices: before features are copied */
-    if ((rc = tensor_alloc(&t->x, t->ds.n, t->ds.f, err))) return rc;
-    trainer_load_features(t);
-    if ((rc = tensor_alloc(&t->dlogits, t->ds.n, t->ds.c, err))) return rc;
+    if ((rc = alloc_k(t->K, &t->x, t->ds.n, t->ds.f, err))) return rc;
+    if ((rc = trainer_load_features(t, err))) return rc;
+    if ((rc = alloc_k(t->K, &t->dlogits, t->ds.n, t->ds.c, err))) return rc;
     t->best_val = -1;
     return GS_OK;
 }
@@ -128,69 +196,41 @@ void trainer_close(trainer_t *t)
     exec_free(&t->ex);
     params_free(&t->params);
     prog_free(&t->prog);
+    if (t->K) {
+        free_k(t->K, &t->x);
+        free_k(t->K, &t->dlogits);
+        if (t->label_k) t->K->release(t->label_k);
+        for (int s = 0; s < 3; s++)
+            if (t->split_k[s]) t->K->release(t->split_k[s]);
+        if (t->kg == &t->kg_mirror) t->K->graph_release(&t->kg_mirror);
+    }
     graph_free(&t->g);
     dataset_free(&t->ds);
-    tensor_free(&t->x);
-    tensor_free(&t->dlogits);
+    memset(t, 0, sizeof *t);
 }
 
 double train_xent(const tensor_t *logits, const int32_t *label, const int32_t *idx, int64_t n, tensor_t *dlogits)
 {
-    int64_t c = logits->cols;
-    double total = 0;
-    int64_t cnt = 0;
-    if (dlogits) tensor_zero(dlogits);
-    for (int64_t i = 0; i < n; i++)
-        if (label[idx[i]] >= 0) cnt++;
-    if (cnt == 0) return 0;
-    for (int64_t i = 0; i < n; i++) {
-        int64_t v = idx[i];
-        if (label[v] < 0) continue;
-        const float *z = logits->data + v * c;
-        float mx = z[0];
-        for (int64_t j = 1; j < c; j++) mx = fmaxf(mx, z[j]);
-        double s = 0;
-        for (int64_t j = 0; j < c; j++) s += exp((double)(z[j] - mx));
-        double lse = log(s) + mx;
-        total += lse - z[label[v]];
-        if (dlogits) {
-            float *d = dlogits->data + v * c;
-            for (int64_t j = 0; j < c; j++) d[j] += (float)(exp((double)z[j] - lse) / (double)cnt);
-            d[label[v]] -= 1.0f / (float)cnt;
-        }
-    }
-    return total / (double)cnt;
-}
-
-double train_accuracy(const tensor_t *logits, const int32_t *label, const int32_t *idx, int64_t n)
-{
-    int64_t c = logits->cols, ok = 0, cnt = 0;
-    for (int64_t i = 0; i < n; i++) {
-        int64_t v = idx[i];
-        if (label[v] < 0) continue;
-        const float *z = logits->data + v * c;
-        int64_t best = 0;
-        for (int64_t j = 1; j < c; j++)
-            if (z[j] > z[best]) best = j;
-        ok += best == label[v];
-        cnt++;
-    }
-    return cnt ? (double)ok / (double)cnt : 0.0;
+    int64_t counted = 0;
+    for (int64_t i = 0; i < n; i++) counted += label[idx[i]] >= 0;
+    return kops_cpu.xent(logits->data, logits->rows, logits->cols, label, idx, n, counted, dlogits ? dlogits->data : NULL);
 }
 
 void train_adam_step(params_t *ps, int64_t t, float lr, float weight_decay)
 {
-    const float b1 = 0.9f, b2 = 0.999f, eps = 1e-8f;
+    const float b1 = 0.9f, b2 = 0.999f;
     float c1 = 1.0f - powf(b1, (float)t), c2 = 1.0f - powf(b2, (float)t);
-    for (int i = 0; i < ps->n; i++) {
-        float *w = ps->w[i].data, *g = ps->g[i].data, *m = ps->m[i].data, *v = ps->v[i].data;
-        for (int64_t j = 0; j < tensor_numel(&ps->w[i]); j++) {
-            float gj = g[j] + weight_decay * w[j];
-            m[j] = b1 * m[j] + (1.0f - b1) * gj;
-            v[j] = b2 * v[j] + (1.0f - b2) * gj * gj;
-            w[j] -= lr * (m[j] / c1) / (sqrtf(v[j] / c2) + eps);
-        }
-    }
+    for (int i = 0; i < ps->n; i++)
+        ps->K->adam(ps->w[i].data, ps->g[i].data, ps->m[i].data, ps->v[i].data, tensor_numel(&ps->w[i]), lr,
+                    weight_decay, c1, c2);
+}
+
+/* Accuracy on one split, computed where the logits are. */
+static double split_accuracy(const trainer_t *t, const tensor_t *logits, int s)
+{
+    if (!t->split_labelled[s]) return 0.0;
+    int64_t ok = t->K->correct(logits->data, logits->cols, t->label_k, t->split_k[s], t->ds.nsplit[s]);
+    return (double)ok / (double)t->split_labelled[s];
 }
 
 int trainer_epoch(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
@@ -204,7 +244,8 @@ int trainer_epoch(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
     t->ex.samples = t->epoch == 0 && t->ndkp > 0 ? &t->dkp_model : NULL;
     double t0 = now_ms();
     const tensor_t *out = exec_forward(&t->ex, &t->x, 1, e);
-    st->loss = train_xent(out, t->ds.label, t->ds.split[SPLIT_TRAIN], t->ds.nsplit[SPLIT_TRAIN], &t->dlogits);
+    st->loss = t->K->xent(out->data, out->rows, out->cols, t->label_k, t->split_k[SPLIT_TRAIN], t->ds.nsplit[SPLIT_TRAIN],
+                          t->split_labelled[SPLIT_TRAIN], t->dlogits.data);
     exec_backward(&t->ex, &t->dlogits);
     if (t->ex.failed) {
         *err = t->ex.err;
@@ -212,17 +253,20 @@ int trainer_epoch(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
     }
     st->flops = t->ex.flops;
     double t_opt = now_ms();
+    if (t->K->annotate) t->K->annotate(-1, 2, "adam");
     train_adam_step(&t->params, ++t->adam_t, t->cfg.lr, t->cfg.weight_decay);
+    if ((rc = t->K->sync(err))) return rc;
     double t1 = now_ms();
-    if (t->cfg.on_op) t->cfg.on_op(t->cfg.observer, NULL, 2, t_opt / 1e3, t1 / 1e3, 10.0 * (double)params_count(&t->params));
+    if (t->ex.on_op) t->ex.on_op(t->cfg.observer, NULL, 2, t_opt / 1e3, t1 / 1e3, 10.0 * (double)params_count(&t->params));
     if (t->ex.samples) { /* first epoch: fit the DKP cost model on its kernel timings */
         dkp_fit(&t->dkp_model, t->dkp, t->ndkp < 64 ? t->ndkp : 64, t->g.n, t->g.m);
         t->ex.samples = NULL;
     }
     out = exec_forward(&t->ex, &t->x, 0, e);
-    st->train_acc = train_accuracy(out, t->ds.label, t->ds.split[SPLIT_TRAIN], t->ds.nsplit[SPLIT_TRAIN]);
-    st->val_acc = train_accuracy(out, t->ds.label, t->ds.split[SPLIT_VALID], t->ds.nsplit[SPLIT_VALID]);
-    st->test_acc = train_accuracy(out, t->ds.label, t->ds.split[SPLIT_TEST], t->ds.nsplit[SPLIT_TEST]);
+    st->train_acc = split_accuracy(t, out, SPLIT_TRAIN);
+    st->val_acc = split_accuracy(t, out, SPLIT_VALID);
+    st->test_acc = split_accuracy(t, out, SPLIT_TEST);
+    if ((rc = t->K->sync(err))) return rc;
     st->epoch_ms = t1 - t0;
     st->eval_ms = now_ms() - t1;
     trainer_stream_epoch_end(t, st); /* counters cover the training step and the evaluation */

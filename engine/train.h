@@ -17,6 +17,10 @@
 #include "sched/streamer.h"
 
 typedef enum { FEAT_NORM_AUTO, FEAT_NORM_ROW, FEAT_NORM_NONE } feat_norm_t;
+/* Where training runs: the host (in memory, or streamed through the cpu
+ * backend's virtual devices), or a GPU through the CUDA plugin (in memory
+ * on the GPU, or streamed through its logical devices). */
+typedef enum { DEVICE_HOST, DEVICE_CUDA } device_kind_t;
 
 typedef struct {
     char dataset[4096];
@@ -31,7 +35,8 @@ typedef struct {
     dkp_mode_t dkp;
     feat_norm_t feat_norm;
     int use_cache;
-    /* streaming engine (train_stream.c); stream = 0 trains in host memory */
+    device_kind_t device;
+    /* streaming engine (train_stream.c); stream = 0 trains in memory */
     int stream;
     int devices;
     uint64_t device_mem;   /* bytes per device, 0 = unlimited */
@@ -70,8 +75,13 @@ typedef struct {
     program_t prog;
     params_t params;
     exec_t ex;
-    tensor_t x;       /* (N, F) normalised features */
-    tensor_t dlogits; /* (N, C) */
+    const kops_t *K;  /* where the tensors live (kops.h) */
+    const graph_t *kg; /* K's mirror of g: g itself on the host */
+    graph_t kg_mirror;
+    tensor_t x;       /* (N, F) normalised features, in K's memory */
+    tensor_t dlogits; /* (N, C), in K's memory */
+    int32_t *label_k, *split_k[3]; /* labels and splits in K's memory */
+    int64_t split_labelled[3];     /* rows of each split with a label */
     const model_def_t *model;
     int64_t epoch;    /* epochs completed */
     int64_t adam_t;
@@ -84,6 +94,7 @@ typedef struct {
     double graph_ms; /* CSR/CSC construction */
     /* streaming state (train_stream.c) */
     backend_t *backend;
+    const backend_ops_t *bops; /* the backend's table: cpu, or the CUDA plugin's */
     topology_t topo;
     streamer_t streamer;
     int chunks;             /* P in force */
@@ -99,8 +110,9 @@ int trainer_open(trainer_t *t, const train_cfg_t *cfg, gs_err_t *err);
 /* Rebuilds the op program (after a DKP change) and its executor; the
  * parameters and the optimiser state are kept. */
 int trainer_rebuild_program(trainer_t *t, gs_err_t *err);
-/* (Re)fills t->x from the dataset's features, normalised per cfg. */
-void trainer_load_features(trainer_t *t);
+/* (Re)fills t->x from the dataset's features, normalised per cfg, and the
+ * labels and splits, in K's memory (after a renumbering, too). */
+int trainer_load_features(trainer_t *t, gs_err_t *err);
 void trainer_close(trainer_t *t);
 /* One training step plus evaluation. */
 int trainer_epoch(trainer_t *t, epoch_stats_t *st, gs_err_t *err);
@@ -108,8 +120,6 @@ int trainer_epoch(trainer_t *t, epoch_stats_t *st, gs_err_t *err);
 /* Loss and its gradient, exposed for tests: mean cross-entropy of logits
  * (N, C) over the rows in idx; writes dlogits (zero outside idx). */
 double train_xent(const tensor_t *logits, const int32_t *label, const int32_t *idx, int64_t n, tensor_t *dlogits);
-/* Fraction of rows in idx whose argmax equals the label. */
-double train_accuracy(const tensor_t *logits, const int32_t *label, const int32_t *idx, int64_t n);
 void train_adam_step(params_t *ps, int64_t t, float lr, float weight_decay);
 
 /* train_stream.c: orders the vertices, opens the backend and the streamer. */

@@ -10,6 +10,8 @@
 
 #include "train.h"
 
+#include "cuda_plugin.h"
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -118,8 +120,14 @@ int trainer_stream_open(trainer_t *t, gs_err_t *err)
     for (int64_t v = 0; v < n && identity; v++) identity = perm[v] == v;
     if (!rc && !identity) rc = renumber(t, perm, err);
     backend_cfg_t bc = {c->devices, c->device_mem, c->links_native ? NULL : &t->topo, task_hook, t};
-    if (!rc) rc = backend_cpu.open(&t->backend, &bc, err);
-    if (!rc) rc = streamer_init(&t->streamer, &backend_cpu, t->backend, &t->topo, &t->g, p, bounds, &c->knobs, err);
+    t->bops = &backend_cpu;
+    if (!rc && c->device == DEVICE_CUDA) {
+        const gs_cuda_t *cu = gs_cuda_get(err);
+        if (cu) t->bops = cu->backend;
+        else rc = err->code;
+    }
+    if (!rc) rc = t->bops->open(&t->backend, &bc, err);
+    if (!rc) rc = streamer_init(&t->streamer, t->bops, t->backend, &t->topo, &t->g, p, bounds, &c->knobs, err);
     if (!rc) rc = streamer_probe(&t->streamer, err);
     free(perm), free(bounds);
     if (rc) return rc;
@@ -132,14 +140,14 @@ int trainer_stream_open(trainer_t *t, gs_err_t *err)
 void trainer_stream_close(trainer_t *t)
 {
     streamer_free(&t->streamer);
-    if (t->backend) backend_cpu.close(t->backend);
+    if (t->backend) t->bops->close(t->backend);
     t->backend = NULL;
 }
 
 void trainer_stream_epoch_begin(trainer_t *t)
 {
     if (!t->backend) return;
-    backend_cpu.reset_stats(t->backend);
+    t->bops->reset_stats(t->backend);
     memset(&t->streamer.ctr, 0, sizeof t->streamer.ctr);
     t->streamer.profiling = 1;
     t->streamer.have_profile = t->epoch > 0;
@@ -148,7 +156,7 @@ void trainer_stream_epoch_begin(trainer_t *t)
 void trainer_stream_epoch_end(trainer_t *t, epoch_stats_t *st)
 {
     if (!t->backend) return;
-    backend_cpu.stats(t->backend, &t->last_stats);
+    t->bops->stats(t->backend, &t->last_stats);
     for (int d = 0; d < t->cfg.devices; d++) {
         st->h2d_bytes += t->last_stats.bytes[d][LANE_H2D];
         st->d2h_bytes += t->last_stats.bytes[d][LANE_D2H];

@@ -52,7 +52,7 @@ static void check_program(program_t *p, int64_t in_cols, const char *what)
     exec_t ex;
     tensor_t x, r;
     assert_false(p->failed);
-    assert_int_equal(params_init(&ps, p, 5, &err), GS_OK);
+    assert_int_equal(params_init(&ps, p, 5, &kops_cpu, &err), GS_OK);
     /* make zero-initialised biases non-trivial */
     for (int i = 0; i < ps.n; i++)
         for (int64_t j = 0; j < tensor_numel(&ps.w[i]); j++) ps.w[i].data[j] += 0.3f * gs_normal(gs_hash3(17, (uint64_t)i, (uint64_t)j));

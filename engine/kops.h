@@ -1,0 +1,96 @@
+/* kops.h - the compute ops that the executor (exec.c) and the trainer
+ * (train.c) run on value tensors, as one table per place where the tensors
+ * live: kops_cpu (host memory, the reference) and the CUDA plugin's table
+ * (device memory). Every pointer handed to a table's ops belongs to that
+ * table's place; `upload` and `download` are the only crossings. The sparse
+ * kernels take the table's own mirror of the graph (graph_mirror): for the
+ * host that is the graph itself, for a GPU a graph_t whose arrays are in
+ * device memory. Device tables run asynchronously on one stream; `sync`
+ * waits and reports a device error. */
+#ifndef GS_KOPS_H
+#define GS_KOPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "graph.h"
+#include "kernels.h"
+#include "program.h"
+
+/* One elementwise op (program.h's BIAS, ADD, MUL, LERP, RELU, LEAKY_RELU,
+ * ELU, SIGMOID, TANH, DROPOUT) over (rows, cols). Forward reads a, b, c and
+ * writes out; backward reads dy (and a, b, c, y as the op needs) and writes
+ * whichever of da, db, dc is not NULL, adding where acc_* is set. DROPOUT
+ * with fp = 0 is the identity (evaluation). */
+typedef struct {
+    op_kind_t op;
+    const float *a, *b, *c, *y, *dy;
+    float *out, *da, *db, *dc;
+    int acc_a, acc_b, acc_c;
+    int64_t rows, cols;
+    float fp;
+    const graph_t *g; /* dropout: the mask is keyed by original vertex ids */
+    int edge;         /* dropout over an edge tensor */
+    uint64_t key;     /* dropout: hash of (seed, epoch, site) */
+} ew_args_t;
+
+typedef struct kops {
+    const char *name;
+    int device; /* 1: the pointers are device memory */
+    /* memory: alloc returns zeroed memory, or NULL */
+    void *(*alloc)(size_t bytes);
+    void (*release)(void *p);
+    void (*zero)(void *p, size_t bytes);
+    void (*copy)(void *dst, const void *src, size_t bytes);
+    void (*upload)(void *dst, const void *host, size_t bytes);
+    void (*download)(void *host, const void *src, size_t bytes);
+    int (*sync)(gs_err_t *err);
+    /* Names the work issued next (for a device profiler); NULL on the host. */
+    void (*annotate)(int layer, int phase, const char *op);
+    int (*graph_mirror)(const graph_t *host, graph_t *out, gs_err_t *err);
+    void (*graph_release)(graph_t *mirror);
+    /* kernels.h, in this place */
+    void (*gemm)(int trans_a, int trans_b, int64_t m, int64_t n, int64_t k, const float *a, const float *b, float *c,
+                 int acc);
+    void (*gather_sum)(const graph_t *g, agg_weight_t w, const float *x, int64_t f, float *y, int acc);
+    void (*gather_sum_bwd)(const graph_t *g, agg_weight_t w, const float *dy, int64_t f, float *dx, int acc);
+    void (*gather_max)(const graph_t *g, const float *x, int64_t f, float *y, int32_t *argmax);
+    void (*gather_max_bwd)(const graph_t *g, const int32_t *argmax, const float *dy, int64_t f, float *dx, int acc);
+    void (*scatter_src)(const graph_t *g, const float *x, int64_t f, float *y);
+    void (*scatter_dst)(const graph_t *g, const float *x, int64_t f, float *y);
+    void (*scatter_src_bwd)(const graph_t *g, const float *dy, int64_t f, float *dx, int acc);
+    void (*scatter_dst_bwd)(const graph_t *g, const float *dy, int64_t f, float *dx, int acc);
+    void (*gather_edge)(const graph_t *g, agg_weight_t w, const float *m, int64_t f, float *y, int acc);
+    void (*gather_edge_bwd)(const graph_t *g, agg_weight_t w, const float *dy, int64_t f, float *dm, int acc);
+    void (*edge_uaddv)(const graph_t *g, const float *l, const float *r, int64_t k, float *s);
+    void (*edge_softmax)(const graph_t *g, const float *s, int64_t k, float *a);
+    void (*edge_softmax_bwd)(const graph_t *g, const float *a, const float *da, int64_t k, float *ds, int acc);
+    void (*gather_attn)(const graph_t *g, const float *x, const float *a, int64_t k, int64_t h, float *y);
+    void (*gather_attn_bwd)(const graph_t *g, const float *a, const float *dy, int64_t k, int64_t h, float *dx, int acc);
+    void (*sddmm)(const graph_t *g, const float *p, const float *q, int64_t k, int64_t h, float *out, int acc);
+    void (*gather_typed)(const graph_t *g, agg_weight_t w, const float *z, int64_t h, float *y, int acc);
+    void (*gather_typed_bwd)(const graph_t *g, agg_weight_t w, const float *dy, int64_t h, float *dz, int acc);
+    /* dense ops the program and the trainer need */
+    void (*ew_forward)(const ew_args_t *a);
+    void (*ew_backward)(const ew_args_t *a);
+    /* out[j] (+)= sum over rows of x[r, j] */
+    void (*colsum)(const float *x, int64_t rows, int64_t cols, float *out, int acc);
+    /* y[r,k] = sum_h a[r,k,h] w[k,h]; backward writes da (+)= and dw (+)= */
+    void (*head_dot)(const float *a, const float *w, int64_t rows, int64_t k, int64_t h, float *y);
+    void (*head_dot_bwd)(const float *a, const float *w, const float *dy, int64_t rows, int64_t k, int64_t h, float *da,
+                         int acc_a, float *dw, int acc_w);
+    /* Mean softmax cross-entropy of logits (nrows, c) over the idx rows
+     * with a label >= 0 (`counted` of them, known to the caller); writes
+     * dlogits (zero outside idx) when not NULL. */
+    double (*xent)(const float *logits, int64_t nrows, int64_t c, const int32_t *label, const int32_t *idx, int64_t n,
+                   int64_t counted, float *dlogits);
+    /* How many idx rows with a label >= 0 have their argmax equal to it. */
+    int64_t (*correct)(const float *logits, int64_t c, const int32_t *label, const int32_t *idx, int64_t n);
+    /* Adam with L2 weight decay; c1, c2 are the bias corrections. */
+    void (*adam)(float *w, const float *g, float *m, float *v, int64_t n, float lr, float wd, float c1, float c2);
+} kops_t;
+
+extern const kops_t kops_cpu;
+
+#endif

@@ -1,0 +1,296 @@
+/* kops_cpu.c - the host's compute-op table (kops.h): the kernels of
+ * kernels_cpu.c plus the elementwise ops, column sums, head dots, loss,
+ * accuracy and Adam, all on the thread pool. This is the reference the
+ * CUDA plugin's table is tested against. Memory is plain host memory; the
+ * graph mirror is the graph itself. */
+#include "kops.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dropout_mask.h"
+#include "tensor.h"
+#include "threadpool.h"
+
+/* ---------------- memory ---------------- */
+
+static void *host_alloc(size_t bytes)
+{
+    void *p = gs_aligned_alloc(bytes ? bytes : 64);
+    if (p) memset(p, 0, bytes);
+    return p;
+}
+
+static void host_release(void *p) { free(p); }
+static void host_zero(void *p, size_t bytes) { memset(p, 0, bytes); }
+static void host_copy(void *dst, const void *src, size_t bytes)
+{
+    if (dst != src) memmove(dst, src, bytes);
+}
+static int host_sync(gs_err_t *err)
+{
+    (void)err;
+    return GS_OK;
+}
+static int host_mirror(const graph_t *host, graph_t *out, gs_err_t *err)
+{
+    (void)err;
+    *out = *host;
+    return GS_OK;
+}
+static void host_mirror_release(graph_t *mirror) { memset(mirror, 0, sizeof *mirror); }
+
+/* ---------------- elementwise ops ---------------- */
+
+#define PUT(dst, accflag, v) ((accflag) ? ((dst) += (v)) : ((dst) = (v)))
+
+static uint64_t row_key(const ew_args_t *c, int64_t r)
+{
+    return gs_drop_row_key(c->key, c->g->orig_id, c->g->in_src, c->g->in_dst, c->edge, r);
+}
+
+static void ew_forward_range(void *p, int64_t rb, int64_t re)
+{
+    const ew_args_t *c = p;
+    int64_t f = c->cols;
+    for (int64_t r = rb; r < re; r++) {
+        const float *a = c->a + r * f, *b = c->b ? c->b + r * f : NULL;
+        float *y = c->out + r * f;
+        switch (c->op) {
+        case OP_BIAS: for (int64_t j = 0; j < f; j++) y[j] = a[j] + c->b[j]; break;
+        case OP_ADD: for (int64_t j = 0; j < f; j++) y[j] = a[j] + b[j]; break;
+        case OP_MUL: for (int64_t j = 0; j < f; j++) y[j] = a[j] * b[j]; break;
+        case OP_LERP: {
+            const float *z = a, *x0 = b, *x1 = c->c + r * f;
+            for (int64_t j = 0; j < f; j++) y[j] = (1.0f - z[j]) * x0[j] + z[j] * x1[j];
+            break;
+        }
+        case OP_RELU: for (int64_t j = 0; j < f; j++) y[j] = a[j] > 0 ? a[j] : 0.0f; break;
+        case OP_LEAKY_RELU: for (int64_t j = 0; j < f; j++) y[j] = a[j] > 0 ? a[j] : c->fp * a[j]; break;
+        case OP_ELU: for (int64_t j = 0; j < f; j++) y[j] = a[j] > 0 ? a[j] : expm1f(a[j]); break;
+        case OP_SIGMOID: for (int64_t j = 0; j < f; j++) y[j] = 1.0f / (1.0f + expf(-a[j])); break;
+        case OP_TANH: for (int64_t j = 0; j < f; j++) y[j] = tanhf(a[j]); break;
+        case OP_DROPOUT:
+            if (c->fp == 0.0f) {
+                memcpy(y, a, sizeof(float) * (size_t)f);
+            } else {
+                uint64_t rk = row_key(c, r);
+                for (int64_t j = 0; j < f; j++) y[j] = a[j] * gs_drop_scale(rk, j, c->fp);
+            }
+            break;
+        default: break;
+        }
+    }
+}
+
+static void ew_backward_range(void *p, int64_t rb, int64_t re)
+{
+    const ew_args_t *c = p;
+    int64_t f = c->cols;
+    for (int64_t r = rb; r < re; r++) {
+        const float *dy = c->dy + r * f, *a = c->a + r * f, *y = c->y ? c->y + r * f : NULL;
+        float *da = c->da ? c->da + r * f : NULL, *db = c->db ? c->db + r * f : NULL;
+        switch (c->op) {
+        case OP_BIAS:
+        case OP_ADD:
+            if (da) for (int64_t j = 0; j < f; j++) PUT(da[j], c->acc_a, dy[j]);
+            if (db && c->op == OP_ADD) for (int64_t j = 0; j < f; j++) PUT(db[j], c->acc_b, dy[j]);
+            break;
+        case OP_MUL: {
+            const float *b = c->b + r * f;
+            if (da) for (int64_t j = 0; j < f; j++) PUT(da[j], c->acc_a, dy[j] * b[j]);
+            if (db) for (int64_t j = 0; j < f; j++) PUT(db[j], c->acc_b, dy[j] * a[j]);
+            break;
+        }
+        case OP_LERP: {
+            const float *x0 = c->b + r * f, *x1 = c->c + r * f;
+            float *dc = c->dc ? c->dc + r * f : NULL;
+            if (da) for (int64_t j = 0; j < f; j++) PUT(da[j], c->acc_a, dy[j] * (x1[j] - x0[j]));
+            if (db) for (int64_t j = 0; j < f; j++) PUT(db[j], c->acc_b, dy[j] * (1.0f - a[j]));
+            if (dc) for (int64_t j = 0; j < f; j++) PUT(dc[j], c->acc_c, dy[j] * a[j]);
+            break;
+        }
+        case OP_RELU: for (int64_t j = 0; j < f; j++) PUT(da[j], c->acc_a, y[j] > 0 ? dy[j] : 0.0f); break;
+        case OP_LEAKY_RELU: for (int64_t j = 0; j < f; j++) PUT(da[j], c->acc_a, a[j] > 0 ? dy[j] : c->fp * dy[j]); break;
+        case OP_ELU: for (int64_t j = 0; j < f; j++) PUT(da[j], c->acc_a, a[j] > 0 ? dy[j] : dy[j] * (y[j] + 1.0f)); break;
+        case OP_SIGMOID: for (int64_t j = 0; j < f; j++) PUT(da[j], c->acc_a, dy[j] * y[j] * (1.0f - y[j])); break;
+        case OP_TANH: for (int64_t j = 0; j < f; j++) PUT(da[j], c->acc_a, dy[j] * (1.0f - y[j] * y[j])); break;
+        case OP_DROPOUT:
+            if (c->fp == 0.0f) {
+                for (int64_t j = 0; j < f; j++) PUT(da[j], c->acc_a, dy[j]);
+            } else {
+                uint64_t rk = row_key(c, r);
+                for (int64_t j = 0; j < f; j++) PUT(da[j], c->acc_a, dy[j] * gs_drop_scale(rk, j, c->fp));
+            }
+            break;
+        default: break;
+        }
+    }
+}
+
+static int64_t ew_grain(int64_t cols) { return cols >= 4096 ? 1 : 4096 / (cols ? cols : 1); }
+
+static void ew_forward(const ew_args_t *a) { gs_parallel_for(a->rows, ew_grain(a->cols), ew_forward_range, (void *)a); }
+
+static void ew_backward(const ew_args_t *a)
+{
+    if (!a->da && !a->db && !a->dc) return;
+    gs_parallel_for(a->rows, ew_grain(a->cols), ew_backward_range, (void *)a);
+}
+
+/* ---------------- column sums: fixed-order partials ---------------- */
+
+#define COLSUM_BLOCKS 64
+typedef struct {
+    const float *x;
+    int64_t rows, cols;
+    float *partial; /* (COLSUM_BLOCKS, cols) */
+} colsum_ctx_t;
+
+static void colsum_range(void *p, int64_t b, int64_t e)
+{
+    const colsum_ctx_t *c = p;
+    for (int64_t blk = b; blk < e; blk++) {
+        float *acc = c->partial + blk * c->cols;
+        memset(acc, 0, sizeof(float) * (size_t)c->cols);
+        int64_t r0 = c->rows * blk / COLSUM_BLOCKS, r1 = c->rows * (blk + 1) / COLSUM_BLOCKS;
+        for (int64_t r = r0; r < r1; r++)
+            for (int64_t j = 0; j < c->cols; j++) acc[j] += c->x[r * c->cols + j];
+    }
+}
+
+static void colsum(const float *x, int64_t rows, int64_t cols, float *out, int acc)
+{
+    float *partial = malloc(sizeof(float) * (size_t)(COLSUM_BLOCKS * (cols ? cols : 1)));
+    if (!partial) abort(); /* a few KB: treat as fatal like any other OOM in a kernel */
+    colsum_ctx_t c = {x, rows, cols, partial};
+    gs_parallel_for(COLSUM_BLOCKS, 1, colsum_range, &c);
+    for (int64_t j = 0; j < cols; j++) {
+        float s = 0;
+        for (int b = 0; b < COLSUM_BLOCKS; b++) s += partial[b * cols + j];
+        out[j] = acc ? out[j] + s : s;
+    }
+    free(partial);
+}
+
+/* ---------------- head dot (GAT attention projections) ---------------- */
+
+static void head_dot(const float *a, const float *w, int64_t rows, int64_t k, int64_t h, float *y)
+{
+    for (int64_t r = 0; r < rows; r++)
+        for (int64_t j = 0; j < k; j++) {
+            float s = 0;
+            for (int64_t t = 0; t < h; t++) s += a[r * k * h + j * h + t] * w[j * h + t];
+            y[r * k + j] = s;
+        }
+}
+
+static void head_dot_bwd(const float *a, const float *w, const float *dy, int64_t rows, int64_t k, int64_t h, float *da,
+                         int acc_a, float *dw, int acc_w)
+{
+    if (dw && !acc_w) memset(dw, 0, sizeof(float) * (size_t)(k * h));
+    for (int64_t r = 0; r < rows; r++)
+        for (int64_t j = 0; j < k; j++) {
+            float g = dy[r * k + j];
+            for (int64_t t = 0; t < h; t++) {
+                int64_t idx = r * k * h + j * h + t;
+                if (da) PUT(da[idx], acc_a, g * w[j * h + t]);
+                if (dw) dw[j * h + t] += g * a[idx];
+            }
+        }
+}
+
+/* ---------------- loss, accuracy, optimiser ---------------- */
+
+static double xent(const float *logits, int64_t nrows, int64_t c, const int32_t *label, const int32_t *idx, int64_t n,
+                   int64_t counted, float *dlogits)
+{
+    double total = 0;
+    if (dlogits) memset(dlogits, 0, sizeof(float) * (size_t)(nrows * c));
+    if (counted == 0) return 0;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t v = idx[i];
+        if (label[v] < 0) continue;
+        const float *z = logits + v * c;
+        float mx = z[0];
+        for (int64_t j = 1; j < c; j++) mx = fmaxf(mx, z[j]);
+        double s = 0;
+        for (int64_t j = 0; j < c; j++) s += exp((double)(z[j] - mx));
+        double lse = log(s) + mx;
+        total += lse - z[label[v]];
+        if (dlogits) {
+            float *d = dlogits + v * c;
+            for (int64_t j = 0; j < c; j++) d[j] += (float)(exp((double)z[j] - lse) / (double)counted);
+            d[label[v]] -= 1.0f / (float)counted;
+        }
+    }
+    return total / (double)counted;
+}
+
+static int64_t correct(const float *logits, int64_t c, const int32_t *label, const int32_t *idx, int64_t n)
+{
+    int64_t ok = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t v = idx[i];
+        if (label[v] < 0) continue;
+        const float *z = logits + v * c;
+        int64_t best = 0;
+        for (int64_t j = 1; j < c; j++)
+            if (z[j] > z[best]) best = j;
+        ok += best == label[v];
+    }
+    return ok;
+}
+
+static void adam(float *w, const float *g, float *m, float *v, int64_t n, float lr, float wd, float c1, float c2)
+{
+    const float b1 = 0.9f, b2 = 0.999f, eps = 1e-8f;
+    for (int64_t j = 0; j < n; j++) {
+        float gj = g[j] + wd * w[j];
+        m[j] = b1 * m[j] + (1.0f - b1) * gj;
+        v[j] = b2 * v[j] + (1.0f - b2) * gj * gj;
+        w[j] -= lr * (m[j] / c1) / (sqrtf(v[j] / c2) + eps);
+    }
+}
+
+const kops_t kops_cpu = {
+    .name = "cpu",
+    .device = 0,
+    .alloc = host_alloc,
+    .release = host_release,
+    .zero = host_zero,
+    .copy = host_copy,
+    .upload = host_copy,
+    .download = host_copy,
+    .sync = host_sync,
+    .graph_mirror = host_mirror,
+    .graph_release = host_mirror_release,
+    .gemm = k_gemm,
+    .gather_sum = k_gather_sum,
+    .gather_sum_bwd = k_gather_sum_bwd,
+    .gather_max = k_gather_max,
+    .gather_max_bwd = k_gather_max_bwd,
+    .scatter_src = k_scatter_src,
+    .scatter_dst = k_scatter_dst,
+    .scatter_src_bwd = k_scatter_src_bwd,
+    .scatter_dst_bwd = k_scatter_dst_bwd,
+    .gather_edge = k_gather_edge,
+    .gather_edge_bwd = k_gather_edge_bwd,
+    .edge_uaddv = k_edge_uaddv,
+    .edge_softmax = k_edge_softmax,
+    .edge_softmax_bwd = k_edge_softmax_bwd,
+    .gather_attn = k_gather_attn,
+    .gather_attn_bwd = k_gather_attn_bwd,
+    .sddmm = k_sddmm,
+    .gather_typed = k_gather_typed,
+    .gather_typed_bwd = k_gather_typed_bwd,
+    .ew_forward = ew_forward,
+    .ew_backward = ew_backward,
+    .colsum = colsum,
+    .head_dot = head_dot,
+    .head_dot_bwd = head_dot_bwd,
+    .xent = xent,
+    .correct = correct,
+    .adam = adam,
+};
