@@ -22,6 +22,7 @@ OBJ_LIB  := $(SRC_LIB:%.c=$(BUILD)/%.o)
 OBJ_APP  := $(SRC_APP:%.c=$(BUILD)/%.o)
 LIB      := $(BUILD)/libgnnscope.a
 TESTS    := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
+TESTS_GPU := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/gpu/test_*.c))
 
 # ---- optional parts: probed, never required ----
 HAVE_NVCC  := $(shell command -v nvcc >/dev/null 2>&1 || test -x /usr/local/cuda/bin/nvcc && echo 1)
@@ -29,8 +30,36 @@ HAVE_MPI   := $(shell command -v mpicc >/dev/null 2>&1 && echo 1)
 HAVE_CUPTI := $(shell test -f /usr/local/cuda/extras/CUPTI/include/cupti.h -o -f /usr/local/cuda/include/cupti.h && echo 1)
 mark = $(if $(1),✓,✗)
 
-.PHONY: all run test asan test-asan deps summary format clean install
-all: summary gnnscope
+.PHONY: all run test asan test-asan deps summary format clean install plugin test-gpu
+all: summary gnnscope plugin
+
+# ---- the CUDA plugin: built when nvcc is present, skipped with NO_CUDA=1 ----
+CUDA_HOME ?= /usr/local/cuda
+NVCC      ?= $(if $(shell command -v nvcc 2>/dev/null),nvcc,$(CUDA_HOME)/bin/nvcc)
+CUDA_ARCH ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_80,code=[sm_80,compute_80]
+NVFLAGS   := -O3 -std=c++17 $(CUDA_ARCH) -Xcompiler -fPIC,-fvisibility=hidden,-Wall -I$(CUDA_HOME)/extras/CUPTI/include
+CUDA_RPATH := $(CUDA_HOME)/lib64:$(CUDA_HOME)/extras/CUPTI/lib64:$$ORIGIN
+SRC_CU    := $(wildcard cuda/*.cu)
+OBJ_CU    := $(SRC_CU:%.cu=build/%.o) build/cuda/error.o
+PLUGIN    := build/libgnnscope_cuda.so
+ifeq ($(NO_CUDA)$(HAVE_NVCC),1)
+plugin: $(PLUGIN)
+else
+plugin:
+	@echo "CUDA plugin skipped ($(if $(NO_CUDA),NO_CUDA=1,no nvcc))"
+endif
+
+build/cuda/%.o: cuda/%.cu cuda/cuda_common.h engine/cuda_plugin.h engine/kops.h engine/backend.h engine/error.h engine/rng.h engine/dropout_mask.h
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVFLAGS) -c -o $@ $<
+
+build/cuda/error.o: engine/error.c engine/error.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
+
+$(PLUGIN): $(OBJ_CU)
+	$(NVCC) -shared -o $@ $^ -cudart static -lcublas -lcupti -L$(CUDA_HOME)/extras/CUPTI/lib64 \
+	  -Xlinker --enable-new-dtags -Xlinker -rpath,'$(CUDA_RPATH)'
 
 summary:
 	@echo "gnnscope build: cpu backend ✓  nvcc $(call mark,$(HAVE_NVCC))  MPI $(call mark,$(HAVE_MPI))  CUPTI $(call mark,$(HAVE_CUPTI))"
@@ -63,8 +92,13 @@ run:
 
 test:
 	@scripts/deps.sh
-	@$(MAKE) --no-print-directory gnnscope tests
+	@$(MAKE) --no-print-directory gnnscope tests plugin $(TESTS_GPU)
 	@tests/run.sh $(BUILD)
+
+# GPU tests: reported as skipped (exit 0, "skipped") where no GPU answers
+test-gpu:
+	@$(MAKE) --no-print-directory gnnscope plugin $(TESTS_GPU)
+	@tests/run.sh $(BUILD) gpu
 
 tests: $(TESTS)
 

@@ -99,7 +99,7 @@ static void print_json(const trainer_t *t, const run_log_t *log)
                t->dkp_model.alpha, t->dkp_model.beta, t->dkp_model.gamma, t->dkp_model.delta, t->dkp_model.ngemm,
                t->dkp_model.ngather);
     if (t->backend) print_stream_json(t, &log->last, (log->last.epoch_ms + log->last.eval_ms) / 1e3);
-    else printf(",\"engine\":\"memory\"");
+    else printf(",\"engine\":\"memory\",\"backend\":\"%s\"", t->K->name);
     printf(",\"profile_events\":%llu,\"profile_dropped\":%llu", (unsigned long long)log->events,
            (unsigned long long)log->dropped);
     printf(",\"losses\":[");
@@ -137,6 +137,11 @@ int cmd_train(int argc, char **argv)
     trainer_t t;
     int rc = trainer_open(&t, &cfg, &err);
     if (!rc && resume[0]) rc = trainer_resume(&t, resume, &err);
+    if (!rc && profiling) {
+        char why[256];
+        if (sink_attach_gpu(&prof, &t.cfg, why, sizeof why))
+            fprintf(stderr, "gnnscope: warning: no GPU timeline: CUPTI: %s\n", why);
+    }
     if (!rc && trace[0]) rc = prof_trace_start(&prof, trace, &err);
     if (rc) {
         fprintf(stderr, "gnnscope: error: %s\n", err.msg);
@@ -178,6 +183,7 @@ int cmd_train(int argc, char **argv)
         }
     }
     if (profiling) { /* the trace is complete on disk before anything else is reported */
+        sink_detach_gpu();
         gs_err_t terr;
         if (prof_trace_stop(&prof, &terr) && !rc) rc = terr.code, err = terr;
     }

@@ -17,6 +17,30 @@ void sink_task(void *user, int dev, lane_t lane, chunk_tag_t tag, double t0, dou
     prof_record(user, &e);
 }
 
+void sink_gpu_span(void *user, const gpu_span_t *s)
+{
+    static const uint8_t lanes[LANE__COUNT] = {PL_H2D, PL_D2H, PL_D2D, PL_COMPUTE};
+    static const uint8_t phases[3] = {PH_FWD, PH_BWD, PH_OPT};
+    int ph = s->tag.phase < 0 || s->tag.phase > 2 ? 0 : s->tag.phase;
+    prof_event_t e = {ns(s->t0), ns(s->t1), s->bytes, 0, (int16_t)s->dev, 0, lanes[s->lane], phases[ph], s->tag.layer,
+                      s->tag.row, s->tag.col, s->tag.sub, ""};
+    snprintf(e.op, sizeof e.op, "%s", s->name);
+    prof_record(user, &e);
+}
+
+int sink_attach_gpu(prof_t *p, const train_cfg_t *cfg, char *why, size_t n)
+{
+    const gs_cuda_t *cu = cfg->device == DEVICE_CUDA ? gs_cuda_loaded() : NULL;
+    if (!cu) return 0;
+    return cu->prof_start(sink_gpu_span, p, why, n);
+}
+
+void sink_detach_gpu(void)
+{
+    const gs_cuda_t *cu = gs_cuda_loaded();
+    if (cu) cu->prof_stop();
+}
+
 void sink_op(void *user, const instr_t *in, int phase, double t0, double t1, double flops)
 {
     static const uint8_t phases[3] = {PH_FWD, PH_BWD, PH_OPT};

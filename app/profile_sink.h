@@ -5,11 +5,20 @@
 #define GS_PROFILE_SINK_H
 
 #include "../engine/backend.h"
+#include "../engine/cuda_plugin.h"
 #include "../engine/exec.h"
+#include "../engine/train.h"
 #include "../profiler/profiler.h"
 
 /* user = prof_t * */
 void sink_task(void *user, int dev, lane_t lane, chunk_tag_t tag, double t0, double t1, double bytes);
 void sink_op(void *user, const instr_t *in, int phase, double t0, double t1, double flops);
+/* CUPTI's spans from the CUDA plugin. */
+void sink_gpu_span(void *user, const gpu_span_t *s);
+/* When the run uses the CUDA plugin, starts CUPTI collection into p.
+ * Returns 0, or -1 with why filled (the run goes on without GPU spans). */
+int sink_attach_gpu(prof_t *p, const train_cfg_t *cfg, char *why, size_t n);
+/* Delivers the GPU spans still buffered and stops sending them. */
+void sink_detach_gpu(void);
 
 #endif

@@ -32,6 +32,9 @@ static void publish(session_t *s, const epoch_stats_t *st, int failed, const cha
     }
     p->devices = s->t.cfg.devices, p->chunks = s->t.backend ? s->t.chunks : 1, p->streaming = s->t.backend != NULL;
     p->link_scale = s->t.link_scale;
+    p->gpu = s->t.cfg.device == DEVICE_CUDA;
+    snprintf(p->backend, sizeof p->backend, "%s", s->t.backend ? s->t.bops->name : p->gpu ? "cuda" : "memory");
+    snprintf(p->gpu_note, sizeof p->gpu_note, "%s", s->gpu_note);
     p->nlinks = s->t.backend && !s->t.cfg.links_native ? s->t.topo.nlinks : 0;
     double secs = st ? (st->epoch_ms + st->eval_ms) / 1e3 : 0;
     for (int l = 0; l < p->nlinks && st; l++) {
@@ -111,6 +114,9 @@ int session_open(session_t *s, train_cfg_t *cfg, long max_epochs, const char *ch
         prof_shutdown(&s->prof);
         return rc;
     }
+    char why[256];
+    if (sink_attach_gpu(&s->prof, &s->t.cfg, why, sizeof why))
+        snprintf(s->gpu_note, sizeof s->gpu_note, "no GPU timeline: CUPTI: %s", why);
     s->max_epochs = max_epochs;
     snprintf(s->snap.dataset, sizeof s->snap.dataset, "%s", s->t.ds.name);
     snprintf(s->snap.model, sizeof s->snap.model, "%s", s->t.cfg.model);

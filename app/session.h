@@ -22,7 +22,9 @@ typedef struct {
     int paused, finished, failed;
     char error[512];
     char dataset[64], model[32], topology[32];
-    int devices, chunks, streaming;
+    char backend[16]; /* where the kernels run: memory (host), cpu (virtual devices) or cuda */
+    char gpu_note[256]; /* why the GPU timeline is missing, if it is */
+    int devices, chunks, streaming, gpu;
     double link_scale;
     int nlinks;
     char link_name[TOPO_MAX_LINKS][24];
@@ -44,6 +46,7 @@ typedef struct {
     train_cfg_t reload;        /* load / model: the configuration to reopen with */
     int reload_pending;
     metrics_csv_t metrics;     /* every epoch's row; written each epoch when it has a path */
+    char gpu_note[256];        /* set when CUPTI could not start */
 } session_t;
 
 /* checkpoint and metrics may be empty. */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../engine/cuda_plugin.h"
 #include "../engine/parse.h"
 #include "cli.h"
 #include "stream_cli.h"
@@ -26,9 +27,15 @@ int apply_stream_flags(train_cfg_t *cfg, int argc, char **argv, int backend, con
                                     "--order", "--selective", "--pipeline", "--subchunks", "--swap", "--multidev"};
     int implied = 0;
     for (size_t i = 0; i < sizeof implies / sizeof implies[0]; i++) implied |= given(argc, argv, implies[i]);
-    cfg->stream = backend == 1 || (backend < 0 && implied);
-    if (backend == 0 && implied)
+    cfg->stream = backend == BACKEND_CPU || (backend != BACKEND_MEMORY && implied);
+    if (backend == BACKEND_MEMORY && implied)
         return gs_fail(err, GS_EINPUT, "gnnscope train: --backend memory does not take device or streaming flags");
+    cfg->device = backend == BACKEND_CUDA ? DEVICE_CUDA : DEVICE_HOST;
+    if (backend == BACKEND_AUTO) {
+        gs_err_t why;
+        if (gs_cuda_get(&why)) cfg->device = DEVICE_CUDA;
+        else fprintf(stderr, "gnnscope: --backend auto: %s; running on the cpu\n", why.msg);
+    }
     if (device_mem[0] && gs_parse_bytes(device_mem, &cfg->device_mem))
         return gs_fail(err, GS_EINPUT, "gnnscope train: --device-mem: '%s' is not a size (e.g. 512M, 2G)", device_mem);
     if (strcmp(chunks, "auto") == 0) cfg->chunks = 0;
@@ -63,8 +70,10 @@ void print_stream_json(const trainer_t *t, const epoch_stats_t *last, double epo
 {
     const train_cfg_t *c = &t->cfg;
     const streamer_t *s = &t->streamer;
-    printf(",\"engine\":\"stream\",\"backend\":\"cpu\",\"emulated\":true,\"topology\":\"%s\",\"links\":\"%s\"", c->topology,
-           c->links_native ? "native" : "model");
+    int emulated = t->bops == &backend_cpu;
+    printf(",\"engine\":\"stream\",\"backend\":\"%s\",\"emulated\":%s,\"topology\":\"%s\",\"links\":\"%s\"",
+           t->bops->name, emulated ? "true" : "false", emulated ? c->topology : "real",
+           !emulated ? "real" : c->links_native ? "native" : "model");
     printf(",\"link_scale\":%.6g,\"host_gflops\":%.3f,\"devices\":%d,\"chunks\":%d,\"device_mem\":%llu", t->link_scale,
            t->host_flops / 1e9, c->devices, t->chunks, (unsigned long long)c->device_mem);
     printf(",\"knobs\":{\"order\":\"%s\",\"selective\":\"%s\",\"pipeline\":\"%s\",\"subchunks\":%d,\"swap\":\"%s\","

@@ -4,8 +4,12 @@
 
 #include "../engine/train.h"
 
-/* backend: -1 unset, 0 memory, 1 cpu. Fills cfg->stream, device_mem,
- * chunks and link_scale; GS_EINPUT with err on a bad value. */
+/* The --backend choices, in the flag table's order (-1: not given). */
+enum { BACKEND_UNSET = -1, BACKEND_MEMORY, BACKEND_CPU, BACKEND_CUDA, BACKEND_AUTO };
+
+/* Fills cfg->stream, device, device_mem, chunks and link_scale; GS_EINPUT
+ * with err on a bad value. auto picks cuda when a GPU answers, and says
+ * on stderr why not otherwise. */
 int apply_stream_flags(train_cfg_t *cfg, int argc, char **argv, int backend, const char *device_mem, const char *chunks,
                        const char *link_scale, gs_err_t *err);
 /* Appends the streaming fields to the JSON object being printed. */

@@ -37,7 +37,7 @@ static int table(train_opts_t *o, raw_t *x, flag_t *out)
         {"feat-norm", FLAG_CHOICE, &x->feat_norm, 0, "auto|row|none", "MODE", "row-normalise features (auto: if non-negative)", 1, 0},
         {"no-cache", FLAG_BOOL, &x->no_cache, 0, NULL, "", "do not read or write the binary dataset cache", 1, 0},
         {"quiet", FLAG_BOOL, &o->quiet, 0, NULL, "", "no per-epoch lines", 1, 0},
-        {"backend", FLAG_CHOICE, &x->backend, 0, "memory|cpu", "NAME", "memory: host only; cpu: virtual devices (implied by the flags below)", 1, 0},
+        {"backend", FLAG_CHOICE, &x->backend, 0, "memory|cpu|cuda|auto", "NAME", "memory: host only; cpu: virtual devices (implied by the flags below); cuda: the GPU; auto: cuda if a GPU answers", 1, 0},
         {"devices", FLAG_INT, &o->cfg.devices, 0, NULL, "N", "virtual devices", 1, TOPO_MAX_DEV},
         {"device-mem", FLAG_STR, x->device_mem, sizeof x->device_mem, NULL, "BYTES", "memory cap per device, e.g. 512M or 2G", 1, 0},
         {"topology", FLAG_STR, o->cfg.topology, sizeof o->cfg.topology, NULL, "NAME", "interconnect model (gnnscope topologies)", 1, 0},
@@ -67,7 +67,7 @@ static void defaults(train_opts_t *o, raw_t *x)
     memset(o, 0, sizeof *o);
     memset(x, 0, sizeof *x);
     train_cfg_defaults(&o->cfg);
-    x->dkp = (int)o->cfg.dkp, x->feat_norm = (int)o->cfg.feat_norm, x->backend = -1, x->order = (int)o->cfg.order;
+    x->dkp = (int)o->cfg.dkp, x->feat_norm = (int)o->cfg.feat_norm, x->backend = BACKEND_UNSET, x->order = (int)o->cfg.order;
     x->selective = (int)o->cfg.knobs.selective, x->pipeline = o->cfg.knobs.pipeline, x->swap = o->cfg.knobs.swap;
     x->multidev = (int)o->cfg.knobs.multidev;
     snprintf(x->chunks, sizeof x->chunks, "auto");

@@ -172,13 +172,16 @@ static int run_loop(session_t *s)
         if (u.follow) u.t_end = prof_now_ns();
         v.t_end = u.t_end, v.span = u.span, v.follow = u.follow;
         v.epochs = snap.epochs, v.nepochs = snap.nepochs, v.totals = snap.last_totals;
-        v.ndev = snap.streaming ? snap.devices : 0;
-        v.emulated = snap.streaming;
+        v.ndev = snap.streaming ? snap.devices : snap.gpu ? 1 : 0;
+        v.emulated = snap.streaming && strcmp(snap.backend, "cpu") == 0;
+        v.gpu = snap.gpu && gs_cuda_loaded();
+        if (v.gpu) gs_cuda_loaded()->metrics(&v.gpu_m);
+        v.gpu_note = snap.gpu_note;
         snprintf(v.topology, sizeof v.topology, "%s", snap.topology);
         v.nlinks = snap.nlinks, v.link_name = snap.link_name, v.link_rate = snap.link_rate;
         snprintf(v.title, sizeof v.title, " gnnscope  %s / %s  %s  %s%s  epoch %d%s", snap.dataset, snap.model,
-                 snap.streaming ? "cpu backend:" : "host memory", snap.streaming ? snap.topology : "",
-                 snap.streaming ? " (emulated)" : "", snap.nepochs ? (int)snap.epochs[snap.nepochs - 1].epoch : 0,
+                 v.emulated ? "cpu backend:" : v.gpu ? "cuda:" : "host memory", v.emulated ? snap.topology : v.gpu ? v.gpu_m.gpu : "",
+                 v.emulated ? " (emulated)" : snap.streaming ? " streamed" : "", snap.nepochs ? (int)snap.epochs[snap.nepochs - 1].epoch : 0,
                  snap.failed ? "  ERROR" : snap.paused ? "  PAUSED" : snap.finished ? "  done" : "  running");
         if (snap.failed && !console_reply()[0]) console_set_reply("error: %s", snap.error);
         knob_rows(s, &v);

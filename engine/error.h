@@ -4,6 +4,10 @@
 #ifndef GS_ERROR_H
 #define GS_ERROR_H
 
+#ifdef __cplusplus
+extern "C" { /* also used by the CUDA plugin */
+#endif
+
 enum { GS_OK = 0, GS_EFAIL = 1, GS_EINPUT = 2 };
 
 typedef struct {
@@ -17,5 +21,9 @@ int gs_fail(gs_err_t *err, int code, const char *fmt, ...)
 
 /* Prefixes err->msg with "prefix: " (used to add file names). */
 void gs_err_prefix(gs_err_t *err, const char *prefix);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -81,14 +81,19 @@ int trainer_stream_open(trainer_t *t, gs_err_t *err)
     const train_cfg_t *c = &t->cfg;
     int rc;
     if (!c->stream) return GS_OK;
-    if (topology_get(c->topology, &t->topo) != 0)
+    int real = c->device == DEVICE_CUDA; /* real GPUs: no interconnect model, every device in one group */
+    memset(&t->topo, 0, sizeof t->topo);
+    if (!real && topology_get(c->topology, &t->topo) != 0)
         return gs_fail(err, GS_EINPUT, "--topology %s: unknown (see gnnscope topologies)", c->topology);
-    if (c->devices < 1 || c->devices > t->topo.ndev)
-        return gs_fail(err, GS_EINPUT, "--devices %d: topology %s has %d device%s", c->devices, t->topo.name,
-                       t->topo.ndev, t->topo.ndev > 1 ? "s" : "");
-    t->host_flops = probe_host_flops();
-    t->link_scale = c->link_scale > 0 ? c->link_scale : t->host_flops / t->topo.gpu_flops;
-    topology_scale(&t->topo, t->link_scale);
+    int maxdev = real ? TOPO_MAX_DEV : t->topo.ndev;
+    if (c->devices < 1 || c->devices > maxdev)
+        return gs_fail(err, GS_EINPUT, "--devices %d: %s %s has %d device%s", c->devices, real ? "the cuda backend" : "topology",
+                       real ? "" : t->topo.name, maxdev, maxdev > 1 ? "s" : "");
+    if (!real) {
+        t->host_flops = probe_host_flops();
+        t->link_scale = c->link_scale > 0 ? c->link_scale : t->host_flops / t->topo.gpu_flops;
+        topology_scale(&t->topo, t->link_scale);
+    }
     int k = c->knobs.subchunks < 1 ? 1 : c->knobs.subchunks, p = c->chunks;
     int64_t width = trainer_stream_width(&t->prog), n = t->g.n;
     if (p == 0) {
@@ -119,7 +124,7 @@ int trainer_stream_open(trainer_t *t, gs_err_t *err)
     int identity = 1;
     for (int64_t v = 0; v < n && identity; v++) identity = perm[v] == v;
     if (!rc && !identity) rc = renumber(t, perm, err);
-    backend_cfg_t bc = {c->devices, c->device_mem, c->links_native ? NULL : &t->topo, task_hook, t};
+    backend_cfg_t bc = {c->devices, c->device_mem, c->links_native || real ? NULL : &t->topo, task_hook, t};
     t->bops = &backend_cpu;
     if (!rc && c->device == DEVICE_CUDA) {
         const gs_cuda_t *cu = gs_cuda_get(err);
@@ -127,7 +132,7 @@ int trainer_stream_open(trainer_t *t, gs_err_t *err)
         else rc = err->code;
     }
     if (!rc) rc = t->bops->open(&t->backend, &bc, err);
-    if (!rc) rc = streamer_init(&t->streamer, t->bops, t->backend, &t->topo, &t->g, p, bounds, &c->knobs, err);
+    if (!rc) rc = streamer_init(&t->streamer, t->bops, t->backend, real ? NULL : &t->topo, &t->g, p, bounds, &c->knobs, err);
     if (!rc) rc = streamer_probe(&t->streamer, err);
     free(perm), free(bounds);
     if (rc) return rc;

@@ -1,7 +1,7 @@
 # lib.sh - helpers for the integration scripts (sourced, not run).
 # GNNSCOPE_BIN names the binary under test (run.sh sets it).
 BIN=${GNNSCOPE_BIN:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/gnnscope}
-PY=/usr/bin/python3
+PY=${GNNSCOPE_PY:-/usr/bin/python3}
 nfail=0
 ok() { echo "ok   $*"; }
 bad() { echo "FAIL $*"; nfail=$((nfail + 1)); }

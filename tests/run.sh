@@ -2,7 +2,8 @@
 # run.sh - runs the cmocka binaries and the integration scripts, merging
 # stderr into stdout (cmocka prints its summary on stderr), and ends with
 # one line: "tests: N passed, M failed".
-# Usage: tests/run.sh BUILD_DIR [asan]
+# A test that exits 77 is counted as skipped (the GPU tests without a GPU).
+# Usage: tests/run.sh BUILD_DIR [asan|gpu]
 set -u
 build=${1:-build}
 mode=${2:-normal}
@@ -11,13 +12,18 @@ cd "$root"
 export GNNSCOPE_CACHE_DIR=${GNNSCOPE_CACHE_DIR:-$(mktemp -d)}
 pass=0
 fail=0
+skip=0
 failed=()
 run_one() {
     local name=$1
     shift
-    local start=$SECONDS
+    local start=$SECONDS rc=0
     echo "=== $name"
-    if "$@" 2>&1; then
+    "$@" 2>&1 || rc=$?
+    if [ "$rc" -eq 77 ]; then
+        skip=$((skip + 1))
+        echo "--- $name: SKIPPED ($((SECONDS - start)) s)"
+    elif [ "$rc" -eq 0 ]; then
         pass=$((pass + 1))
         echo "--- $name: ok ($((SECONDS - start)) s)"
     else
@@ -26,7 +32,14 @@ run_one() {
         echo "--- $name: FAILED ($((SECONDS - start)) s)"
     fi
 }
-if [ "$mode" = asan ]; then
+if [ "$mode" = gpu ]; then
+    export GNNSCOPE_BIN="$root/gnnscope"
+    for t in "$build"/tests/gpu/test_*; do
+        case "$t" in *.d) continue ;; esac
+        run_one "gpu/$(basename "$t")" "$t"
+    done
+    run_one "gpu/cli_gpu" tests/gpu/cli_gpu.sh
+elif [ "$mode" = asan ]; then
     export GNNSCOPE_BIN="$root/gnnscope-asan"
     for t in test_loaders test_kernels test_gradcheck test_linkmodel test_partition test_profiler test_streamer \
         test_stream_train; do
@@ -43,5 +56,5 @@ else
     for s in tests/cli_errors.sh tests/cli_train.sh tests/cli_trace.sh tests/tui_tmux.sh tests/demos.sh tests/cora_accuracy.sh; do run_one "$(basename "$s" .sh)" "$s"; done
 fi
 [ ${#failed[@]} -gt 0 ] && echo "failed: ${failed[*]}"
-echo "tests: $pass passed, $fail failed"
+echo "tests: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

@@ -110,6 +110,23 @@ static void draw_timeline(rect_t r, const view_state_t *v)
     if (row < r.h) line(r, row, " = forward  - backward  o optimiser   digits: chunk column when zoomed in");
 }
 
+/* Live metrics of the real GPU; a metric the machine cannot give says n/a. */
+static int draw_gpu(rect_t r, int row, const view_state_t *v)
+{
+    const gpu_metrics_t *g = &v->gpu_m;
+    char busy[16] = "n/a", util[16] = "n/a", in[32] = "n/a", out[32] = "n/a", tx[32] = "n/a", rx[32] = "n/a";
+    if (g->busy_valid) snprintf(busy, sizeof busy, "%3.0f%%", 100 * g->busy);
+    if (g->nvml_util_valid) snprintf(util, sizeof util, "%3.0f%%", 100 * g->nvml_util);
+    if (g->pcie_valid) plot_rate(g->h2d_Bps, in, sizeof in), plot_rate(g->d2h_Bps, out, sizeof out);
+    if (g->nvml_pcie_valid) plot_rate(g->nvml_rx_Bps, rx, sizeof rx), plot_rate(g->nvml_tx_Bps, tx, sizeof tx);
+    line(r, row++, "GPU %s", g->gpu[0] ? g->gpu : "(cuda)");
+    line(r, row++, " busy %s (CUPTI)  util %s (NVML)", busy, util);
+    line(r, row++, " PCIe in %s out %s (CUPTI)", in, out);
+    line(r, row++, " PCIe rx %s tx %s (NVML)", rx, tx);
+    if (v->gpu_note && v->gpu_note[0]) line(r, row++, " %s", v->gpu_note);
+    return row;
+}
+
 static void draw_util(rect_t r, const view_state_t *v)
 {
     char hdr[128];
@@ -118,6 +135,7 @@ static void draw_util(rect_t r, const view_state_t *v)
     const prof_window_t *w = &v->window;
     line(r, 1, "host cpu busy %3.0f%%", 100 * w->busy[0][PL_COMPUTE]);
     int row = 2;
+    if (v->gpu) row = draw_gpu(r, row, v);
     for (int d = 0; d < v->ndev && row + 1 < r.h; d++) {
         char h2d[32], d2h[32], d2d[32], sp[VIEW_HIST + 1];
         plot_rate(w->bytes_per_s[d + 1][PL_H2D], h2d, sizeof h2d);

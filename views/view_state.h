@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 
+#include "../engine/cuda_plugin.h"
 #include "../engine/train.h"
 #include "../profiler/profiler.h"
 
@@ -24,6 +25,9 @@ typedef struct {
     prof_window_t window;
     double busy_hist[PROF_MAX_DEV][VIEW_HIST]; /* compute busy fraction per device, oldest first */
     int nhist, ndev, emulated;
+    int gpu;              /* a real GPU: gpu_m holds its live metrics */
+    gpu_metrics_t gpu_m;
+    const char *gpu_note; /* why GPU spans are missing, or "" */
     char topology[32];
     int nlinks;
     const char (*link_name)[24];

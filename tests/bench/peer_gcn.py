@@ -6,17 +6,16 @@ Prints one JSON line: epoch_ms_median (forward + backward + Adam step),
 eval_ms_median, test_acc, peak_rss_bytes."""
 import argparse, gzip, json, os, resource, statistics, sys, time
 
+import importlib.util
+
 import numpy as np
 import torch
 import torch.nn.functional as F
 
-
-def read_csv(path, dtype):
-    for p in (path + ".csv.gz", path + ".csv"):
-        if os.path.exists(p):
-            raw = gzip.open(p, "rt").read() if p.endswith(".gz") else open(p).read()
-            return np.fromstring(raw.replace("\n", ","), sep=",", dtype=dtype)
-    sys.exit(f"peer: missing {path}.csv.gz")
+spec = importlib.util.spec_from_file_location("peer_io", os.path.join(os.path.dirname(__file__), "peer_io.py"))
+io = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(io)
+read_csv = io.read_csv
 
 
 def main():

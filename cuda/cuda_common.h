@@ -1,0 +1,96 @@
+/* cuda_common.h - state and helpers shared by the CUDA plugin's files:
+ * the stream and cuBLAS handle that in-memory training runs on, the
+ * sticky error that `sync` reports, and launch-size helpers. Plugin-
+ * internal; nothing here is seen by the main binary. */
+#ifndef GS_CUDA_COMMON_H
+#define GS_CUDA_COMMON_H
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "../engine/cuda_plugin.h"
+
+/* The in-memory executor's stream and handle (created by cu_init). */
+extern cudaStream_t cu_stream;
+extern cublasHandle_t cu_blas;
+
+int cu_init(char *why, size_t n);
+/* Records the first failure; sync reports it. */
+void cu_note(cudaError_t e, const char *what);
+void cu_note_blas(cublasStatus_t s, const char *what);
+int cu_take_error(gs_err_t *err);
+#define CU_LAUNCHED(what) cu_note(cudaGetLastError(), what)
+
+static inline unsigned cu_blocks(int64_t work, int threads)
+{
+    int64_t b = (work + threads - 1) / threads;
+    if (b < 1) b = 1;
+    return (unsigned)(b > 1048576 ? 1048576 : b); /* kernels use grid-stride loops */
+}
+
+/* Work items of a sparse pull over a CSC/CSR pointer array: a row's edges
+ * in pieces of at most CU_SPLIT, so hubs spread over many warps. */
+#define CU_SPLIT 512
+typedef struct {
+    int64_t begin, end;
+    int32_t row;
+    int32_t split; /* 1: the row has several items, which add atomically */
+} cu_item_t;
+
+typedef struct {
+    cu_item_t *items;
+    int64_t nitems;
+    int32_t *split_rows; /* rows with several items (zeroed before an overwrite) */
+    int64_t nsplit;
+} cu_items_t;
+
+/* Per mirror graph: the items for CSC (forward) and CSR (backward). */
+typedef struct {
+    const graph_t *mirror;
+    cu_items_t csc, csr;
+} cu_graph_items_t;
+
+const cu_graph_items_t *cu_items_of(const graph_t *mirror);
+int cu_items_build(const graph_t *host, const graph_t *mirror, gs_err_t *err);
+void cu_items_free(const graph_t *mirror);
+
+extern const kops_t cu_kops;
+extern const backend_ops_t cu_backend;
+
+/* sparse kernels (sparse_kernels.cu) */
+void cu_gather_sum(const graph_t *g, agg_weight_t w, const float *x, int64_t f, float *y, int acc);
+void cu_gather_sum_bwd(const graph_t *g, agg_weight_t w, const float *dy, int64_t f, float *dx, int acc);
+void cu_gather_max(const graph_t *g, const float *x, int64_t f, float *y, int32_t *argmax);
+void cu_gather_max_bwd(const graph_t *g, const int32_t *argmax, const float *dy, int64_t f, float *dx, int acc);
+void cu_scatter_src(const graph_t *g, const float *x, int64_t f, float *y);
+void cu_scatter_dst(const graph_t *g, const float *x, int64_t f, float *y);
+void cu_scatter_src_bwd(const graph_t *g, const float *dy, int64_t f, float *dx, int acc);
+void cu_scatter_dst_bwd(const graph_t *g, const float *dy, int64_t f, float *dx, int acc);
+void cu_gather_edge(const graph_t *g, agg_weight_t w, const float *m, int64_t f, float *y, int acc);
+void cu_gather_edge_bwd(const graph_t *g, agg_weight_t w, const float *dy, int64_t f, float *dm, int acc);
+void cu_edge_uaddv(const graph_t *g, const float *l, const float *r, int64_t k, float *s);
+void cu_edge_softmax(const graph_t *g, const float *s, int64_t k, float *a);
+void cu_edge_softmax_bwd(const graph_t *g, const float *a, const float *da, int64_t k, float *ds, int acc);
+void cu_gather_attn(const graph_t *g, const float *x, const float *a, int64_t k, int64_t h, float *y);
+void cu_gather_attn_bwd(const graph_t *g, const float *a, const float *dy, int64_t k, int64_t h, float *dx, int acc);
+void cu_sddmm(const graph_t *g, const float *p, const float *q, int64_t k, int64_t h, float *out, int acc);
+void cu_gather_typed(const graph_t *g, agg_weight_t w, const float *z, int64_t h, float *y, int acc);
+void cu_gather_typed_bwd(const graph_t *g, agg_weight_t w, const float *dy, int64_t h, float *dz, int acc);
+/* The streaming backend's chunk gather (same rule as backend_cpu's). */
+void cu_chunk_gather(const kernel_call_t *c, cudaStream_t st);
+
+/* profiling (cupti_prof.cu): tags for the work issued next */
+/* Work issued next by this thread belongs to (dev, tag); its records go to
+ * sink (NULL: the hook given to cu_prof_start). */
+void cu_prof_tag(int dev, chunk_tag_t tag, const char *name, gpu_span_hook_t sink, void *user);
+void cu_prof_untag(void);
+int cu_prof_enable(char *why, size_t n); /* CUPTI on, no app hook yet */
+int cu_prof_start(gpu_span_hook_t hook, void *user, char *why, size_t n);
+void cu_prof_flush(void);
+void cu_prof_stop(void);
+void cu_prof_metrics(gpu_metrics_t *out);
+/* NVML (nvml_dl.c) */
+void cu_nvml_metrics(gpu_metrics_t *out);
+
+#endif

@@ -1,0 +1,479 @@
+/* kops_cuda.cu - the plugin's compute-op table (kops.h) for training in
+ * GPU memory: cudaMalloc'd tensors, one stream, cuBLAS for the matrix
+ * products (plain FP32, no TF32), and our kernels for everything else.
+ * Failures are sticky and reported by sync, as an asynchronous device
+ * reports them. The graph mirror copies every CSC/CSR array to the device
+ * and builds the work items of the sparse pulls (cuda_common.h). */
+#include <dlfcn.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../engine/dropout_mask.h"
+#include "cuda_common.h"
+
+cudaStream_t cu_stream;
+cublasHandle_t cu_blas;
+static pthread_mutex_t err_lock = PTHREAD_MUTEX_INITIALIZER;
+static char first_error[200];
+
+void cu_note(cudaError_t e, const char *what)
+{
+    if (e == cudaSuccess) return;
+    pthread_mutex_lock(&err_lock);
+    if (!first_error[0]) snprintf(first_error, sizeof first_error, "%s: %s", what, cudaGetErrorString(e));
+    pthread_mutex_unlock(&err_lock);
+}
+
+void cu_note_blas(cublasStatus_t s, const char *what)
+{
+    if (s == CUBLAS_STATUS_SUCCESS) return;
+    pthread_mutex_lock(&err_lock);
+    if (!first_error[0]) snprintf(first_error, sizeof first_error, "%s: cuBLAS status %d", what, (int)s);
+    pthread_mutex_unlock(&err_lock);
+}
+
+int cu_take_error(gs_err_t *err)
+{
+    pthread_mutex_lock(&err_lock);
+    int bad = first_error[0] != 0;
+    if (bad && err) gs_fail(err, GS_EFAIL, "GPU: %s", first_error);
+    pthread_mutex_unlock(&err_lock);
+    return bad ? GS_EFAIL : GS_OK;
+}
+
+int cu_init(char *why, size_t n)
+{
+    int count = 0;
+    void *driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+    if (!driver) {
+        snprintf(why, n, "no NVIDIA driver on this machine (libcuda.so.1 not found)");
+        return -1;
+    }
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess) {
+        snprintf(why, n, "%s", cudaGetErrorString(e));
+        return -1;
+    }
+    if (count == 0) {
+        snprintf(why, n, "the CUDA driver sees no GPU");
+        return -1;
+    }
+    if ((e = cudaSetDevice(0)) != cudaSuccess || (e = cudaStreamCreateWithFlags(&cu_stream, cudaStreamNonBlocking)) != cudaSuccess) {
+        snprintf(why, n, "%s", cudaGetErrorString(e));
+        return -1;
+    }
+    cublasStatus_t s = cublasCreate(&cu_blas);
+    if (s != CUBLAS_STATUS_SUCCESS) {
+        snprintf(why, n, "cuBLAS cannot start (status %d)", (int)s);
+        return -1;
+    }
+    cublasSetStream(cu_blas, cu_stream);
+    cublasSetMathMode(cu_blas, CUBLAS_PEDANTIC_MATH); /* FP32 as the CPU reference computes it */
+    return 0;
+}
+
+/* ---------------- memory ---------------- */
+
+static void *d_alloc(size_t bytes)
+{
+    void *p = NULL;
+    if (cudaMalloc(&p, bytes ? bytes : 256) != cudaSuccess) {
+        cudaGetLastError(); /* an out-of-memory here is reported by the caller, not sticky */
+        return NULL;
+    }
+    cu_note(cudaMemsetAsync(p, 0, bytes, cu_stream), "memset");
+    return p;
+}
+
+static void d_release(void *p)
+{
+    cudaStreamSynchronize(cu_stream);
+    cu_note(cudaFree(p), "cudaFree");
+}
+static void d_zero(void *p, size_t bytes) { cu_note(cudaMemsetAsync(p, 0, bytes, cu_stream), "memset"); }
+static void d_copy(void *dst, const void *src, size_t bytes)
+{
+    if (dst != src) cu_note(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, cu_stream), "copy");
+}
+static void d_upload(void *dst, const void *host, size_t bytes)
+{
+    cu_note(cudaMemcpyAsync(dst, host, bytes, cudaMemcpyHostToDevice, cu_stream), "upload");
+    cu_note(cudaStreamSynchronize(cu_stream), "upload"); /* the caller may free host right after */
+}
+static void d_download(void *host, const void *src, size_t bytes)
+{
+    cu_note(cudaMemcpyAsync(host, src, bytes, cudaMemcpyDeviceToHost, cu_stream), "download");
+    cu_note(cudaStreamSynchronize(cu_stream), "download");
+}
+static int d_sync(gs_err_t *err)
+{
+    cu_note(cudaStreamSynchronize(cu_stream), "kernel");
+    return cu_take_error(err);
+}
+
+static void d_annotate(int layer, int phase, const char *op)
+{
+    chunk_tag_t tag = {(int16_t)layer, (int8_t)phase, -1, -1, -1};
+    cu_prof_tag(0, tag, op, NULL, NULL);
+}
+
+/* ---------------- graph mirror ---------------- */
+
+#define MIRROR_ARRAYS(X)                                                                                                  \
+    X(in_ptr, int64_t, n + 1) X(in_src, int32_t, m) X(in_dst, int32_t, m) X(etype, int32_t, m) X(w_norm, float, m)      \
+    X(w_mean, float, m) X(out_ptr, int64_t, n + 1) X(out_dst, int32_t, m) X(out_eid, int64_t, m) X(out_w_norm, float, m) \
+    X(out_w_mean, float, m) X(orig_id, int32_t, n)
+
+static void mirror_release(graph_t *g)
+{
+    cu_items_free(g);
+#define FREE_ONE(name, type, count) \
+    if (g->name) cudaFree(g->name);
+    MIRROR_ARRAYS(FREE_ONE)
+#undef FREE_ONE
+    memset(g, 0, sizeof *g);
+}
+
+static int mirror(const graph_t *h, graph_t *g, gs_err_t *err)
+{
+    memset(g, 0, sizeof *g);
+    g->n = h->n, g->m = h->m, g->ntypes = h->ntypes;
+    int64_t n = h->n, m = h->m;
+    (void)n, (void)m;
+#define COPY_ONE(name, type, count)                                                                                  \
+    if (h->name) {                                                                                                   \
+        size_t bytes = sizeof(type) * (size_t)(count);                                                               \
+        if (!(g->name = (type *)d_alloc(bytes))) {                                                                    \
+            mirror_release(g);                                                                                       \
+            return gs_fail(err, GS_EINPUT, "the graph does not fit in GPU memory (%s: %zu bytes)", #name, bytes);   \
+        }                                                                                                            \
+        d_upload(g->name, h->name, bytes);                                                                           \
+    }
+    MIRROR_ARRAYS(COPY_ONE)
+#undef COPY_ONE
+    int rc = cu_items_build(h, g, err);
+    if (!rc) rc = d_sync(err);
+    if (rc) mirror_release(g);
+    return rc;
+}
+
+/* ---------------- gemm ---------------- */
+
+/* Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T. */
+static void d_gemm(int ta, int tb, int64_t m, int64_t n, int64_t k, const float *a, const float *b, float *c, int acc)
+{
+    if (m == 0 || n == 0) return;
+    if (k == 0) {
+        if (!acc) d_zero(c, sizeof(float) * (size_t)(m * n));
+        return;
+    }
+    const float one = 1.0f, beta = acc ? 1.0f : 0.0f;
+    cu_note_blas(cublasSgemm(cu_blas, tb ? CUBLAS_OP_T : CUBLAS_OP_N, ta ? CUBLAS_OP_T : CUBLAS_OP_N, (int)n, (int)m,
+                             (int)k, &one, b, tb ? (int)k : (int)n, a, ta ? (int)m : (int)k, &beta, c, (int)n),
+                 "sgemm");
+}
+
+/* ---------------- elementwise ---------------- */
+
+#define GRID_STRIDE(i, total) \
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < (total); i += (int64_t)gridDim.x * blockDim.x)
+
+__device__ static float drop_scale(const ew_args_t &c, int64_t r, int64_t j)
+{
+    if (c.fp == 0.0f) return 1.0f;
+    uint64_t rk = gs_drop_row_key(c.key, c.g->orig_id, c.g->in_src, c.g->in_dst, c.edge, r);
+    return gs_drop_scale(rk, j, c.fp);
+}
+
+__global__ void ew_fwd_kernel(ew_args_t c, graph_t gv)
+{
+    c.g = &gv;
+    int64_t f = c.cols;
+    GRID_STRIDE(i, c.rows * f)
+    {
+        int64_t r = i / f, j = i % f;
+        float a = c.a[i], y = 0.0f;
+        switch (c.op) {
+        case OP_BIAS: y = a + c.b[j]; break;
+        case OP_ADD: y = a + c.b[i]; break;
+        case OP_MUL: y = a * c.b[i]; break;
+        case OP_LERP: y = (1.0f - a) * c.b[i] + a * c.c[i]; break;
+        case OP_RELU: y = a > 0 ? a : 0.0f; break;
+        case OP_LEAKY_RELU: y = a > 0 ? a : c.fp * a; break;
+        case OP_ELU: y = a > 0 ? a : expm1f(a); break;
+        case OP_SIGMOID: y = 1.0f / (1.0f + expf(-a)); break;
+        case OP_TANH: y = tanhf(a); break;
+        case OP_DROPOUT: y = a * drop_scale(c, r, j); break;
+        default: break;
+        }
+        c.out[i] = y;
+    }
+}
+
+#define PUT(dst, accflag, v) ((accflag) ? ((dst) += (v)) : ((dst) = (v)))
+
+__global__ void ew_bwd_kernel(ew_args_t c, graph_t gv)
+{
+    c.g = &gv;
+    int64_t f = c.cols;
+    GRID_STRIDE(i, c.rows * f)
+    {
+        int64_t r = i / f, j = i % f;
+        float dy = c.dy[i], a = c.a[i];
+        switch (c.op) {
+        case OP_BIAS:
+        case OP_ADD:
+            if (c.da) PUT(c.da[i], c.acc_a, dy);
+            if (c.db && c.op == OP_ADD) PUT(c.db[i], c.acc_b, dy);
+            break;
+        case OP_MUL:
+            if (c.da) PUT(c.da[i], c.acc_a, dy * c.b[i]);
+            if (c.db) PUT(c.db[i], c.acc_b, dy * a);
+            break;
+        case OP_LERP:
+            if (c.da) PUT(c.da[i], c.acc_a, dy * (c.c[i] - c.b[i]));
+            if (c.db) PUT(c.db[i], c.acc_b, dy * (1.0f - a));
+            if (c.dc) PUT(c.dc[i], c.acc_c, dy * a);
+            break;
+        case OP_RELU: PUT(c.da[i], c.acc_a, c.y[i] > 0 ? dy : 0.0f); break;
+        case OP_LEAKY_RELU: PUT(c.da[i], c.acc_a, a > 0 ? dy : c.fp * dy); break;
+        case OP_ELU: PUT(c.da[i], c.acc_a, a > 0 ? dy : dy * (c.y[i] + 1.0f)); break;
+        case OP_SIGMOID: PUT(c.da[i], c.acc_a, dy * c.y[i] * (1.0f - c.y[i])); break;
+        case OP_TANH: PUT(c.da[i], c.acc_a, dy * (1.0f - c.y[i] * c.y[i])); break;
+        case OP_DROPOUT: PUT(c.da[i], c.acc_a, dy * drop_scale(c, r, j)); break;
+        default: break;
+        }
+    }
+}
+
+static graph_t drop_graph(const ew_args_t *a)
+{
+    graph_t g;
+    memset(&g, 0, sizeof g);
+    if (a->op == OP_DROPOUT && a->g) g = *a->g;
+    return g;
+}
+
+static void d_ew_forward(const ew_args_t *a)
+{
+    if (a->rows * a->cols == 0) return;
+    ew_fwd_kernel<<<cu_blocks(a->rows * a->cols, 256), 256, 0, cu_stream>>>(*a, drop_graph(a));
+    CU_LAUNCHED("elementwise");
+}
+
+static void d_ew_backward(const ew_args_t *a)
+{
+    if ((!a->da && !a->db && !a->dc) || a->rows * a->cols == 0) return;
+    ew_bwd_kernel<<<cu_blocks(a->rows * a->cols, 256), 256, 0, cu_stream>>>(*a, drop_graph(a));
+    CU_LAUNCHED("elementwise");
+}
+
+/* ---------------- column sums (bias gradients) through gemv ---------------- */
+
+static float *ones;
+static int64_t nones;
+
+static void d_colsum(const float *x, int64_t rows, int64_t cols, float *out, int acc)
+{
+    if (rows > nones) {
+        float *h = (float *)malloc(sizeof(float) * (size_t)rows);
+        if (!h) return cu_note(cudaErrorMemoryAllocation, "colsum");
+        for (int64_t i = 0; i < rows; i++) h[i] = 1.0f;
+        if (ones) d_release(ones);
+        ones = (float *)d_alloc(sizeof(float) * (size_t)rows);
+        if (!ones) {
+            free(h);
+            nones = 0;
+            return cu_note(cudaErrorMemoryAllocation, "colsum");
+        }
+        d_upload(ones, h, sizeof(float) * (size_t)rows);
+        free(h);
+        nones = rows;
+    }
+    const float one = 1.0f, beta = acc ? 1.0f : 0.0f;
+    /* x (rows, cols) row-major is (cols, rows) column-major: out = x^T 1 */
+    cu_note_blas(cublasSgemv(cu_blas, CUBLAS_OP_N, (int)cols, (int)rows, &one, x, (int)cols, ones, 1, &beta, out, 1), "colsum");
+}
+
+/* ---------------- head dot ---------------- */
+
+__global__ void head_dot_kernel(const float *a, const float *w, int64_t rows, int64_t k, int64_t h, float *y)
+{
+    GRID_STRIDE(i, rows * k)
+    {
+        int64_t j = i % k;
+        float s = 0.0f;
+        for (int64_t t = 0; t < h; t++) s += a[i * h + t] * w[j * h + t];
+        y[i] = s;
+    }
+}
+
+__global__ void head_dot_da_kernel(const float *w, const float *dy, int64_t rows, int64_t k, int64_t h, float *da, int acc)
+{
+    GRID_STRIDE(i, rows * k * h)
+    {
+        int64_t rk = i / h, jt = i % (k * h);
+        PUT(da[i], acc, dy[rk] * w[jt]);
+    }
+}
+
+/* dw[j, t] += sum over a block of rows of dy[r, j] a[r, j, t] */
+__global__ void head_dot_dw_kernel(const float *a, const float *dy, int64_t rows, int64_t k, int64_t h, float *dw)
+{
+    int64_t kh = k * h, per = (rows + gridDim.x - 1) / gridDim.x;
+    int64_t r0 = blockIdx.x * per, r1 = r0 + per < rows ? r0 + per : rows;
+    for (int64_t c = threadIdx.x; c < kh; c += blockDim.x) {
+        float s = 0.0f;
+        for (int64_t r = r0; r < r1; r++) s += dy[r * k + c / h] * a[r * kh + c];
+        atomicAdd(dw + c, s);
+    }
+}
+
+static void d_head_dot(const float *a, const float *w, int64_t rows, int64_t k, int64_t h, float *y)
+{
+    head_dot_kernel<<<cu_blocks(rows * k, 256), 256, 0, cu_stream>>>(a, w, rows, k, h, y);
+    CU_LAUNCHED("head_dot");
+}
+
+static void d_head_dot_bwd(const float *a, const float *w, const float *dy, int64_t rows, int64_t k, int64_t h, float *da,
+                           int acc_a, float *dw, int acc_w)
+{
+    if (da) head_dot_da_kernel<<<cu_blocks(rows * k * h, 256), 256, 0, cu_stream>>>(w, dy, rows, k, h, da, acc_a);
+    if (dw) {
+        if (!acc_w) d_zero(dw, sizeof(float) * (size_t)(k * h));
+        head_dot_dw_kernel<<<256, 128, 0, cu_stream>>>(a, dy, rows, k, h, dw);
+    }
+    CU_LAUNCHED("head_dot_bwd");
+}
+
+/* ---------------- loss, accuracy, optimiser ---------------- */
+
+static double *d_scalar;
+static unsigned long long *d_count;
+
+__global__ void xent_kernel(const float *z, int64_t c, const int32_t *label, const int32_t *idx, int64_t n, int64_t counted,
+                            float *dz, double *loss)
+{
+    GRID_STRIDE(i, n)
+    {
+        int64_t v = idx[i];
+        if (label[v] < 0) continue;
+        const float *zr = z + v * c;
+        float mx = zr[0];
+        for (int64_t j = 1; j < c; j++) mx = fmaxf(mx, zr[j]);
+        double s = 0;
+        for (int64_t j = 0; j < c; j++) s += exp((double)(zr[j] - mx));
+        double lse = log(s) + mx;
+        atomicAdd(loss, lse - zr[label[v]]);
+        if (dz) {
+            float *d = dz + v * c;
+            for (int64_t j = 0; j < c; j++) d[j] += (float)(exp((double)zr[j] - lse) / (double)counted);
+            d[label[v]] -= 1.0f / (float)counted;
+        }
+    }
+}
+
+static double d_xent(const float *logits, int64_t nrows, int64_t c, const int32_t *label, const int32_t *idx, int64_t n,
+                     int64_t counted, float *dlogits)
+{
+    if (dlogits) d_zero(dlogits, sizeof(float) * (size_t)(nrows * c));
+    if (counted == 0) return 0;
+    if (!d_scalar && !(d_scalar = (double *)d_alloc(sizeof(double)))) return NAN;
+    d_zero(d_scalar, sizeof(double));
+    xent_kernel<<<cu_blocks(n, 128), 128, 0, cu_stream>>>(logits, c, label, idx, n, counted, dlogits, d_scalar);
+    CU_LAUNCHED("xent");
+    double total = 0;
+    d_download(&total, d_scalar, sizeof total);
+    return total / (double)counted;
+}
+
+__global__ void correct_kernel(const float *z, int64_t c, const int32_t *label, const int32_t *idx, int64_t n,
+                               unsigned long long *ok)
+{
+    GRID_STRIDE(i, n)
+    {
+        int64_t v = idx[i];
+        if (label[v] < 0) continue;
+        const float *zr = z + v * c;
+        int64_t best = 0;
+        for (int64_t j = 1; j < c; j++)
+            if (zr[j] > zr[best]) best = j;
+        if (best == label[v]) atomicAdd(ok, 1ull);
+    }
+}
+
+static int64_t d_correct(const float *logits, int64_t c, const int32_t *label, const int32_t *idx, int64_t n)
+{
+    if (n == 0) return 0;
+    if (!d_count && !(d_count = (unsigned long long *)d_alloc(sizeof *d_count))) return 0;
+    d_zero(d_count, sizeof *d_count);
+    correct_kernel<<<cu_blocks(n, 128), 128, 0, cu_stream>>>(logits, c, label, idx, n, d_count);
+    CU_LAUNCHED("accuracy");
+    unsigned long long ok = 0;
+    d_download(&ok, d_count, sizeof ok);
+    return (int64_t)ok;
+}
+
+__global__ void adam_kernel(float *w, const float *g, float *m, float *v, int64_t n, float lr, float wd, float c1, float c2)
+{
+    const float b1 = 0.9f, b2 = 0.999f, eps = 1e-8f;
+    GRID_STRIDE(j, n)
+    {
+        float gj = g[j] + wd * w[j];
+        m[j] = b1 * m[j] + (1.0f - b1) * gj;
+        v[j] = b2 * v[j] + (1.0f - b2) * gj * gj;
+        w[j] -= lr * (m[j] / c1) / (sqrtf(v[j] / c2) + eps);
+    }
+}
+
+static void d_adam(float *w, const float *g, float *m, float *v, int64_t n, float lr, float wd, float c1, float c2)
+{
+    if (n == 0) return;
+    adam_kernel<<<cu_blocks(n, 256), 256, 0, cu_stream>>>(w, g, m, v, n, lr, wd, c1, c2);
+    CU_LAUNCHED("adam");
+}
+
+const kops_t cu_kops = {
+    "cuda",
+    1,
+    d_alloc,
+    d_release,
+    d_zero,
+    d_copy,
+    d_upload,
+    d_download,
+    d_sync,
+    d_annotate,
+    mirror,
+    mirror_release,
+    d_gemm,
+    cu_gather_sum,
+    cu_gather_sum_bwd,
+    cu_gather_max,
+    cu_gather_max_bwd,
+    cu_scatter_src,
+    cu_scatter_dst,
+    cu_scatter_src_bwd,
+    cu_scatter_dst_bwd,
+    cu_gather_edge,
+    cu_gather_edge_bwd,
+    cu_edge_uaddv,
+    cu_edge_softmax,
+    cu_edge_softmax_bwd,
+    cu_gather_attn,
+    cu_gather_attn_bwd,
+    cu_sddmm,
+    cu_gather_typed,
+    cu_gather_typed_bwd,
+    d_ew_forward,
+    d_ew_backward,
+    d_colsum,
+    d_head_dot,
+    d_head_dot_bwd,
+    d_xent,
+    d_correct,
+    d_adam,
+};

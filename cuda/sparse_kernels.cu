@@ -1,0 +1,387 @@
+/* sparse_kernels.cu - the plugin's graph kernels (kernels.h semantics).
+ * Destination-centric and feature-parallel (NeuGraph §3.4, GraphTensor's
+ * NAPA): a group of lanes owns one work item (a destination row, or a
+ * piece of a hub's edges) and its lanes run along the feature dimension
+ * with 16-byte loads where the shapes allow. Pieces of one row add with
+ * atomics, so hub rows spread over many blocks; other rows are written
+ * once. Results match the CPU reference up to summation order. */
+#include <float.h>
+
+#include "cuda_common.h"
+
+/* ---------------- the generic pull ---------------- */
+
+typedef struct {
+    const cu_item_t *items;
+    int64_t nitems;
+    const int32_t *nbr;   /* neighbour at each edge position */
+    const int64_t *eid;   /* edge id at each position, NULL: the position */
+    const float *w;       /* weight at each position, NULL: 1 */
+    const float *x;       /* source rows */
+    int64_t x_stride;
+    int src_edge;         /* 1: x rows are edge ids, else neighbours */
+    const float *att;     /* attention (E, att_k) by edge id; scale of feature j is att[e, j / att_h] */
+    int64_t att_k, att_h;
+    const int32_t *etype; /* typed: x column offset etype[e] * f */
+    float *y;
+    int64_t f;
+    int acc;
+    int group;            /* lanes per item (power of two <= 32) */
+} pull_t;
+
+template <int VEC>
+__global__ void pull_kernel(pull_t p)
+{
+    int64_t tid = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    int lane = (int)(tid & (p.group - 1));
+    int64_t stride = (int64_t)gridDim.x * blockDim.x / p.group;
+    for (int64_t it = tid / p.group; it < p.nitems; it += stride) {
+        cu_item_t item = p.items[it];
+        float *yr = p.y + (int64_t)item.row * p.f;
+        for (int64_t j0 = (int64_t)lane * VEC; j0 < p.f; j0 += (int64_t)p.group * VEC) {
+            float acc[VEC];
+#pragma unroll
+            for (int v = 0; v < VEC; v++) acc[v] = 0.0f;
+            for (int64_t q = item.begin; q < item.end; q++) {
+                int64_t e = p.eid ? p.eid[q] : q;
+                int64_t src = p.src_edge ? e : (int64_t)p.nbr[q];
+                float s = p.w ? p.w[q] : 1.0f;
+                const float *xr = p.x + src * p.x_stride + (p.etype ? (int64_t)p.etype[e] * p.f : 0) + j0;
+                if (VEC == 4) {
+                    float4 v4 = *(const float4 *)xr;
+                    float sc0 = s, sc1 = s, sc2 = s, sc3 = s;
+                    if (p.att) {
+                        const float *ar = p.att + e * p.att_k;
+                        sc0 = s * ar[(j0 + 0) / p.att_h], sc1 = s * ar[(j0 + 1) / p.att_h];
+                        sc2 = s * ar[(j0 + 2) / p.att_h], sc3 = s * ar[(j0 + 3) / p.att_h];
+                    }
+                    acc[0] += sc0 * v4.x, acc[1 % VEC] += sc1 * v4.y, acc[2 % VEC] += sc2 * v4.z, acc[3 % VEC] += sc3 * v4.w;
+                } else {
+#pragma unroll
+                    for (int v = 0; v < VEC; v++)
+                        if (j0 + v < p.f) acc[v] += (p.att ? s * p.att[e * p.att_k + (j0 + v) / p.att_h] : s) * xr[v];
+                }
+            }
+#pragma unroll
+            for (int v = 0; v < VEC; v++) {
+                if (j0 + v >= p.f) break;
+                if (item.split) atomicAdd(yr + j0 + v, acc[v]);
+                else yr[j0 + v] = p.acc ? yr[j0 + v] + acc[v] : acc[v];
+            }
+        }
+    }
+}
+
+__global__ void zero_rows_kernel(const int32_t *rows, int64_t n, float *y, int64_t f)
+{
+    int64_t total = n * f;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (int64_t)gridDim.x * blockDim.x)
+        y[(int64_t)rows[i / f] * f + i % f] = 0.0f;
+}
+
+static int group_for(int64_t f, int vec)
+{
+    int64_t lanes = (f + vec - 1) / vec;
+    int g = 1;
+    while (g < 32 && g < lanes) g <<= 1;
+    return g;
+}
+
+static int aligned16(const void *p) { return ((uintptr_t)p & 15) == 0; }
+
+static void pull(pull_t p, const cu_items_t *it)
+{
+    if (it->nitems == 0) return;
+    p.items = it->items, p.nitems = it->nitems;
+    if (!p.acc && it->nsplit) {
+        zero_rows_kernel<<<cu_blocks(it->nsplit * p.f, 256), 256, 0, cu_stream>>>(it->split_rows, it->nsplit, p.y, p.f);
+        CU_LAUNCHED("zero rows");
+    }
+    int vec4 = p.f % 4 == 0 && p.x_stride % 4 == 0 && aligned16(p.x);
+    p.group = group_for(p.f, vec4 ? 4 : 1);
+    int64_t threads = p.nitems * p.group;
+    if (vec4) pull_kernel<4><<<cu_blocks(threads, 256), 256, 0, cu_stream>>>(p);
+    else pull_kernel<1><<<cu_blocks(threads, 256), 256, 0, cu_stream>>>(p);
+    CU_LAUNCHED("gather");
+}
+
+static const float *w_csc(const graph_t *g, agg_weight_t w) { return w == AGG_NORM ? g->w_norm : w == AGG_MEAN ? g->w_mean : NULL; }
+static const float *w_csr(const graph_t *g, agg_weight_t w)
+{
+    return w == AGG_NORM ? g->out_w_norm : w == AGG_MEAN ? g->out_w_mean : NULL;
+}
+
+void cu_gather_sum(const graph_t *g, agg_weight_t w, const float *x, int64_t f, float *y, int acc)
+{
+    pull_t p = {};
+    p.nbr = g->in_src, p.w = w_csc(g, w), p.x = x, p.x_stride = f, p.y = y, p.f = f, p.acc = acc;
+    pull(p, &cu_items_of(g)->csc);
+}
+
+void cu_gather_sum_bwd(const graph_t *g, agg_weight_t w, const float *dy, int64_t f, float *dx, int acc)
+{
+    pull_t p = {};
+    p.nbr = g->out_dst, p.eid = g->out_eid, p.w = w_csr(g, w), p.x = dy, p.x_stride = f, p.y = dx, p.f = f, p.acc = acc;
+    pull(p, &cu_items_of(g)->csr);
+}
+
+void cu_scatter_src_bwd(const graph_t *g, const float *dy, int64_t f, float *dx, int acc)
+{
+    pull_t p = {};
+    p.nbr = g->out_dst, p.eid = g->out_eid, p.src_edge = 1, p.x = dy, p.x_stride = f, p.y = dx, p.f = f, p.acc = acc;
+    pull(p, &cu_items_of(g)->csr);
+}
+
+void cu_gather_edge(const graph_t *g, agg_weight_t w, const float *m, int64_t f, float *y, int acc)
+{
+    pull_t p = {};
+    p.nbr = g->in_src, p.src_edge = 1, p.w = w_csc(g, w), p.x = m, p.x_stride = f, p.y = y, p.f = f, p.acc = acc;
+    pull(p, &cu_items_of(g)->csc);
+}
+
+void cu_scatter_dst_bwd(const graph_t *g, const float *dy, int64_t f, float *dx, int acc)
+{
+    cu_gather_edge(g, AGG_ONE, dy, f, dx, acc);
+}
+
+void cu_gather_attn(const graph_t *g, const float *x, const float *a, int64_t k, int64_t h, float *y)
+{
+    pull_t p = {};
+    p.nbr = g->in_src, p.x = x, p.x_stride = k * h, p.att = a, p.att_k = k, p.att_h = h, p.y = y, p.f = k * h;
+    pull(p, &cu_items_of(g)->csc);
+}
+
+void cu_gather_attn_bwd(const graph_t *g, const float *a, const float *dy, int64_t k, int64_t h, float *dx, int acc)
+{
+    pull_t p = {};
+    p.nbr = g->out_dst, p.eid = g->out_eid, p.x = dy, p.x_stride = k * h, p.att = a, p.att_k = k, p.att_h = h, p.y = dx,
+    p.f = k * h, p.acc = acc;
+    pull(p, &cu_items_of(g)->csr);
+}
+
+void cu_gather_typed(const graph_t *g, agg_weight_t w, const float *z, int64_t h, float *y, int acc)
+{
+    pull_t p = {};
+    p.nbr = g->in_src, p.w = w_csc(g, w), p.x = z, p.x_stride = (int64_t)g->ntypes * h, p.etype = g->etype, p.y = y,
+    p.f = h, p.acc = acc;
+    pull(p, &cu_items_of(g)->csc);
+}
+
+/* dZ[u, type(e)*h + j] (+)= w dY[v, j] over u's out-edges: the output block
+ * moves with each edge, so every edge adds atomically. */
+__global__ void typed_bwd_kernel(const int64_t *ptr, const int32_t *dst, const int64_t *eid, const int32_t *etype,
+                                 const float *w, const float *dy, int64_t n, int64_t h, int64_t zf, float *dz)
+{
+    int64_t total = n * h;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (int64_t)gridDim.x * blockDim.x) {
+        int64_t u = i / h, j = i % h;
+        for (int64_t q = ptr[u]; q < ptr[u + 1]; q++) {
+            float s = w ? w[q] : 1.0f;
+            dz[u * zf + (int64_t)etype[eid[q]] * h + j] += s * dy[(int64_t)dst[q] * h + j];
+        }
+    }
+}
+
+void cu_gather_typed_bwd(const graph_t *g, agg_weight_t w, const float *dy, int64_t h, float *dz, int acc)
+{
+    int64_t zf = (int64_t)g->ntypes * h;
+    if (!acc) cu_note(cudaMemsetAsync(dz, 0, sizeof(float) * (size_t)(g->n * zf), cu_stream), "memset");
+    typed_bwd_kernel<<<cu_blocks(g->n * h, 256), 256, 0, cu_stream>>>(g->out_ptr, g->out_dst, g->out_eid, g->etype,
+                                                                       w_csr(g, w), dy, g->n, h, zf, dz);
+    CU_LAUNCHED("gather_typed_bwd");
+}
+
+/* ---------------- max ---------------- */
+
+__global__ void gather_max_kernel(const int64_t *ptr, const int32_t *src, const float *x, int64_t n, int64_t f, float *y,
+                                  int32_t *am)
+{
+    int64_t total = n * f;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (int64_t)gridDim.x * blockDim.x) {
+        int64_t v = i / f, j = i % f;
+        float best = -FLT_MAX;
+        int32_t arg = -1;
+        for (int64_t q = ptr[v]; q < ptr[v + 1]; q++) {
+            float val = x[(int64_t)src[q] * f + j];
+            if (val > best) best = val, arg = src[q];
+        }
+        y[i] = arg < 0 ? 0.0f : best;
+        am[i] = arg;
+    }
+}
+
+void cu_gather_max(const graph_t *g, const float *x, int64_t f, float *y, int32_t *argmax)
+{
+    gather_max_kernel<<<cu_blocks(g->n * f, 256), 256, 0, cu_stream>>>(g->in_ptr, g->in_src, x, g->n, f, y, argmax);
+    CU_LAUNCHED("gather_max");
+}
+
+__global__ void gather_max_bwd_kernel(const int64_t *ptr, const int32_t *dst, const int32_t *am, const float *dy, int64_t n,
+                                      int64_t f, float *dx, int acc)
+{
+    int64_t total = n * f;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (int64_t)gridDim.x * blockDim.x) {
+        int64_t u = i / f, j = i % f;
+        float s = 0.0f;
+        for (int64_t q = ptr[u]; q < ptr[u + 1]; q++) {
+            int64_t v = dst[q];
+            if (am[v * f + j] == (int32_t)u) s += dy[v * f + j];
+        }
+        dx[i] = acc ? dx[i] + s : s;
+    }
+}
+
+void cu_gather_max_bwd(const graph_t *g, const int32_t *argmax, const float *dy, int64_t f, float *dx, int acc)
+{
+    gather_max_bwd_kernel<<<cu_blocks(g->n * f, 256), 256, 0, cu_stream>>>(g->out_ptr, g->out_dst, argmax, dy, g->n, f, dx, acc);
+    CU_LAUNCHED("gather_max_bwd");
+}
+
+/* ---------------- per-edge ops ---------------- */
+
+__global__ void rows_by_index_kernel(const int32_t *idx, const float *x, int64_t m, int64_t f, float *y)
+{
+    int64_t total = m * f;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (int64_t)gridDim.x * blockDim.x)
+        y[i] = x[(int64_t)idx[i / f] * f + i % f];
+}
+
+void cu_scatter_src(const graph_t *g, const float *x, int64_t f, float *y)
+{
+    rows_by_index_kernel<<<cu_blocks(g->m * f, 256), 256, 0, cu_stream>>>(g->in_src, x, g->m, f, y);
+    CU_LAUNCHED("scatter_src");
+}
+
+void cu_scatter_dst(const graph_t *g, const float *x, int64_t f, float *y)
+{
+    rows_by_index_kernel<<<cu_blocks(g->m * f, 256), 256, 0, cu_stream>>>(g->in_dst, x, g->m, f, y);
+    CU_LAUNCHED("scatter_dst");
+}
+
+__global__ void edge_bwd_kernel(const int32_t *dst, const float *w, const float *dy, int64_t m, int64_t f, float *dm, int acc)
+{
+    int64_t total = m * f;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (int64_t)gridDim.x * blockDim.x) {
+        int64_t q = i / f;
+        float v = (w ? w[q] : 1.0f) * dy[(int64_t)dst[q] * f + i % f];
+        dm[i] = acc ? dm[i] + v : v;
+    }
+}
+
+void cu_gather_edge_bwd(const graph_t *g, agg_weight_t w, const float *dy, int64_t f, float *dm, int acc)
+{
+    edge_bwd_kernel<<<cu_blocks(g->m * f, 256), 256, 0, cu_stream>>>(g->in_dst, w_csc(g, w), dy, g->m, f, dm, acc);
+    CU_LAUNCHED("gather_edge_bwd");
+}
+
+__global__ void uaddv_kernel(const int32_t *src, const int32_t *dst, const float *l, const float *r, int64_t m, int64_t k,
+                             float *s)
+{
+    int64_t total = m * k;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (int64_t)gridDim.x * blockDim.x) {
+        int64_t q = i / k, j = i % k;
+        s[i] = l[(int64_t)src[q] * k + j] + r[(int64_t)dst[q] * k + j];
+    }
+}
+
+void cu_edge_uaddv(const graph_t *g, const float *l, const float *r, int64_t k, float *s)
+{
+    uaddv_kernel<<<cu_blocks(g->m * k, 256), 256, 0, cu_stream>>>(g->in_src, g->in_dst, l, r, g->m, k, s);
+    CU_LAUNCHED("edge_uaddv");
+}
+
+__global__ void softmax_kernel(const int64_t *ptr, const float *s, int64_t n, int64_t k, float *a)
+{
+    int64_t total = n * k;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (int64_t)gridDim.x * blockDim.x) {
+        int64_t v = i / k, j = i % k;
+        float mx = -FLT_MAX;
+        for (int64_t q = ptr[v]; q < ptr[v + 1]; q++) mx = fmaxf(mx, s[q * k + j]);
+        float sum = 0.0f;
+        for (int64_t q = ptr[v]; q < ptr[v + 1]; q++) sum += expf(s[q * k + j] - mx);
+        for (int64_t q = ptr[v]; q < ptr[v + 1]; q++) a[q * k + j] = expf(s[q * k + j] - mx) / sum;
+    }
+}
+
+void cu_edge_softmax(const graph_t *g, const float *s, int64_t k, float *a)
+{
+    softmax_kernel<<<cu_blocks(g->n * k, 256), 256, 0, cu_stream>>>(g->in_ptr, s, g->n, k, a);
+    CU_LAUNCHED("edge_softmax");
+}
+
+__global__ void softmax_bwd_kernel(const int64_t *ptr, const float *a, const float *da, int64_t n, int64_t k, float *ds, int acc)
+{
+    int64_t total = n * k;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (int64_t)gridDim.x * blockDim.x) {
+        int64_t v = i / k, j = i % k;
+        float dot = 0.0f;
+        for (int64_t q = ptr[v]; q < ptr[v + 1]; q++) dot += a[q * k + j] * da[q * k + j];
+        for (int64_t q = ptr[v]; q < ptr[v + 1]; q++) {
+            float d = a[q * k + j] * (da[q * k + j] - dot);
+            ds[q * k + j] = acc ? ds[q * k + j] + d : d;
+        }
+    }
+}
+
+void cu_edge_softmax_bwd(const graph_t *g, const float *a, const float *da, int64_t k, float *ds, int acc)
+{
+    softmax_bwd_kernel<<<cu_blocks(g->n * k, 256), 256, 0, cu_stream>>>(g->in_ptr, a, da, g->n, k, ds, acc);
+    CU_LAUNCHED("edge_softmax_bwd");
+}
+
+/* SDDMM: out[e, j] (+)= <P[dst, j*h : +h], Q[src, j*h : +h]>, one thread per (edge, head). */
+__global__ void sddmm_kernel(const int32_t *src, const int32_t *dst, const float *p, const float *q, int64_t m, int64_t k,
+                             int64_t h, float *out, int acc)
+{
+    int64_t total = m * k;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (int64_t)gridDim.x * blockDim.x) {
+        int64_t e = i / k, j = i % k;
+        const float *pr = p + (int64_t)dst[e] * k * h + j * h, *qr = q + (int64_t)src[e] * k * h + j * h;
+        float s = 0.0f;
+        for (int64_t t = 0; t < h; t++) s += pr[t] * qr[t];
+        out[i] = acc ? out[i] + s : s;
+    }
+}
+
+void cu_sddmm(const graph_t *g, const float *p, const float *q, int64_t k, int64_t h, float *out, int acc)
+{
+    sddmm_kernel<<<cu_blocks(g->m * k, 256), 256, 0, cu_stream>>>(g->in_src, g->in_dst, p, q, g->m, k, h, out, acc);
+    CU_LAUNCHED("sddmm");
+}
+
+/* ---------------- the streaming backend's chunk gather ---------------- */
+
+/* out[r] += sum over the chunk's edges of row r: w[k] * in[lidx[k]], with
+ * the typed variants of backend.h; a thread per (row, feature). */
+__global__ void chunk_gather_kernel(kernel_call_t c)
+{
+    int64_t total = c.nd * c.f;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (int64_t)gridDim.x * blockDim.x) {
+        int64_t r = i / c.f, j = i % c.f;
+        float s = 0.0f;
+        for (int64_t q = c.ptr[r]; q < c.ptr[r + 1]; q++) {
+            int64_t in_col = j, e = c.eid ? c.eid[q] : q;
+            if (c.typed == TYPED_IN) in_col += (int64_t)c.etype[e] * c.f;
+            float v = c.in[(int64_t)c.lidx[q] * c.in_cols + in_col] * (c.w ? c.w[q] : 1.0f);
+            if (c.typed == TYPED_OUT) atomicAdd(&c.out[r * c.out_cols + (int64_t)c.etype[e] * c.f + j], v);
+            else s += v;
+        }
+        if (c.typed != TYPED_OUT) c.out[r * c.out_cols + j] += s;
+    }
+}
+
+__global__ void zero_kernel(float *out, int64_t n)
+{
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) out[i] = 0.0f;
+}
+
+void cu_chunk_gather(const kernel_call_t *c, cudaStream_t st)
+{
+    if (c->id == KERN_ZERO) {
+        zero_kernel<<<cu_blocks(c->nd * c->out_cols, 256), 256, 0, st>>>(c->out, c->nd * c->out_cols);
+    } else {
+        if (c->nd * c->f == 0) return;
+        chunk_gather_kernel<<<cu_blocks(c->nd * c->f, 256), 256, 0, st>>>(*c);
+    }
+    CU_LAUNCHED("chunk_gather");
+}

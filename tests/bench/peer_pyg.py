@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""peer_pyg.py - the GPU peer for tests/bench/bench_gpu_pyg.sh: torch-geometric
+GCNConv (2 layers, full batch, normalisation cached) on the same OGB raw
+directory and the same graph gnnscope builds (both directions, deduplicated;
+GCNConv adds the self-loops). Prints one JSON line: epoch_ms_median
+(forward + backward + Adam step, device-synchronised), eval_ms_median,
+test_acc."""
+import argparse, importlib.util, json, os, statistics, time
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch_geometric.nn import GCNConv
+
+spec = importlib.util.spec_from_file_location("peer_io", os.path.join(os.path.dirname(__file__), "peer_io.py"))
+io = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(io)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("dir")
+    ap.add_argument("--epochs", type=int, default=20)
+    ap.add_argument("--hidden", type=int, default=256)
+    a = ap.parse_args()
+    torch.manual_seed(0)
+    dev = torch.device("cuda")
+    d = a.dir
+    n = int(io.read_csv(f"{d}/num-node-list", np.int64)[0])
+    e = io.read_csv(f"{d}/edge", np.int64).reshape(-1, 2)
+    x = torch.from_numpy(io.read_csv(f"{d}/node-feat", np.float32).reshape(n, -1)).to(dev)
+    y = torch.from_numpy(io.read_csv(f"{d}/node-label", np.int64)).to(dev)
+    split = {s: torch.from_numpy(io.read_csv(f"{d}/split/{s}", np.int64)).to(dev) for s in ("train", "test")}
+    src = np.concatenate([e[:, 0], e[:, 1]])
+    dst = np.concatenate([e[:, 1], e[:, 0]])
+    keep = src != dst
+    key = np.unique(src[keep] * n + dst[keep])
+    ei = torch.from_numpy(np.stack([key // n, key % n])).to(dev)
+    c = int(y.max()) + 1
+
+    class GCN(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.c1 = GCNConv(x.shape[1], a.hidden, cached=True)
+            self.c2 = GCNConv(a.hidden, c, cached=True)
+
+        def forward(self, h):
+            h = F.dropout(h, 0.5, self.training)
+            h = torch.relu(self.c1(h, ei))
+            h = F.dropout(h, 0.5, self.training)
+            return self.c2(h, ei)
+
+    model = GCN().to(dev)
+    opt = torch.optim.Adam(model.parameters(), lr=0.01, weight_decay=5e-4)
+    times, evals = [], []
+    for _ in range(a.epochs):
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        model.train()
+        opt.zero_grad()
+        loss = F.cross_entropy(model(x)[split["train"]], y[split["train"]])
+        loss.backward()
+        opt.step()
+        torch.cuda.synchronize()
+        t1 = time.perf_counter()
+        model.eval()
+        with torch.no_grad():
+            pred = model(x).argmax(1)
+        torch.cuda.synchronize()
+        evals.append((time.perf_counter() - t1) * 1e3)
+        times.append((t1 - t0) * 1e3)
+    acc = float((pred[split["test"]] == y[split["test"]]).float().mean())
+    print(json.dumps({"epoch_ms_median": statistics.median(times), "eval_ms_median": statistics.median(evals),
+                      "test_acc": acc, "final_loss": float(loss), "torch": torch.__version__,
+                      "edges_with_loops": int(ei.shape[1]) + n, "gpu": torch.cuda.get_device_name()}))
+
+
+main()
