@@ -5,7 +5,7 @@
 #          edges per vertex (default 25), 128 features, 16 classes
 #   model: GCN, 2 layers, hidden 256, dropout 0.5, Adam lr 0.01, full batch
 # Bar: gnnscope's median epoch time <= 0.5x PyG's.
-# Then out of core: --device-mem at 25% of the in-memory run's GPU memory,
+# Then out of core: --device-mem at 25% of N x 256 x 4 x 3 bytes (three hidden-width tensors),
 # epoch time against max(H2D bytes / measured H2D bandwidth, in-memory epoch).
 # Usage: tests/bench/bench_gpu_pyg.sh [WORKDIR]   (python: $GNNSCOPE_PY)
 set -euo pipefail
@@ -44,7 +44,6 @@ for _ in range(3): y.copy_(x, non_blocking=True)
 torch.cuda.synchronize(); t = time.perf_counter()
 for _ in range(10): y.copy_(x, non_blocking=True)
 torch.cuda.synchronize(); print(10 * x.numel() * 4 / (time.perf_counter() - t))")
-full=$($py -c "import json; o=json.load(open('$work/ours.json')); print(o.get('gpu_mem_bytes', 0))")
 ws=$(( nodes * 256 * 4 * 3 ))
 cap=$(( ws / 4 ))
 ooc=$(./gnnscope train "${args[@]}" --epochs 5 --backend cuda --device-mem "$cap" --chunks auto --order metis --json --quiet | tail -n 1)
