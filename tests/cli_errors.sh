@@ -33,4 +33,9 @@ expect_fail 2 "test.csv.gz:3: column 1 (node index): 9 is not in [0, 3)" -- "$BI
 expect_fail 2 "not a gnnscope checkpoint" -- "$BIN" train --epochs 1 --resume "$d/node-feat.csv.gz"
 expect_fail 2 "--gen" -- "$BIN" gen --out "$tmp/g" --gen 3
 expect_fail 2 "--out DIR is required" -- "$BIN" gen --nodes 10
+# without a GPU (or without the plugin) the cuda backend refuses in one line
+if ! command -v nvidia-smi >/dev/null 2>&1; then
+    expect_fail 2 "no " -- "$BIN" train --backend cuda --epochs 1
+    expect_fail 2 "no " -- "$BIN" train --backend cuda --devices 2 --epochs 1
+fi
 finish
