@@ -379,10 +379,7 @@ static void cb_stats(backend_t *b, backend_stats_t *out)
 static void cb_reset_stats(backend_t *b)
 {
     pthread_mutex_lock(&b->lock);
-    uint64_t hw[TOPO_MAX_DEV];
-    memcpy(hw, b->stats.high_water, sizeof hw);
-    memset(&b->stats, 0, sizeof b->stats);
-    memcpy(b->stats.high_water, hw, sizeof hw);
+    backend_stats_clear(&b->stats);
     pthread_mutex_unlock(&b->lock);
 }
 

@@ -22,6 +22,10 @@ void cu_note_blas(cublasStatus_t s, const char *what);
 int cu_take_error(gs_err_t *err);
 #define CU_LAUNCHED(what) cu_note(cudaGetLastError(), what)
 
+/* A grid-stride loop over [0, total). */
+#define GRID_STRIDE(i, total) \
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < (total); i += (int64_t)gridDim.x * blockDim.x)
+
 static inline unsigned cu_blocks(int64_t work, int threads)
 {
     int64_t b = (work + threads - 1) / threads;

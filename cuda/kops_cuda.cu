@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "../engine/dropout_mask.h"
+#include "../engine/train_math.h"
 #include "cuda_common.h"
 
 cudaStream_t cu_stream;
@@ -178,9 +179,6 @@ static void d_gemm(int ta, int tb, int64_t m, int64_t n, int64_t k, const float 
 
 /* ---------------- elementwise ---------------- */
 
-#define GRID_STRIDE(i, total) \
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < (total); i += (int64_t)gridDim.x * blockDim.x)
-
 __device__ static float drop_scale(const ew_args_t &c, int64_t r, int64_t j)
 {
     if (c.fp == 0.0f) return 1.0f;
@@ -213,8 +211,6 @@ __global__ void ew_fwd_kernel(ew_args_t c, graph_t gv)
     }
 }
 
-#define PUT(dst, accflag, v) ((accflag) ? ((dst) += (v)) : ((dst) = (v)))
-
 __global__ void ew_bwd_kernel(ew_args_t c, graph_t gv)
 {
     c.g = &gv;
@@ -226,24 +222,24 @@ __global__ void ew_bwd_kernel(ew_args_t c, graph_t gv)
         switch (c.op) {
         case OP_BIAS:
         case OP_ADD:
-            if (c.da) PUT(c.da[i], c.acc_a, dy);
-            if (c.db && c.op == OP_ADD) PUT(c.db[i], c.acc_b, dy);
+            if (c.da) GS_PUT(c.da[i], c.acc_a, dy);
+            if (c.db && c.op == OP_ADD) GS_PUT(c.db[i], c.acc_b, dy);
             break;
         case OP_MUL:
-            if (c.da) PUT(c.da[i], c.acc_a, dy * c.b[i]);
-            if (c.db) PUT(c.db[i], c.acc_b, dy * a);
+            if (c.da) GS_PUT(c.da[i], c.acc_a, dy * c.b[i]);
+            if (c.db) GS_PUT(c.db[i], c.acc_b, dy * a);
             break;
         case OP_LERP:
-            if (c.da) PUT(c.da[i], c.acc_a, dy * (c.c[i] - c.b[i]));
-            if (c.db) PUT(c.db[i], c.acc_b, dy * (1.0f - a));
-            if (c.dc) PUT(c.dc[i], c.acc_c, dy * a);
+            if (c.da) GS_PUT(c.da[i], c.acc_a, dy * (c.c[i] - c.b[i]));
+            if (c.db) GS_PUT(c.db[i], c.acc_b, dy * (1.0f - a));
+            if (c.dc) GS_PUT(c.dc[i], c.acc_c, dy * a);
             break;
-        case OP_RELU: PUT(c.da[i], c.acc_a, c.y[i] > 0 ? dy : 0.0f); break;
-        case OP_LEAKY_RELU: PUT(c.da[i], c.acc_a, a > 0 ? dy : c.fp * dy); break;
-        case OP_ELU: PUT(c.da[i], c.acc_a, a > 0 ? dy : dy * (c.y[i] + 1.0f)); break;
-        case OP_SIGMOID: PUT(c.da[i], c.acc_a, dy * c.y[i] * (1.0f - c.y[i])); break;
-        case OP_TANH: PUT(c.da[i], c.acc_a, dy * (1.0f - c.y[i] * c.y[i])); break;
-        case OP_DROPOUT: PUT(c.da[i], c.acc_a, dy * drop_scale(c, r, j)); break;
+        case OP_RELU: GS_PUT(c.da[i], c.acc_a, c.y[i] > 0 ? dy : 0.0f); break;
+        case OP_LEAKY_RELU: GS_PUT(c.da[i], c.acc_a, a > 0 ? dy : c.fp * dy); break;
+        case OP_ELU: GS_PUT(c.da[i], c.acc_a, a > 0 ? dy : dy * (c.y[i] + 1.0f)); break;
+        case OP_SIGMOID: GS_PUT(c.da[i], c.acc_a, dy * c.y[i] * (1.0f - c.y[i])); break;
+        case OP_TANH: GS_PUT(c.da[i], c.acc_a, dy * (1.0f - c.y[i] * c.y[i])); break;
+        case OP_DROPOUT: GS_PUT(c.da[i], c.acc_a, dy * drop_scale(c, r, j)); break;
         default: break;
         }
     }
@@ -316,7 +312,7 @@ __global__ void head_dot_da_kernel(const float *w, const float *dy, int64_t rows
     GRID_STRIDE(i, rows * k * h)
     {
         int64_t rk = i / h, jt = i % (k * h);
-        PUT(da[i], acc, dy[rk] * w[jt]);
+        GS_PUT(da[i], acc, dy[rk] * w[jt]);
     }
 }
 
@@ -361,18 +357,7 @@ __global__ void xent_kernel(const float *z, int64_t c, const int32_t *label, con
     {
         int64_t v = idx[i];
         if (label[v] < 0) continue;
-        const float *zr = z + v * c;
-        float mx = zr[0];
-        for (int64_t j = 1; j < c; j++) mx = fmaxf(mx, zr[j]);
-        double s = 0;
-        for (int64_t j = 0; j < c; j++) s += exp((double)(zr[j] - mx));
-        double lse = log(s) + mx;
-        atomicAdd(loss, lse - zr[label[v]]);
-        if (dz) {
-            float *d = dz + v * c;
-            for (int64_t j = 0; j < c; j++) d[j] += (float)(exp((double)zr[j] - lse) / (double)counted);
-            d[label[v]] -= 1.0f / (float)counted;
-        }
+        atomicAdd(loss, gs_xent_row(z + v * c, c, label[v], counted, dz ? dz + v * c : NULL));
     }
 }
 
@@ -419,14 +404,7 @@ static int64_t d_correct(const float *logits, int64_t c, const int32_t *label, c
 
 __global__ void adam_kernel(float *w, const float *g, float *m, float *v, int64_t n, float lr, float wd, float c1, float c2)
 {
-    const float b1 = 0.9f, b2 = 0.999f, eps = 1e-8f;
-    GRID_STRIDE(j, n)
-    {
-        float gj = g[j] + wd * w[j];
-        m[j] = b1 * m[j] + (1.0f - b1) * gj;
-        v[j] = b2 * v[j] + (1.0f - b2) * gj * gj;
-        w[j] -= lr * (m[j] / c1) / (sqrtf(v[j] / c2) + eps);
-    }
+    GRID_STRIDE(j, n) gs_adam_elem(w, g, m, v, j, lr, wd, c1, c2);
 }
 
 static void d_adam(float *w, const float *g, float *m, float *v, int64_t n, float lr, float wd, float c1, float c2)

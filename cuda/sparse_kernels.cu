@@ -75,7 +75,7 @@ __global__ void pull_kernel(pull_t p)
 __global__ void zero_rows_kernel(const int32_t *rows, int64_t n, float *y, int64_t f)
 {
     int64_t total = n * f;
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (int64_t)gridDim.x * blockDim.x)
+    GRID_STRIDE(i, total)
         y[(int64_t)rows[i / f] * f + i % f] = 0.0f;
 }
 
@@ -105,23 +105,18 @@ static void pull(pull_t p, const cu_items_t *it)
     CU_LAUNCHED("gather");
 }
 
-static const float *w_csc(const graph_t *g, agg_weight_t w) { return w == AGG_NORM ? g->w_norm : w == AGG_MEAN ? g->w_mean : NULL; }
-static const float *w_csr(const graph_t *g, agg_weight_t w)
-{
-    return w == AGG_NORM ? g->out_w_norm : w == AGG_MEAN ? g->out_w_mean : NULL;
-}
 
 void cu_gather_sum(const graph_t *g, agg_weight_t w, const float *x, int64_t f, float *y, int acc)
 {
     pull_t p = {};
-    p.nbr = g->in_src, p.w = w_csc(g, w), p.x = x, p.x_stride = f, p.y = y, p.f = f, p.acc = acc;
+    p.nbr = g->in_src, p.w = k_weights_csc(g, w), p.x = x, p.x_stride = f, p.y = y, p.f = f, p.acc = acc;
     pull(p, &cu_items_of(g)->csc);
 }
 
 void cu_gather_sum_bwd(const graph_t *g, agg_weight_t w, const float *dy, int64_t f, float *dx, int acc)
 {
     pull_t p = {};
-    p.nbr = g->out_dst, p.eid = g->out_eid, p.w = w_csr(g, w), p.x = dy, p.x_stride = f, p.y = dx, p.f = f, p.acc = acc;
+    p.nbr = g->out_dst, p.eid = g->out_eid, p.w = k_weights_csr(g, w), p.x = dy, p.x_stride = f, p.y = dx, p.f = f, p.acc = acc;
     pull(p, &cu_items_of(g)->csr);
 }
 
@@ -135,7 +130,7 @@ void cu_scatter_src_bwd(const graph_t *g, const float *dy, int64_t f, float *dx,
 void cu_gather_edge(const graph_t *g, agg_weight_t w, const float *m, int64_t f, float *y, int acc)
 {
     pull_t p = {};
-    p.nbr = g->in_src, p.src_edge = 1, p.w = w_csc(g, w), p.x = m, p.x_stride = f, p.y = y, p.f = f, p.acc = acc;
+    p.nbr = g->in_src, p.src_edge = 1, p.w = k_weights_csc(g, w), p.x = m, p.x_stride = f, p.y = y, p.f = f, p.acc = acc;
     pull(p, &cu_items_of(g)->csc);
 }
 
@@ -162,7 +157,7 @@ void cu_gather_attn_bwd(const graph_t *g, const float *a, const float *dy, int64
 void cu_gather_typed(const graph_t *g, agg_weight_t w, const float *z, int64_t h, float *y, int acc)
 {
     pull_t p = {};
-    p.nbr = g->in_src, p.w = w_csc(g, w), p.x = z, p.x_stride = (int64_t)g->ntypes * h, p.etype = g->etype, p.y = y,
+    p.nbr = g->in_src, p.w = k_weights_csc(g, w), p.x = z, p.x_stride = (int64_t)g->ntypes * h, p.etype = g->etype, p.y = y,
     p.f = h, p.acc = acc;
     pull(p, &cu_items_of(g)->csc);
 }
@@ -173,7 +168,7 @@ __global__ void typed_bwd_kernel(const int64_t *ptr, const int32_t *dst, const i
                                  const float *w, const float *dy, int64_t n, int64_t h, int64_t zf, float *dz)
 {
     int64_t total = n * h;
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (int64_t)gridDim.x * blockDim.x) {
+    GRID_STRIDE(i, total) {
         int64_t u = i / h, j = i % h;
         for (int64_t q = ptr[u]; q < ptr[u + 1]; q++) {
             float s = w ? w[q] : 1.0f;
@@ -187,7 +182,7 @@ void cu_gather_typed_bwd(const graph_t *g, agg_weight_t w, const float *dy, int6
     int64_t zf = (int64_t)g->ntypes * h;
     if (!acc) cu_note(cudaMemsetAsync(dz, 0, sizeof(float) * (size_t)(g->n * zf), cu_stream), "memset");
     typed_bwd_kernel<<<cu_blocks(g->n * h, 256), 256, 0, cu_stream>>>(g->out_ptr, g->out_dst, g->out_eid, g->etype,
-                                                                       w_csr(g, w), dy, g->n, h, zf, dz);
+                                                                       k_weights_csr(g, w), dy, g->n, h, zf, dz);
     CU_LAUNCHED("gather_typed_bwd");
 }
 
@@ -197,7 +192,7 @@ __global__ void gather_max_kernel(const int64_t *ptr, const int32_t *src, const 
                                   int32_t *am)
 {
     int64_t total = n * f;
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (int64_t)gridDim.x * blockDim.x) {
+    GRID_STRIDE(i, total) {
         int64_t v = i / f, j = i % f;
         float best = -FLT_MAX;
         int32_t arg = -1;
@@ -220,7 +215,7 @@ __global__ void gather_max_bwd_kernel(const int64_t *ptr, const int32_t *dst, co
                                       int64_t f, float *dx, int acc)
 {
     int64_t total = n * f;
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (int64_t)gridDim.x * blockDim.x) {
+    GRID_STRIDE(i, total) {
         int64_t u = i / f, j = i % f;
         float s = 0.0f;
         for (int64_t q = ptr[u]; q < ptr[u + 1]; q++) {
@@ -242,7 +237,7 @@ void cu_gather_max_bwd(const graph_t *g, const int32_t *argmax, const float *dy,
 __global__ void rows_by_index_kernel(const int32_t *idx, const float *x, int64_t m, int64_t f, float *y)
 {
     int64_t total = m * f;
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (int64_t)gridDim.x * blockDim.x)
+    GRID_STRIDE(i, total)
         y[i] = x[(int64_t)idx[i / f] * f + i % f];
 }
 
@@ -261,7 +256,7 @@ void cu_scatter_dst(const graph_t *g, const float *x, int64_t f, float *y)
 __global__ void edge_bwd_kernel(const int32_t *dst, const float *w, const float *dy, int64_t m, int64_t f, float *dm, int acc)
 {
     int64_t total = m * f;
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (int64_t)gridDim.x * blockDim.x) {
+    GRID_STRIDE(i, total) {
         int64_t q = i / f;
         float v = (w ? w[q] : 1.0f) * dy[(int64_t)dst[q] * f + i % f];
         dm[i] = acc ? dm[i] + v : v;
@@ -270,7 +265,7 @@ __global__ void edge_bwd_kernel(const int32_t *dst, const float *w, const float 
 
 void cu_gather_edge_bwd(const graph_t *g, agg_weight_t w, const float *dy, int64_t f, float *dm, int acc)
 {
-    edge_bwd_kernel<<<cu_blocks(g->m * f, 256), 256, 0, cu_stream>>>(g->in_dst, w_csc(g, w), dy, g->m, f, dm, acc);
+    edge_bwd_kernel<<<cu_blocks(g->m * f, 256), 256, 0, cu_stream>>>(g->in_dst, k_weights_csc(g, w), dy, g->m, f, dm, acc);
     CU_LAUNCHED("gather_edge_bwd");
 }
 
@@ -278,7 +273,7 @@ __global__ void uaddv_kernel(const int32_t *src, const int32_t *dst, const float
                              float *s)
 {
     int64_t total = m * k;
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (int64_t)gridDim.x * blockDim.x) {
+    GRID_STRIDE(i, total) {
         int64_t q = i / k, j = i % k;
         s[i] = l[(int64_t)src[q] * k + j] + r[(int64_t)dst[q] * k + j];
     }
@@ -293,7 +288,7 @@ void cu_edge_uaddv(const graph_t *g, const float *l, const float *r, int64_t k, 
 __global__ void softmax_kernel(const int64_t *ptr, const float *s, int64_t n, int64_t k, float *a)
 {
     int64_t total = n * k;
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (int64_t)gridDim.x * blockDim.x) {
+    GRID_STRIDE(i, total) {
         int64_t v = i / k, j = i % k;
         float mx = -FLT_MAX;
         for (int64_t q = ptr[v]; q < ptr[v + 1]; q++) mx = fmaxf(mx, s[q * k + j]);
@@ -312,7 +307,7 @@ void cu_edge_softmax(const graph_t *g, const float *s, int64_t k, float *a)
 __global__ void softmax_bwd_kernel(const int64_t *ptr, const float *a, const float *da, int64_t n, int64_t k, float *ds, int acc)
 {
     int64_t total = n * k;
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (int64_t)gridDim.x * blockDim.x) {
+    GRID_STRIDE(i, total) {
         int64_t v = i / k, j = i % k;
         float dot = 0.0f;
         for (int64_t q = ptr[v]; q < ptr[v + 1]; q++) dot += a[q * k + j] * da[q * k + j];
@@ -334,7 +329,7 @@ __global__ void sddmm_kernel(const int32_t *src, const int32_t *dst, const float
                              int64_t h, float *out, int acc)
 {
     int64_t total = m * k;
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (int64_t)gridDim.x * blockDim.x) {
+    GRID_STRIDE(i, total) {
         int64_t e = i / k, j = i % k;
         const float *pr = p + (int64_t)dst[e] * k * h + j * h, *qr = q + (int64_t)src[e] * k * h + j * h;
         float s = 0.0f;
@@ -356,7 +351,7 @@ void cu_sddmm(const graph_t *g, const float *p, const float *q, int64_t k, int64
 __global__ void chunk_gather_kernel(kernel_call_t c)
 {
     int64_t total = c.nd * c.f;
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (int64_t)gridDim.x * blockDim.x) {
+    GRID_STRIDE(i, total) {
         int64_t r = i / c.f, j = i % c.f;
         float s = 0.0f;
         for (int64_t q = c.ptr[r]; q < c.ptr[r + 1]; q++) {
@@ -372,7 +367,7 @@ __global__ void chunk_gather_kernel(kernel_call_t c)
 
 __global__ void zero_kernel(float *out, int64_t n)
 {
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) out[i] = 0.0f;
+    GRID_STRIDE(i, n) out[i] = 0.0f;
 }
 
 void cu_chunk_gather(const kernel_call_t *c, cudaStream_t st)

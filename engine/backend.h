@@ -70,6 +70,16 @@ typedef struct {
     uint64_t high_water[TOPO_MAX_DEV];
 } backend_stats_t;
 
+/* Clears the per-epoch counters; the high-water marks stay. */
+static inline void backend_stats_clear(backend_stats_t *s)
+{
+    for (int d = 0; d < TOPO_MAX_DEV; d++) {
+        for (int l = 0; l < LANE__COUNT; l++) s->busy_s[d][l] = s->bytes[d][l] = 0;
+        s->flops[d] = s->filter_s[d] = 0;
+    }
+    for (int l = 0; l < TOPO_MAX_LINKS; l++) s->link_bytes[l] = 0;
+}
+
 typedef struct backend backend_t;
 
 typedef struct {

@@ -365,10 +365,7 @@ static void cpu_stats(backend_t *b, backend_stats_t *out)
 static void cpu_reset_stats(backend_t *b)
 {
     pthread_mutex_lock(&b->st_lock);
-    uint64_t hw[TOPO_MAX_DEV];
-    memcpy(hw, b->st.high_water, sizeof hw);
-    memset(&b->st, 0, sizeof b->st);
-    memcpy(b->st.high_water, hw, sizeof hw);
+    backend_stats_clear(&b->st);
     pthread_mutex_unlock(&b->st_lock);
     if (b->use_links) {
         pthread_mutex_lock(&b->links.lock);

@@ -8,6 +8,7 @@
 #ifndef GS_KERNELS_H
 #define GS_KERNELS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "graph.h"
@@ -53,8 +54,15 @@ void k_gather_typed(const graph_t *g, agg_weight_t w, const float *z, int64_t h,
 /* dZ[u, type*H : +H] (+)= w_e dY[v] over out-edges. */
 void k_gather_typed_bwd(const graph_t *g, agg_weight_t w, const float *dy, int64_t h, float *dz, int acc);
 
-/* Edge weights in CSC / CSR order for a weight mode (NULL for AGG_ONE). */
-const float *k_weights_csc(const graph_t *g, agg_weight_t w);
-const float *k_weights_csr(const graph_t *g, agg_weight_t w);
+/* Edge weights in CSC / CSR order for a weight mode (NULL for AGG_ONE);
+ * inline so the CUDA plugin picks its mirror's arrays the same way. */
+static inline const float *k_weights_csc(const graph_t *g, agg_weight_t w)
+{
+    return w == AGG_NORM ? g->w_norm : w == AGG_MEAN ? g->w_mean : NULL;
+}
+static inline const float *k_weights_csr(const graph_t *g, agg_weight_t w)
+{
+    return w == AGG_NORM ? g->out_w_norm : w == AGG_MEAN ? g->out_w_mean : NULL;
+}
 
 #endif

@@ -37,15 +37,6 @@ void k_gemm(int trans_a, int trans_b, int64_t m, int64_t n, int64_t k, const flo
                 c, (int)n);
 }
 
-const float *k_weights_csc(const graph_t *g, agg_weight_t w)
-{
-    return w == AGG_NORM ? g->w_norm : w == AGG_MEAN ? g->w_mean : NULL;
-}
-
-const float *k_weights_csr(const graph_t *g, agg_weight_t w)
-{
-    return w == AGG_NORM ? g->out_w_norm : w == AGG_MEAN ? g->out_w_mean : NULL;
-}
 
 static inline void axpy_row(float *restrict y, const float *restrict x, float a, int64_t f)
 {

@@ -35,6 +35,9 @@ typedef struct {
     uint64_t key;     /* dropout: hash of (seed, epoch, site) */
 } ew_args_t;
 
+/* Writes or adds v into dst, as an op's `acc` flag says. */
+#define GS_PUT(dst, accflag, v) ((accflag) ? ((dst) += (v)) : ((dst) = (v)))
+
 typedef struct kops {
     const char *name;
     int device; /* 1: the pointers are device memory */

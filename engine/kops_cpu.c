@@ -11,6 +11,7 @@
 
 #include "dropout_mask.h"
 #include "tensor.h"
+#include "train_math.h"
 #include "threadpool.h"
 
 /* ---------------- memory ---------------- */
@@ -42,8 +43,6 @@ static int host_mirror(const graph_t *host, graph_t *out, gs_err_t *err)
 static void host_mirror_release(graph_t *mirror) { memset(mirror, 0, sizeof *mirror); }
 
 /* ---------------- elementwise ops ---------------- */
-
-#define PUT(dst, accflag, v) ((accflag) ? ((dst) += (v)) : ((dst) = (v)))
 
 static uint64_t row_key(const ew_args_t *c, int64_t r)
 {
@@ -94,34 +93,34 @@ static void ew_backward_range(void *p, int64_t rb, int64_t re)
         switch (c->op) {
         case OP_BIAS:
         case OP_ADD:
-            if (da) for (int64_t j = 0; j < f; j++) PUT(da[j], c->acc_a, dy[j]);
-            if (db && c->op == OP_ADD) for (int64_t j = 0; j < f; j++) PUT(db[j], c->acc_b, dy[j]);
+            if (da) for (int64_t j = 0; j < f; j++) GS_PUT(da[j], c->acc_a, dy[j]);
+            if (db && c->op == OP_ADD) for (int64_t j = 0; j < f; j++) GS_PUT(db[j], c->acc_b, dy[j]);
             break;
         case OP_MUL: {
             const float *b = c->b + r * f;
-            if (da) for (int64_t j = 0; j < f; j++) PUT(da[j], c->acc_a, dy[j] * b[j]);
-            if (db) for (int64_t j = 0; j < f; j++) PUT(db[j], c->acc_b, dy[j] * a[j]);
+            if (da) for (int64_t j = 0; j < f; j++) GS_PUT(da[j], c->acc_a, dy[j] * b[j]);
+            if (db) for (int64_t j = 0; j < f; j++) GS_PUT(db[j], c->acc_b, dy[j] * a[j]);
             break;
         }
         case OP_LERP: {
             const float *x0 = c->b + r * f, *x1 = c->c + r * f;
             float *dc = c->dc ? c->dc + r * f : NULL;
-            if (da) for (int64_t j = 0; j < f; j++) PUT(da[j], c->acc_a, dy[j] * (x1[j] - x0[j]));
-            if (db) for (int64_t j = 0; j < f; j++) PUT(db[j], c->acc_b, dy[j] * (1.0f - a[j]));
-            if (dc) for (int64_t j = 0; j < f; j++) PUT(dc[j], c->acc_c, dy[j] * a[j]);
+            if (da) for (int64_t j = 0; j < f; j++) GS_PUT(da[j], c->acc_a, dy[j] * (x1[j] - x0[j]));
+            if (db) for (int64_t j = 0; j < f; j++) GS_PUT(db[j], c->acc_b, dy[j] * (1.0f - a[j]));
+            if (dc) for (int64_t j = 0; j < f; j++) GS_PUT(dc[j], c->acc_c, dy[j] * a[j]);
             break;
         }
-        case OP_RELU: for (int64_t j = 0; j < f; j++) PUT(da[j], c->acc_a, y[j] > 0 ? dy[j] : 0.0f); break;
-        case OP_LEAKY_RELU: for (int64_t j = 0; j < f; j++) PUT(da[j], c->acc_a, a[j] > 0 ? dy[j] : c->fp * dy[j]); break;
-        case OP_ELU: for (int64_t j = 0; j < f; j++) PUT(da[j], c->acc_a, a[j] > 0 ? dy[j] : dy[j] * (y[j] + 1.0f)); break;
-        case OP_SIGMOID: for (int64_t j = 0; j < f; j++) PUT(da[j], c->acc_a, dy[j] * y[j] * (1.0f - y[j])); break;
-        case OP_TANH: for (int64_t j = 0; j < f; j++) PUT(da[j], c->acc_a, dy[j] * (1.0f - y[j] * y[j])); break;
+        case OP_RELU: for (int64_t j = 0; j < f; j++) GS_PUT(da[j], c->acc_a, y[j] > 0 ? dy[j] : 0.0f); break;
+        case OP_LEAKY_RELU: for (int64_t j = 0; j < f; j++) GS_PUT(da[j], c->acc_a, a[j] > 0 ? dy[j] : c->fp * dy[j]); break;
+        case OP_ELU: for (int64_t j = 0; j < f; j++) GS_PUT(da[j], c->acc_a, a[j] > 0 ? dy[j] : dy[j] * (y[j] + 1.0f)); break;
+        case OP_SIGMOID: for (int64_t j = 0; j < f; j++) GS_PUT(da[j], c->acc_a, dy[j] * y[j] * (1.0f - y[j])); break;
+        case OP_TANH: for (int64_t j = 0; j < f; j++) GS_PUT(da[j], c->acc_a, dy[j] * (1.0f - y[j] * y[j])); break;
         case OP_DROPOUT:
             if (c->fp == 0.0f) {
-                for (int64_t j = 0; j < f; j++) PUT(da[j], c->acc_a, dy[j]);
+                for (int64_t j = 0; j < f; j++) GS_PUT(da[j], c->acc_a, dy[j]);
             } else {
                 uint64_t rk = row_key(c, r);
-                for (int64_t j = 0; j < f; j++) PUT(da[j], c->acc_a, dy[j] * gs_drop_scale(rk, j, c->fp));
+                for (int64_t j = 0; j < f; j++) GS_PUT(da[j], c->acc_a, dy[j] * gs_drop_scale(rk, j, c->fp));
             }
             break;
         default: break;
@@ -195,7 +194,7 @@ static void head_dot_bwd(const float *a, const float *w, const float *dy, int64_
             float g = dy[r * k + j];
             for (int64_t t = 0; t < h; t++) {
                 int64_t idx = r * k * h + j * h + t;
-                if (da) PUT(da[idx], acc_a, g * w[j * h + t]);
+                if (da) GS_PUT(da[idx], acc_a, g * w[j * h + t]);
                 if (dw) dw[j * h + t] += g * a[idx];
             }
         }
@@ -212,18 +211,7 @@ static double xent(const float *logits, int64_t nrows, int64_t c, const int32_t 
     for (int64_t i = 0; i < n; i++) {
         int64_t v = idx[i];
         if (label[v] < 0) continue;
-        const float *z = logits + v * c;
-        float mx = z[0];
-        for (int64_t j = 1; j < c; j++) mx = fmaxf(mx, z[j]);
-        double s = 0;
-        for (int64_t j = 0; j < c; j++) s += exp((double)(z[j] - mx));
-        double lse = log(s) + mx;
-        total += lse - z[label[v]];
-        if (dlogits) {
-            float *d = dlogits + v * c;
-            for (int64_t j = 0; j < c; j++) d[j] += (float)(exp((double)z[j] - lse) / (double)counted);
-            d[label[v]] -= 1.0f / (float)counted;
-        }
+        total += gs_xent_row(logits + v * c, c, label[v], counted, dlogits ? dlogits + v * c : NULL);
     }
     return total / (double)counted;
 }
@@ -245,13 +233,7 @@ static int64_t correct(const float *logits, int64_t c, const int32_t *label, con
 
 static void adam(float *w, const float *g, float *m, float *v, int64_t n, float lr, float wd, float c1, float c2)
 {
-    const float b1 = 0.9f, b2 = 0.999f, eps = 1e-8f;
-    for (int64_t j = 0; j < n; j++) {
-        float gj = g[j] + wd * w[j];
-        m[j] = b1 * m[j] + (1.0f - b1) * gj;
-        v[j] = b2 * v[j] + (1.0f - b2) * gj * gj;
-        w[j] -= lr * (m[j] / c1) / (sqrtf(v[j] / c2) + eps);
-    }
+    for (int64_t j = 0; j < n; j++) gs_adam_elem(w, g, m, v, j, lr, wd, c1, c2);
 }
 
 const kops_t kops_cpu = {

@@ -105,6 +105,14 @@ int trainer_rebuild_program(trainer_t *t, gs_err_t *err)
     return GS_OK;
 }
 
+/* Rows of idx that have a label (the loss and accuracy denominators). */
+static int64_t count_labelled(const int32_t *label, const int32_t *idx, int64_t n)
+{
+    int64_t k = 0;
+    for (int64_t i = 0; i < n; i++) k += label[idx[i]] >= 0;
+    return k;
+}
+
 /* Copies the labels and the splits into the kernels' memory, and counts
  * each split's labelled rows (the loss and accuracy denominators). */
 static int place_labels(trainer_t *t, gs_err_t *err)
@@ -118,8 +126,7 @@ static int place_labels(trainer_t *t, gs_err_t *err)
         if (!t->split_k[s] && !(t->split_k[s] = K->alloc(sizeof(int32_t) * (size_t)(n ? n : 1))))
             return gs_fail(err, GS_EFAIL, "out of %s memory for splits", K->name);
         K->upload(t->split_k[s], t->ds.split[s], sizeof(int32_t) * (size_t)n);
-        t->split_labelled[s] = 0;
-        for (int64_t i = 0; i < n; i++) t->split_labelled[s] += t->ds.label[t->ds.split[s][i]] >= 0;
+        t->split_labelled[s] = count_labelled(t->ds.label, t->ds.split[s], n);
     }
     return GS_OK;
 }
@@ -211,9 +218,8 @@ void trainer_close(trainer_t *t)
 
 double train_xent(const tensor_t *logits, const int32_t *label, const int32_t *idx, int64_t n, tensor_t *dlogits)
 {
-    int64_t counted = 0;
-    for (int64_t i = 0; i < n; i++) counted += label[idx[i]] >= 0;
-    return kops_cpu.xent(logits->data, logits->rows, logits->cols, label, idx, n, counted, dlogits ? dlogits->data : NULL);
+    return kops_cpu.xent(logits->data, logits->rows, logits->cols, label, idx, n, count_labelled(label, idx, n),
+                         dlogits ? dlogits->data : NULL);
 }
 
 void train_adam_step(params_t *ps, int64_t t, float lr, float weight_decay)

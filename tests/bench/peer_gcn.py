@@ -4,7 +4,7 @@ PyTorch GCN (torch.sparse) with the same model and hyperparameters as
 `gnnscope train --model gcn`, reading the same OGB raw directory.
 Prints one JSON line: epoch_ms_median (forward + backward + Adam step),
 eval_ms_median, test_acc, peak_rss_bytes."""
-import argparse, gzip, json, os, resource, statistics, sys, time
+import argparse, json, os, resource, statistics
 
 import importlib.util
 
@@ -64,23 +64,10 @@ def main():
 
     model = GCN()
     opt = torch.optim.Adam(model.parameters(), lr=a.lr, weight_decay=a.weight_decay)
-    times, evals = [], []
-    for _ in range(a.epochs):
-        t0 = time.perf_counter()
-        model.train()
-        opt.zero_grad()
-        loss = F.cross_entropy(model(x)[split["train"]], y[split["train"]])
-        loss.backward()
-        opt.step()
-        t1 = time.perf_counter()
-        model.eval()
-        with torch.no_grad():
-            pred = model(x).argmax(1)
-        evals.append((time.perf_counter() - t1) * 1e3)
-        times.append((t1 - t0) * 1e3)
+    times, evals, pred, loss = io.train_epochs(model, opt, x, y, split, a.epochs)
     acc = float((pred[split["test"]] == y[split["test"]]).float().mean())
     print(json.dumps({"epoch_ms_median": statistics.median(times), "eval_ms_median": statistics.median(evals),
-                      "test_acc": acc, "final_loss": float(loss), "torch": torch.__version__,
+                      "test_acc": acc, "final_loss": loss, "torch": torch.__version__,
                       "peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}))
 
 

@@ -5,7 +5,7 @@ directory and the same graph gnnscope builds (both directions, deduplicated;
 GCNConv adds the self-loops). Prints one JSON line: epoch_ms_median
 (forward + backward + Adam step, device-synchronised), eval_ms_median,
 test_acc."""
-import argparse, importlib.util, json, os, statistics, time
+import argparse, importlib.util, json, os, statistics
 
 import numpy as np
 import torch
@@ -52,26 +52,10 @@ def main():
 
     model = GCN().to(dev)
     opt = torch.optim.Adam(model.parameters(), lr=0.01, weight_decay=5e-4)
-    times, evals = [], []
-    for _ in range(a.epochs):
-        torch.cuda.synchronize()
-        t0 = time.perf_counter()
-        model.train()
-        opt.zero_grad()
-        loss = F.cross_entropy(model(x)[split["train"]], y[split["train"]])
-        loss.backward()
-        opt.step()
-        torch.cuda.synchronize()
-        t1 = time.perf_counter()
-        model.eval()
-        with torch.no_grad():
-            pred = model(x).argmax(1)
-        torch.cuda.synchronize()
-        evals.append((time.perf_counter() - t1) * 1e3)
-        times.append((t1 - t0) * 1e3)
+    times, evals, pred, loss = io.train_epochs(model, opt, x, y, split, a.epochs, torch.cuda.synchronize)
     acc = float((pred[split["test"]] == y[split["test"]]).float().mean())
     print(json.dumps({"epoch_ms_median": statistics.median(times), "eval_ms_median": statistics.median(evals),
-                      "test_acc": acc, "final_loss": float(loss), "torch": torch.__version__,
+                      "test_acc": acc, "final_loss": loss, "torch": torch.__version__,
                       "edges_with_loops": int(ei.shape[1]) + n, "gpu": torch.cuda.get_device_name()}))
 
 
