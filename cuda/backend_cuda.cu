@@ -323,10 +323,11 @@ static void cb_launch(backend_t *b, int dev, const kernel_call_t *call, chunk_ta
         int64_t nnz = c.ptr[c.nd];
         c.etype = c.typed != TYPED_NONE ? meta_types(b, call, nnz) : NULL;
         c.ptr = (const int64_t *)meta(b, call->ptr, sizeof(int64_t) * (size_t)(c.nd + 1));
+        c.orow = call->orow ? (const int32_t *)meta(b, call->orow, sizeof(int32_t) * (size_t)c.nd) : NULL;
         c.lidx = (const int32_t *)meta(b, call->lidx, sizeof(int32_t) * (size_t)nnz);
         c.w = call->w ? (const float *)meta(b, call->w, sizeof(float) * (size_t)nnz) : NULL;
         c.eid = NULL;
-        if (!c.ptr || !c.lidx || (call->w && !c.w) || (c.typed != TYPED_NONE && !c.etype)) return;
+        if (!c.ptr || !c.lidx || (call->orow && !c.orow) || (call->w && !c.w) || (c.typed != TYPED_NONE && !c.etype)) return;
     }
     cu_prof_tag(dev, tag, c.id == KERN_ZERO ? "zero_acc" : "chunk_gather", on_span, b);
     cu_chunk_gather(&c, b->st[dev][LANE_COMPUTE]);

@@ -346,22 +346,22 @@ void cu_sddmm(const graph_t *g, const float *p, const float *q, int64_t k, int64
 
 /* ---------------- the streaming backend's chunk gather ---------------- */
 
-/* out[r] += sum over the chunk's edges of row r: w[k] * in[lidx[k]], with
+/* out[orow[r]] += sum over the chunk's edges of listed row r: w[k] * in[lidx[k]], with
  * the typed variants of backend.h; a thread per (row, feature). */
 __global__ void chunk_gather_kernel(kernel_call_t c)
 {
     int64_t total = c.nd * c.f;
     GRID_STRIDE(i, total) {
-        int64_t r = i / c.f, j = i % c.f;
+        int64_t r = i / c.f, j = i % c.f, y = c.orow ? c.orow[r] : r;
         float s = 0.0f;
         for (int64_t q = c.ptr[r]; q < c.ptr[r + 1]; q++) {
             int64_t in_col = j, e = c.eid ? c.eid[q] : q;
             if (c.typed == TYPED_IN) in_col += (int64_t)c.etype[e] * c.f;
             float v = c.in[(int64_t)c.lidx[q] * c.in_cols + in_col] * (c.w ? c.w[q] : 1.0f);
-            if (c.typed == TYPED_OUT) atomicAdd(&c.out[r * c.out_cols + (int64_t)c.etype[e] * c.f + j], v);
+            if (c.typed == TYPED_OUT) atomicAdd(&c.out[y * c.out_cols + (int64_t)c.etype[e] * c.f + j], v);
             else s += v;
         }
-        if (c.typed != TYPED_OUT) c.out[r * c.out_cols + j] += s;
+        if (c.typed != TYPED_OUT) c.out[y * c.out_cols + j] += s;
     }
 }
 

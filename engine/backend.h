@@ -43,12 +43,14 @@ typedef enum { KERN_CHUNK_GATHER, KERN_ZERO } kernel_id_t;
  * row (forward) or in the output row (backward). */
 typedef enum { TYPED_NONE, TYPED_IN, TYPED_OUT } typed_mode_t;
 
-/* out[r] += sum over the chunk's edges k of row r: w[k] * in[lidx[k]]
- * (KERN_ZERO: out = 0 over nd rows of out_cols). */
+/* out[orow[r]] += sum over the chunk's edges k of row r: w[k] * in[lidx[k]]
+ * (KERN_ZERO: out = 0 over nd rows of out_cols). A sub-chunk lists only
+ * the output rows it has edges for, so its kernel skips the empty ones. */
 typedef struct {
     kernel_id_t id;
     typed_mode_t typed;
-    const int64_t *ptr;    /* (nd + 1) offsets of the (sub-)chunk, by output row */
+    const int64_t *ptr;    /* (nd + 1) offsets of the (sub-)chunk, by listed output row */
+    const int32_t *orow;   /* (nd) output row of each listed row, NULL: row r is out row r */
     const int32_t *lidx;   /* (nnz) row of each edge's input in `in` */
     const int64_t *eid;    /* (nnz) graph edge ids, for weights and types */
     const float *w;        /* (nnz) edge weights in chunk order, or NULL for 1 */

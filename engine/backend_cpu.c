@@ -40,6 +40,8 @@ typedef struct {
     int head, count, cap, busy, stop;
     pthread_mutex_t lock;
     pthread_cond_t cv;
+    pthread_cond_t ev_cv; /* with the backend's ev_lock: signalled when waiting_ev fires */
+    int waiting_ev;       /* the event this stream is blocked on, -1 none */
 } stream_t;
 
 struct backend {
@@ -51,7 +53,6 @@ struct backend {
     uint64_t used[TOPO_MAX_DEV];
     stream_t streams[TOPO_MAX_DEV][LANE__COUNT];
     pthread_mutex_t ev_lock;
-    pthread_cond_t ev_cv;
     uint8_t *ev_done;
     int nev, cap_ev;
     pthread_mutex_t st_lock;
@@ -76,7 +77,7 @@ static void chunk_gather_range(void *p, int64_t b, int64_t e)
     const kernel_call_t *c = ((kctx_t *)p)->c;
     int64_t f = c->f;
     for (int64_t r = b; r < e; r++) {
-        float *y = c->out + r * c->out_cols;
+        float *y = c->out + (c->orow ? c->orow[r] : r) * c->out_cols;
         int64_t k1 = c->ptr[r + 1];
         for (int64_t k = c->ptr[r]; k < k1; k++) {
             if (k + 4 < k1) __builtin_prefetch(c->in + (int64_t)c->lidx[k + 4] * c->in_cols);
@@ -130,6 +131,8 @@ static void *stream_main(void *arg)
 {
     stream_t *s = arg;
     struct backend *b = s->b;
+    if (s->lane == LANE_COMPUTE) gs_thread_compute_priority();
+    else gs_thread_copy_priority();
     pthread_mutex_lock(&s->lock);
     for (;;) {
         while (!s->stop && s->count == 0) pthread_cond_wait(&s->cv, &s->lock);
@@ -141,6 +144,7 @@ static void *stream_main(void *arg)
         switch (t.kind) {
         case TASK_COPY: {
             uint64_t flow = t.path ? lm_begin(&b->links, t.path, (double)t.bytes) : 0;
+            gs_pool_copy_begin(); /* this engine's memcpy gets a core ahead of kernels */
             if (t.rows) { /* the host-side filter of selective scheduling */
                 double f0 = now_s();
                 for (size_t r = 0; r < t.bytes / t.row_bytes; r++)
@@ -150,6 +154,7 @@ static void *stream_main(void *arg)
                 pthread_mutex_unlock(&b->st_lock);
             } else
                 memcpy(t.dst, t.src, t.bytes);
+            gs_pool_copy_end();
             if (t.path) lm_wait(&b->links, flow); /* done at max(memcpy, modeled time) */
             break;
         }
@@ -157,12 +162,16 @@ static void *stream_main(void *arg)
         case TASK_RECORD:
             pthread_mutex_lock(&b->ev_lock);
             b->ev_done[t.event] = 1;
-            pthread_cond_broadcast(&b->ev_cv);
+            for (int d = 0; d < b->cfg.ndev; d++) /* wake only the streams waiting for this event */
+                for (int l = 0; l < LANE__COUNT; l++)
+                    if (b->streams[d][l].waiting_ev == t.event) pthread_cond_signal(&b->streams[d][l].ev_cv);
             pthread_mutex_unlock(&b->ev_lock);
             break;
         case TASK_WAIT:
             pthread_mutex_lock(&b->ev_lock);
-            while (!b->ev_done[t.event]) pthread_cond_wait(&b->ev_cv, &b->ev_lock);
+            s->waiting_ev = t.event;
+            while (!b->ev_done[t.event]) pthread_cond_wait(&s->ev_cv, &b->ev_lock);
+            s->waiting_ev = -1;
             pthread_mutex_unlock(&b->ev_lock);
             break;
         }
@@ -180,7 +189,7 @@ static void *stream_main(void *arg)
         s->head = (s->head + 1) % s->cap;
         s->count--;
         s->busy = 0;
-        pthread_cond_broadcast(&s->cv);
+        if (s->count == 0 || s->count == s->cap - 1) pthread_cond_broadcast(&s->cv); /* drained, or room again */
     }
     pthread_mutex_unlock(&s->lock);
     return NULL;
@@ -227,7 +236,6 @@ static int cpu_open(backend_t **out, const backend_cfg_t *cfg, gs_err_t *err)
     }
     pthread_mutex_init(&b->mem_lock, NULL);
     pthread_mutex_init(&b->ev_lock, NULL);
-    pthread_cond_init(&b->ev_cv, NULL);
     pthread_mutex_init(&b->st_lock, NULL);
     for (int d = 0; d < cfg->ndev; d++)
         for (int l = 0; l < LANE__COUNT; l++) {
@@ -236,6 +244,8 @@ static int cpu_open(backend_t **out, const backend_cfg_t *cfg, gs_err_t *err)
             s->q = malloc(sizeof *s->q * (size_t)s->cap);
             pthread_mutex_init(&s->lock, NULL);
             pthread_cond_init(&s->cv, NULL);
+            pthread_cond_init(&s->ev_cv, NULL);
+            s->waiting_ev = -1;
             if (!s->q || pthread_create(&s->thread, NULL, stream_main, s) != 0) {
                 s->cap = 0;
                 cpu_close(b);

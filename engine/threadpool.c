@@ -5,6 +5,9 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 typedef struct {
     pthread_mutex_t lock;
@@ -18,17 +21,35 @@ typedef struct {
     void *ctx;
     int64_t n, grain;
     atomic_llong next;
+    atomic_int copying;    /* copy engines at work (they get cores first) */
+    pthread_mutex_t copy_lock;
+    pthread_cond_t copy_done;
     pthread_mutex_t run_lock; /* one loop at a time, whichever thread starts it */
 } pool_t;
 
 static pool_t pool = {.lock = PTHREAD_MUTEX_INITIALIZER,
                       .run_lock = PTHREAD_MUTEX_INITIALIZER,
+                      .copy_lock = PTHREAD_MUTEX_INITIALIZER,
+                      .copy_done = PTHREAD_COND_INITIALIZER,
                       .wake = PTHREAD_COND_INITIALIZER,
                       .done = PTHREAD_COND_INITIALIZER};
 
-static void run_grains(void)
+/* A worker whose core a copy engine holds sleeps until the copy is done
+ * (or the loop has no grains left), then rejoins the loop. */
+static void pause_for_copies(int worker)
+{
+    pthread_mutex_lock(&pool.copy_lock);
+    while (worker >= pool.nworkers - atomic_load(&pool.copying) && atomic_load(&pool.next) < pool.n)
+        pthread_cond_wait(&pool.copy_done, &pool.copy_lock);
+    pthread_mutex_unlock(&pool.copy_lock);
+}
+
+/* worker = -1 for the loop's caller, which never steps out. */
+static void run_grains(int worker)
 {
     for (;;) {
+        if (worker >= 0 && worker >= pool.nworkers - atomic_load_explicit(&pool.copying, memory_order_relaxed))
+            pause_for_copies(worker);
         int64_t b = atomic_fetch_add(&pool.next, pool.grain);
         if (b >= pool.n) return;
         int64_t e = b + pool.grain < pool.n ? b + pool.grain : pool.n;
@@ -38,7 +59,8 @@ static void run_grains(void)
 
 static void *worker_main(void *arg)
 {
-    (void)arg;
+    int worker = (int)(intptr_t)arg;
+    gs_thread_compute_priority();
     uint64_t seen = 0;
     pthread_mutex_lock(&pool.lock);
     for (;;) {
@@ -46,7 +68,7 @@ static void *worker_main(void *arg)
         if (pool.stopping) break;
         seen = pool.generation;
         pthread_mutex_unlock(&pool.lock);
-        run_grains();
+        run_grains(worker);
         pthread_mutex_lock(&pool.lock);
         if (--pool.active == 0) pthread_cond_signal(&pool.done);
     }
@@ -77,7 +99,7 @@ int gs_pool_init(int threads)
     pool.workers = calloc((size_t)threads - 1, sizeof *pool.workers);
     if (!pool.workers) return -1;
     for (int i = 0; i < threads - 1; i++) {
-        if (pthread_create(&pool.workers[i], NULL, worker_main, NULL) != 0) {
+        if (pthread_create(&pool.workers[i], NULL, worker_main, (void *)(intptr_t)i) != 0) {
             pool.nworkers = i;
             gs_pool_shutdown();
             return -1;
@@ -108,9 +130,52 @@ void gs_parallel_for(int64_t n, int64_t grain, gs_range_fn fn, void *ctx)
     pool.generation++;
     pthread_cond_broadcast(&pool.wake);
     pthread_mutex_unlock(&pool.lock);
-    run_grains();
+    run_grains(-1);
+    if (atomic_load(&pool.copying) > 0) { /* no grains left: wake workers paused for a copy */
+        pthread_mutex_lock(&pool.copy_lock);
+        pthread_cond_broadcast(&pool.copy_done);
+        pthread_mutex_unlock(&pool.copy_lock);
+    }
     pthread_mutex_lock(&pool.lock);
     while (pool.active > 0) pthread_cond_wait(&pool.done, &pool.lock);
     pthread_mutex_unlock(&pool.lock);
     pthread_mutex_unlock(&pool.run_lock);
+}
+
+void gs_pool_copy_begin(void) { atomic_fetch_add(&pool.copying, 1); }
+void gs_pool_copy_end(void)
+{
+    pthread_mutex_lock(&pool.copy_lock);
+    atomic_fetch_sub(&pool.copying, 1);
+    pthread_cond_broadcast(&pool.copy_done);
+    pthread_mutex_unlock(&pool.copy_lock);
+}
+
+void gs_thread_compute_priority(void)
+{
+    /* Raising one's own nice value needs no privilege; failure only costs overlap. */
+    pid_t tid = (pid_t)syscall(SYS_gettid);
+    int cur = getpriority(PRIO_PROCESS, (id_t)tid);
+    if (cur < 19) (void)setpriority(PRIO_PROCESS, (id_t)tid, cur + 5 > 19 ? 19 : cur + 5);
+}
+
+/* sched_setattr's argument (linux/sched/types.h); glibc 2.36 has no wrapper. */
+struct gs_sched_attr {
+    uint32_t size, sched_policy;
+    uint64_t sched_flags;
+    int32_t sched_nice;
+    uint32_t sched_priority;
+    uint64_t sched_runtime, sched_deadline, sched_period;
+    uint32_t sched_util_min, sched_util_max;
+};
+
+void gs_thread_copy_priority(void)
+{
+#ifdef SYS_sched_setattr
+    /* EEVDF (Linux >= 6.12) takes sched_runtime as the thread's time slice:
+     * a short slice gives the woken copy engine an early deadline, so it
+     * preempts a kernel at once. Older kernels refuse it; nothing else changes. */
+    struct gs_sched_attr a = {.size = sizeof a, .sched_policy = 0 /* SCHED_OTHER */, .sched_runtime = 100000};
+    (void)syscall(SYS_sched_setattr, 0, &a, 0);
+#endif
 }

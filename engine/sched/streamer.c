@@ -28,7 +28,7 @@ static void free_orient(streamer_t *s, orient_t *o)
     if (o->sub)
         for (int i = 0; i < s->p * s->nblocks; i++) {
             sub_t *u = &o->sub[i];
-            free(u->ptr), free(u->lidx_full), free(u->lidx_sel), free(u->eid), free(u->rows);
+            free(u->ptr), free(u->orow), free(u->lidx_full), free(u->lidx_sel), free(u->eid), free(u->rows);
             free(u->w[AGG_NORM]), free(u->w[AGG_MEAN]);
         }
     free(o->sub), free(o->t_copy), free(o->t_comp);
@@ -53,19 +53,22 @@ static int build_subs(streamer_t *s, orient_t *ot, int o, int a, const int64_t *
         u->nnz = nnz;
         if (nnz == 0) continue;
         u->ptr = malloc(sizeof(int64_t) * (size_t)(nout + 1));
+        u->orow = malloc(sizeof(int32_t) * (size_t)nout);
         u->lidx_full = malloc(sizeof(int32_t) * (size_t)nnz);
         u->lidx_sel = malloc(sizeof(int32_t) * (size_t)nnz);
         u->eid = malloc(sizeof(int64_t) * (size_t)nnz);
         u->rows = malloc(sizeof(int32_t) * (size_t)nrows);
         u->w[AGG_NORM] = malloc(sizeof(float) * (size_t)nnz);
         u->w[AGG_MEAN] = malloc(sizeof(float) * (size_t)nnz);
-        if (!u->ptr || !u->lidx_full || !u->lidx_sel || !u->eid || !u->rows || !u->w[AGG_NORM] || !u->w[AGG_MEAN]) return -1;
+        if (!u->ptr || !u->orow || !u->lidx_full || !u->lidx_sel || !u->eid || !u->rows || !u->w[AGG_NORM] || !u->w[AGG_MEAN]) return -1;
         u->nrows = 0;
         for (int64_t v = lo; v < hi; v++)
             if (mark[v - lo] >= 0) mark[v - lo] = (int32_t)u->nrows, u->rows[u->nrows++] = (int32_t)v;
         int64_t w = 0;
         u->ptr[0] = 0;
+        u->nout = 0;
         for (int64_t r = 0; r < nout; r++) {
+            int64_t w0 = w;
             for (int64_t e = cptr[r]; e < cptr[r + 1]; e++)
                 if (cin[e] >= lo && cin[e] < hi) {
                     u->lidx_full[w] = (int32_t)(cin[e] - lo);
@@ -75,7 +78,7 @@ static int build_subs(streamer_t *s, orient_t *ot, int o, int a, const int64_t *
                     u->w[AGG_MEAN][w] = s->g->w_mean[ceid[e]];
                     w++;
                 }
-            u->ptr[r + 1] = w;
+            if (w > w0) u->orow[u->nout] = (int32_t)r, u->ptr[++u->nout] = w;
         }
         for (int64_t v = lo; v < hi; v++) mark[v - lo] = -1;
     }
@@ -384,6 +387,17 @@ static int reserve_buffers(streamer_t *s, size_t acc_bytes, size_t buf_bytes, gs
     return GS_OK;
 }
 
+/* The gather kernel of one sub-chunk: its edges from the block in `in`
+ * (packed rows when filtered) into the column's accumulator. */
+static kernel_call_t chunk_call(const streamer_t *s, const pass_t *ps, const sub_t *u, int filtered, const float *in,
+                                float *acc)
+{
+    return (kernel_call_t){.id = KERN_CHUNK_GATHER, .typed = ps->typed, .ptr = u->ptr, .orow = u->orow,
+                           .lidx = filtered ? u->lidx_sel : u->lidx_full, .eid = u->eid, .w = u->w[ps->agg],
+                           .etype = s->g->etype, .nd = u->nout, .f = ps->f, .in_cols = ps->in_cols,
+                           .out_cols = ps->out_cols, .in = in, .out = acc, .flops = 2.0 * (double)u->nnz * ps->f};
+}
+
 static int run_pass(streamer_t *s, orient_t *o, const pass_t *ps, gs_err_t *err)
 {
     const backend_ops_t *ops = s->ops;
@@ -454,9 +468,7 @@ static int run_pass(streamer_t *s, orient_t *o, const pass_t *ps, gs_err_t *err)
                         s->ctr.full_blocks++;
                     }
                     ops->wait(b, d, LANE_COMPUTE, ops->record(b, d, LANE_H2D));
-                    kernel_call_t kc = {KERN_CHUNK_GATHER, ps->typed, u->ptr, filt ? u->lidx_sel : u->lidx_full, u->eid,
-                                        u->w[ps->agg], s->g->etype, s->bounds[col[d] + 1] - s->bounds[col[d]], ps->f,
-                                        ps->in_cols, ps->out_cols, buf[d][slot], acc[d], 2.0 * (double)u->nnz * ps->f};
+                    kernel_call_t kc = chunk_call(s, ps, u, filt, buf[d][slot], acc[d]);
                     ops->launch(b, d, &kc, tag);
                     ev_comp[d][slot] = ops->record(b, d, LANE_COMPUTE);
                 }
@@ -492,9 +504,7 @@ static int run_pass(streamer_t *s, orient_t *o, const pass_t *ps, gs_err_t *err)
                     const sub_t *u = col[d] >= 0 ? &o->sub[(size_t)col[d] * nb + t] : NULL;
                     if (!u || u->nnz == 0) continue;
                     ops->wait(b, d, LANE_COMPUTE, ev_ready[d][slot]);
-                    kernel_call_t kc = {KERN_CHUNK_GATHER, ps->typed, u->ptr, u->lidx_full, u->eid, u->w[ps->agg], s->g->etype,
-                                        s->bounds[col[d] + 1] - s->bounds[col[d]], ps->f, ps->in_cols, ps->out_cols,
-                                        buf[d][slot], acc[d], 2.0 * (double)u->nnz * ps->f};
+                    kernel_call_t kc = chunk_call(s, ps, u, 0, buf[d][slot], acc[d]);
                     ops->launch(b, d, &kc, tag);
                     ev_comp[d][slot] = ops->record(b, d, LANE_COMPUTE);
                 }

@@ -44,7 +44,9 @@ typedef struct {
 
 typedef struct {
     int64_t nnz;
-    int64_t *ptr;       /* (rows of the output interval + 1) */
+    int64_t nout;       /* output rows with at least one edge here */
+    int32_t *orow;      /* (nout) those rows, within the output interval, ascending */
+    int64_t *ptr;       /* (nout + 1) edge offsets per listed row */
     int32_t *lidx_full; /* (nnz) input row within the whole block */
     int32_t *lidx_sel;  /* (nnz) input row within the filtered rows */
     int64_t *eid;       /* (nnz) */
