@@ -77,10 +77,14 @@ for name, d in (("sparse", sparse), ("dense", dense)):
           f"off {t['off']:.0f} ms, on {t['on']:.0f} ms, auto {t['auto']:.0f} ms "
           f"(filtered {runs['auto']['filtered_blocks']:.0f} of {runs['auto']['filtered_blocks'] + runs['auto']['full_blocks']:.0f} blocks)")
 
-# 2. pipelining with swap, where compute >= transfer: links 4x the host-matched speed
-fast = ["--backend", "cpu", "--device-mem", cap, "--chunks", "auto", "--link-scale", "4", "--selective", "off"]
-nopipe, pipe = paired(sparse, fast + ["--pipeline", "off", "--subchunks", "1", "--swap", "off"],
-                      fast + ["--pipeline", "on", "--subchunks", "4", "--swap", "on"])
+# 2. pipelining with swap, where compute >= transfer. The cpu backend's copies
+# are real memcpys that need a host core, and so are its kernels; so that the
+# link model rather than memcpy sets the copy times, this runs on the dense
+# graph with links at 0.35x nominal (the busy fractions below check that
+# compute >= transfer holds in this setting).
+slow = ["--backend", "cpu", "--device-mem", cap, "--chunks", "auto", "--link-scale", "0.35", "--selective", "off"]
+nopipe, pipe = paired(dense, slow + ["--pipeline", "off", "--subchunks", "1", "--swap", "off"],
+                      slow + ["--pipeline", "on", "--subchunks", "4", "--swap", "on"])
 busy = pipe["busy"][0]
 check("pipeline k=4 + swap hides >= 70% of transfer time (compute >= transfer)",
       pipe["overlap"] >= 0.70 and busy["compute"] >= busy["h2d"] + busy["d2h"],
@@ -88,6 +92,11 @@ check("pipeline k=4 + swap hides >= 70% of transfer time (compute >= transfer)",
       f"h2d {100*busy['h2d']:.0f}%, d2h {100*busy['d2h']:.0f}%")
 check("pipeline lowers the epoch time", pipe["epoch_ms_median"] < nopipe["epoch_ms_median"],
       f"{nopipe['epoch_ms_median']:.0f} ms -> {pipe['epoch_ms_median']:.0f} ms")
+# for the record, not a bar: the sparse graph with fast links, where copies are memcpy-bound
+fast = ["--backend", "cpu", "--device-mem", cap, "--chunks", "auto", "--link-scale", "4", "--selective", "off"]
+r = train(sparse, *fast, "--pipeline", "on", "--subchunks", "4", "--swap", "on")
+print(f"info  sparse graph, links 4x: overlap {100*r['overlap']:.0f}%, busy compute {100*r['busy'][0]['compute']:.0f}%, "
+      f"h2d {100*r['busy'][0]['h2d']:.0f}%", flush=True)
 
 # 3. chain against naive on pcie-4gpu-2switch
 md = ["--backend", "cpu", "--device-mem", cap, "--chunks", "auto", "--devices", "4", "--topology", "pcie-4gpu-2switch",
