@@ -9,11 +9,16 @@ static uint64_t ns(double s) { return (uint64_t)(s * 1e9); }
 void sink_task(void *user, int dev, lane_t lane, chunk_tag_t tag, double t0, double t1, double bytes)
 {
     static const uint8_t lanes[LANE__COUNT] = {PL_H2D, PL_D2H, PL_D2D, PL_COMPUTE};
-    static const char *names[LANE__COUNT] = {"h2d", "d2h", "d2d", "chunk_gather"};
+    static const char *names[LANE__COUNT] = {"h2d", "d2h", "d2d", NULL};
     prof_event_t e = {ns(t0), ns(t1), bytes, 0, (int16_t)dev, 0, lanes[lane], tag.phase == PHASE_BWD ? PH_BWD : PH_FWD,
                       tag.layer, tag.row, tag.col, tag.sub, ""};
-    /* compute tasks without chunk coordinates clear an accumulator */
-    snprintf(e.op, sizeof e.op, "%s", lane == LANE_COMPUTE && tag.row < 0 ? "zero_acc" : names[lane]);
+    /* compute tasks by their coordinates: a chunk (row, col) gathers; a
+     * column alone clears its accumulator; a block of rows alone is an
+     * ApplyVertex matmul; neither is the weight gradient's all-reduce */
+    const char *op = names[lane];
+    if (lane == LANE_COMPUTE)
+        op = tag.col >= 0 ? (tag.row >= 0 ? "chunk_gather" : "zero_acc") : tag.row >= 0 ? "gemm" : "allreduce";
+    snprintf(e.op, sizeof e.op, "%s", op);
     prof_record(user, &e);
 }
 

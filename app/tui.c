@@ -265,7 +265,7 @@ int cmd_tui(int argc, char **argv)
         o.cfg.stream = 1;
         if (!flag_given(argc, argv, "--devices")) o.cfg.devices = 2;
         if (!flag_given(argc, argv, "--topology")) snprintf(o.cfg.topology, sizeof o.cfg.topology, "pcie-4gpu-2switch");
-        if (!flag_given(argc, argv, "--device-mem")) o.cfg.device_mem = 96 * 1024;
+        if (!flag_given(argc, argv, "--device-mem")) o.cfg.device_mem = 512 * 1024;
         if (!flag_given(argc, argv, "--multidev")) o.cfg.knobs.multidev = MD_NAIVE; /* key 4 cycles chain, ring */
     }
     int tty = isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);

@@ -46,6 +46,7 @@ struct backend {
     uint64_t cap;
     uint64_t used[TOPO_MAX_DEV];
     cudaStream_t st[TOPO_MAX_DEV][LANE__COUNT];
+    cublasHandle_t blas[TOPO_MAX_DEV]; /* on the device's compute stream */
     stage_t h2d[TOPO_MAX_DEV], d2h[TOPO_MAX_DEV];
     cudaEvent_t ev[MAX_EVENTS];
     int nev, made_ev;
@@ -116,6 +117,9 @@ static int cb_open(backend_t **out, const backend_cfg_t *cfg, gs_err_t *err)
         for (int l = 0; l < LANE__COUNT; l++) {
             if (cudaStreamCreateWithFlags(&b->st[d][l], cudaStreamNonBlocking) != cudaSuccess) goto fail;
         }
+        if (cublasCreate(&b->blas[d]) != CUBLAS_STATUS_SUCCESS) goto fail;
+        cublasSetStream(b->blas[d], b->st[d][LANE_COMPUTE]);
+        cublasSetMathMode(b->blas[d], CUBLAS_PEDANTIC_MATH);
         stage_t *sts[2] = {&b->h2d[d], &b->d2h[d]};
         for (int k = 0; k < 2; k++)
             for (int i = 0; i < NSTAGE; i++)
@@ -140,6 +144,7 @@ static void cb_close(backend_t *b)
             if (b->st[d][l]) cudaStreamSynchronize(b->st[d][l]);
     cu_prof_flush();
     for (int d = 0; d < b->ndev; d++) {
+        if (b->blas[d]) cublasDestroy(b->blas[d]);
         for (int l = 0; l < LANE__COUNT; l++)
             if (b->st[d][l]) cudaStreamDestroy(b->st[d][l]);
         stage_t *sts[2] = {&b->h2d[d], &b->d2h[d]};
@@ -329,8 +334,11 @@ static void cb_launch(backend_t *b, int dev, const kernel_call_t *call, chunk_ta
         c.eid = NULL;
         if (!c.ptr || !c.lidx || (call->orow && !c.orow) || (call->w && !c.w) || (c.typed != TYPED_NONE && !c.etype)) return;
     }
-    cu_prof_tag(dev, tag, c.id == KERN_ZERO ? "zero_acc" : "chunk_gather", on_span, b);
-    cu_chunk_gather(&c, b->st[dev][LANE_COMPUTE]);
+    static const char *const names[] = {"chunk_gather", "zero_acc", "gemm", "add"};
+    cu_prof_tag(dev, tag, names[c.id], on_span, b);
+    if (c.id == KERN_GEMM) cu_sgemm(b->blas[dev], c.trans_a, c.trans_b, c.m, c.n, c.k, c.a, c.b, c.out, c.acc);
+    else if (c.id == KERN_ADD) cu_add(c.out, c.in, c.m, b->st[dev][LANE_COMPUTE]);
+    else cu_chunk_gather(&c, b->st[dev][LANE_COMPUTE]);
     cu_prof_untag();
     pthread_mutex_lock(&b->lock);
     b->stats.flops[dev] += c.flops;

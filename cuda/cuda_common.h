@@ -16,6 +16,11 @@ extern cudaStream_t cu_stream;
 extern cublasHandle_t cu_blas;
 
 int cu_init(char *why, size_t n);
+/* Row-major c (m, n) (+)= op(a) op(b) on h's stream, FP32 as the CPU computes it. */
+void cu_sgemm(cublasHandle_t h, int ta, int tb, int64_t m, int64_t n, int64_t k, const float *a, const float *b,
+              float *c, int acc);
+/* out[i] += in[i], i < n. */
+void cu_add(float *out, const float *in, int64_t n, cudaStream_t st);
 /* Records the first failure; sync reports it. */
 void cu_note(cudaError_t e, const char *what);
 void cu_note_blas(cublasStatus_t s, const char *what);

@@ -164,17 +164,27 @@ static int mirror(const graph_t *h, graph_t *g, gs_err_t *err)
 /* ---------------- gemm ---------------- */
 
 /* Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T. */
-static void d_gemm(int ta, int tb, int64_t m, int64_t n, int64_t k, const float *a, const float *b, float *c, int acc)
+void cu_sgemm(cublasHandle_t h, int ta, int tb, int64_t m, int64_t n, int64_t k, const float *a, const float *b,
+              float *c, int acc)
 {
     if (m == 0 || n == 0) return;
     if (k == 0) {
-        if (!acc) d_zero(c, sizeof(float) * (size_t)(m * n));
+        if (!acc) {
+            cudaStream_t st;
+            cublasGetStream(h, &st);
+            cu_note(cudaMemsetAsync(c, 0, sizeof(float) * (size_t)(m * n), st), "memset");
+        }
         return;
     }
     const float one = 1.0f, beta = acc ? 1.0f : 0.0f;
-    cu_note_blas(cublasSgemm(cu_blas, tb ? CUBLAS_OP_T : CUBLAS_OP_N, ta ? CUBLAS_OP_T : CUBLAS_OP_N, (int)n, (int)m,
+    cu_note_blas(cublasSgemm(h, tb ? CUBLAS_OP_T : CUBLAS_OP_N, ta ? CUBLAS_OP_T : CUBLAS_OP_N, (int)n, (int)m,
                              (int)k, &one, b, tb ? (int)k : (int)n, a, ta ? (int)m : (int)k, &beta, c, (int)n),
                  "sgemm");
+}
+
+static void d_gemm(int ta, int tb, int64_t m, int64_t n, int64_t k, const float *a, const float *b, float *c, int acc)
+{
+    cu_sgemm(cu_blas, ta, tb, m, n, k, a, b, c, acc);
 }
 
 /* ---------------- elementwise ---------------- */

@@ -370,6 +370,17 @@ __global__ void zero_kernel(float *out, int64_t n)
     GRID_STRIDE(i, n) out[i] = 0.0f;
 }
 
+__global__ void add_kernel(float *out, const float *in, int64_t n)
+{
+    GRID_STRIDE(i, n) out[i] += in[i];
+}
+
+void cu_add(float *out, const float *in, int64_t n, cudaStream_t st)
+{
+    if (n > 0) add_kernel<<<cu_blocks(n, 256), 256, 0, st>>>(out, in, n);
+    CU_LAUNCHED("add");
+}
+
 void cu_chunk_gather(const kernel_call_t *c, cudaStream_t st)
 {
     if (c->id == KERN_ZERO) {

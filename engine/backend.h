@@ -37,8 +37,10 @@ typedef struct {
 } backend_cfg_t;
 
 /* The chunk kernels the streaming scheduler launches (a subset of
- * kernels.h applied to one (sub-)chunk with device-local buffers). */
-typedef enum { KERN_CHUNK_GATHER, KERN_ZERO } kernel_id_t;
+ * kernels.h applied to one (sub-)chunk with device-local buffers):
+ * the gather, zeroing, the ApplyVertex matmul of a block of rows, and the
+ * add of the gradient all-reduce. */
+typedef enum { KERN_CHUNK_GATHER, KERN_ZERO, KERN_GEMM, KERN_ADD } kernel_id_t;
 /* Typed gathers (GG-NN) pick an f-wide block by edge type: in the input
  * row (forward) or in the output row (backward). */
 typedef enum { TYPED_NONE, TYPED_IN, TYPED_OUT } typed_mode_t;
@@ -61,6 +63,12 @@ typedef struct {
     const float *in;
     float *out;
     double flops;
+    /* KERN_GEMM: out (m, n) (+= when acc) = op(a) op(b), row-major, op(a)
+     * (m, k) and op(b) (k, n), transposed when trans_a / trans_b.
+     * KERN_ADD: out[i] += in[i] for i < m. */
+    int trans_a, trans_b, acc;
+    int64_t m, n, k;
+    const float *a, *b;
 } kernel_call_t;
 
 typedef struct {

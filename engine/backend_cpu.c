@@ -93,12 +93,18 @@ static void chunk_gather_range(void *p, int64_t b, int64_t e)
 
 static void run_kernel(const kernel_call_t *c)
 {
-    if (c->id == KERN_ZERO) {
-        memset(c->out, 0, sizeof(float) * (size_t)(c->nd * c->out_cols));
-        return;
+    switch (c->id) {
+    case KERN_ZERO: memset(c->out, 0, sizeof(float) * (size_t)(c->nd * c->out_cols)); break;
+    case KERN_GEMM: k_gemm(c->trans_a, c->trans_b, c->m, c->n, c->k, c->a, c->b, c->out, c->acc); break;
+    case KERN_ADD:
+        for (int64_t i = 0; i < c->m; i++) c->out[i] += c->in[i];
+        break;
+    case KERN_CHUNK_GATHER: {
+        kctx_t k = {c};
+        gs_parallel_for(c->nd, 32, chunk_gather_range, &k);
+        break;
     }
-    kctx_t k = {c};
-    gs_parallel_for(c->nd, 32, chunk_gather_range, &k);
+    }
 }
 
 /* ---- events ---- */

@@ -156,6 +156,17 @@ static void sample(double (*rows)[3], int *n, double x1, double x2, double t)
 
 static const float *D(exec_t *ex, int v) { return ex->val[v].data; }
 
+/* With a streamer, a vertex-by-weight matmul (ApplyVertex) runs on the
+ * devices; edge-domain matmuls stay on the host. */
+int exec_streams_matmul(const program_t *P, const instr_t *in)
+{
+    if (in->op != OP_MATMUL) return 0;
+    val_domain_t a = P->vals[in->in[0]].dom;
+    return (a == DOM_VERTEX || a == DOM_INPUT) && P->vals[in->in[1]].dom == DOM_PARAM;
+}
+
+static int streamed_matmul(const exec_t *ex, const instr_t *in) { return ex->stream && exec_streams_matmul(ex->prog, in); }
+
 /* The drop probability in force: dropout is the identity outside training. */
 static float dropout_p(const exec_t *ex, const instr_t *in)
 {
@@ -181,7 +192,10 @@ const tensor_t *exec_forward(exec_t *ex, const tensor_t *x, int training, int64_
         double t0 = ex->samples || ex->on_op ? mono_s() : 0, flops0 = ex->flops;
         switch (in->op) {
         case OP_MATMUL:
-            K->gemm(0, 0, A->rows, f, A->cols, A->data, D(ex, in->in[1]), out->data, 0);
+            if (streamed_matmul(ex, in))
+                stream_or_fail(ex, streamer_matmul(ex->stream, A->data, A->cols, D(ex, in->in[1]), f, out->data,
+                                                   in->layer, &ex->err));
+            else K->gemm(0, 0, A->rows, f, A->cols, A->data, D(ex, in->in[1]), out->data, 0);
             ex->flops += 2.0 * (double)A->rows * (double)A->cols * (double)f;
             if (ex->samples)
                 sample(ex->samples->gemm, &ex->samples->ngemm, (double)A->rows * A->cols * f, (double)A->rows * f, op_seconds(ex, t0));
@@ -276,8 +290,13 @@ void exec_backward(exec_t *ex, const tensor_t *dout)
         float *dc = in->nin > 2 ? gtarget(ex, in->in[2], &acc_c) : NULL;
         switch (in->op) {
         case OP_MATMUL:
-            if (da) K->gemm(0, 1, A->rows, A->cols, f, dy, D(ex, in->in[1]), da, acc_a);
-            if (db) K->gemm(1, 0, A->cols, f, A->rows, A->data, dy, db, acc_b);
+            if (streamed_matmul(ex, in) && (da || db))
+                stream_or_fail(ex, streamer_matmul_bwd(ex->stream, A->data, A->cols, D(ex, in->in[1]), f, dy, da, acc_a,
+                                                       db, acc_b, in->layer, &ex->err));
+            else {
+                if (da) K->gemm(0, 1, A->rows, A->cols, f, dy, D(ex, in->in[1]), da, acc_a);
+                if (db) K->gemm(1, 0, A->cols, f, A->rows, A->data, dy, db, acc_b);
+            }
             ex->flops += 2.0 * (double)A->rows * (double)A->cols * (double)f * ((da != NULL) + (db != NULL));
             break;
         case OP_BIAS:

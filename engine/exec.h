@@ -51,6 +51,9 @@ typedef struct {
     gs_err_t err;
 } exec_t;
 
+/* Whether a streamed run puts this instruction's matmul on the devices. */
+int exec_streams_matmul(const program_t *P, const instr_t *in);
+
 /* g must be params->K's mirror of the graph (kops.h). */
 int exec_init(exec_t *ex, const program_t *prog, const graph_t *g, params_t *params, uint64_t seed, gs_err_t *err);
 void exec_free(exec_t *ex);

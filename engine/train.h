@@ -127,8 +127,9 @@ int trainer_stream_open(trainer_t *t, gs_err_t *err);
 void trainer_stream_close(trainer_t *t);
 void trainer_stream_epoch_begin(trainer_t *t);
 void trainer_stream_epoch_end(trainer_t *t, epoch_stats_t *st);
-/* Widest row a streamed gather moves, in floats (for --chunks auto). */
-int64_t trainer_stream_width(const program_t *p);
+/* Device bytes the largest streamed op of p needs with P = chunks and k
+ * sub-chunks: a gather or an ApplyVertex matmul (for --chunks auto). */
+uint64_t trainer_stream_working_set(const program_t *p, int64_t n, int chunks, int k);
 
 /* checkpoint.c: atomic save; resume checks the model and dataset match. */
 int trainer_save(const trainer_t *t, const char *path, gs_err_t *err);

@@ -37,17 +37,21 @@ static double probe_host_flops(void)
     return 2.0 * D * D * D / best;
 }
 
-int64_t trainer_stream_width(const program_t *p)
+uint64_t trainer_stream_working_set(const program_t *p, int64_t n, int chunks, int k)
 {
-    int64_t w = 1;
+    uint64_t ws = streamer_working_set(n, chunks, k, 1);
     for (int i = 0; i < p->ncode; i++) {
         const instr_t *in = &p->code[i];
+        uint64_t w = 0;
         if (in->op == OP_GATHER || in->op == OP_GATHER_TYPED) {
-            int64_t c = p->vals[in->in[0]].cols;
-            if (c > w) w = c;
+            int64_t a = p->vals[in->in[0]].cols, o = p->vals[in->out].cols;
+            w = streamer_working_set(n, chunks, k, a > o ? a : o);
+        } else if (exec_streams_matmul(p, in)) {
+            w = streamer_matmul_working_set(n, chunks, k, p->vals[in->in[0]].cols, p->vals[in->out].cols);
         }
+        if (w > ws) ws = w;
     }
-    return w;
+    return ws;
 }
 
 /* Renumbers the dataset and rebuilds the graph; original ids follow, so
@@ -95,23 +99,24 @@ int trainer_stream_open(trainer_t *t, gs_err_t *err)
         topology_scale(&t->topo, t->link_scale);
     }
     int k = c->knobs.subchunks < 1 ? 1 : c->knobs.subchunks, p = c->chunks;
-    int64_t width = trainer_stream_width(&t->prog), n = t->g.n;
+    int64_t n = t->g.n;
     if (p == 0) {
         p = 1;
         if (c->device_mem) {
-            while (p < n && streamer_working_set(n, p, k, width) > c->device_mem) p++;
-            if (streamer_working_set(n, p, k, width) > c->device_mem)
-                return gs_fail(err, GS_EINPUT, "--device-mem %llu: too small for any chunk count at width %lld",
-                               (unsigned long long)c->device_mem, (long long)width);
+            while (p < n && trainer_stream_working_set(&t->prog, n, p, k) > c->device_mem) p++;
+            if (trainer_stream_working_set(&t->prog, n, p, k) > c->device_mem)
+                return gs_fail(err, GS_EINPUT, "--device-mem %llu: too small for any chunk count of this model",
+                               (unsigned long long)c->device_mem);
         }
         /* every device gets the same number of columns */
         if (c->devices > 1 && p % c->devices) p += c->devices - p % c->devices;
         if (p > n) p = (int)n;
     }
     if (p < 1 || p > n) return gs_fail(err, GS_EINPUT, "--chunks %d must be in [1, %lld]", p, (long long)n);
-    if (c->device_mem && streamer_working_set(n, p, k, width) > c->device_mem)
+    uint64_t need = trainer_stream_working_set(&t->prog, n, p, k);
+    if (c->device_mem && need > c->device_mem)
         return gs_fail(err, GS_EINPUT, "--device-mem %llu is too small for %d chunks (needs %llu bytes); use --chunks auto",
-                       (unsigned long long)c->device_mem, p, (unsigned long long)streamer_working_set(n, p, k, width));
+                       (unsigned long long)c->device_mem, p, (unsigned long long)need);
     int32_t *perm = malloc(sizeof(int32_t) * (size_t)n);
     int64_t *bounds = malloc(sizeof(int64_t) * (size_t)(p + 1));
     if (!perm || !bounds) {

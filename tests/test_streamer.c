@@ -4,7 +4,9 @@
  * in-memory gather (bitwise when the summation order is kept), the device
  * cap is never exceeded (arena high-water mark), a cap too small fails
  * cleanly, selective scheduling moves fewer bytes, and chain streaming
- * halves the host uplink traffic against naive on pcie-4gpu-2switch. */
+ * halves the host uplink traffic against naive on pcie-4gpu-2switch.
+ * The ApplyVertex matmul and its backward (ring all-reduce of the weight
+ * gradient over 1 to 4 devices) match k_gemm, adding mode included. */
 #include "test_util.h"
 
 #include <math.h>
@@ -177,12 +179,56 @@ static void test_selective_and_chain_move_fewer_bytes(void **state)
     assert_true(fabs(up_naive / up_chain - 2.0) < 1e-9); /* each switch's uplink carries a block once, not twice */
 }
 
+#define C 5 /* matmul input width; output width F */
+
+static void check_matmul(int ndev, int p, int k, int pipe)
+{
+    static float w[C * F], dy[N * F], y[N * F], ry[N * F], da[N * C], rda[N * C], dw[C * F], rdw[C * F];
+    tu_fill(w, C * F, 5);
+    tu_fill(dy, N * F, 6);
+    k_gemm(0, 0, N, F, C, x, w, ry, 0);
+    k_gemm(0, 1, N, C, F, dy, w, rda, 0);
+    k_gemm(1, 0, C, F, N, x, dy, rdw, 0);
+    stream_knobs_t kn = {pipe, k, SEL_OFF, 0, MD_RING};
+    rig_t r;
+    /* without pipelining, the least cap: blocks of rows shrink to fit it */
+    uint64_t cap = pipe ? 0 : streamer_matmul_working_set(N, p, k, C, F);
+    rig_open(&r, ndev, cap, p, &kn, 1);
+    gs_err_t err;
+    char what[64];
+    snprintf(what, sizeof what, "matmul dev=%d P=%d k=%d pipe=%d", ndev, p, k, pipe);
+    if (streamer_matmul(&r.s, x, C, w, F, y, 0, &err)) fail_msg("%s: %s", what, err.msg);
+    assert_near(y, ry, N * F, 0, what); /* rows are independent: bitwise */
+    if (streamer_matmul_bwd(&r.s, x, C, w, F, dy, da, 0, dw, 0, 0, &err)) fail_msg("%s: %s", what, err.msg);
+    assert_near(da, rda, N * C, 0, what);
+    assert_near(dw, rdw, C * F, 1e-5, what); /* block sums, then the ring: reassociated */
+    /* adding mode: both gradients add to what is there */
+    if (streamer_matmul_bwd(&r.s, x, C, w, F, dy, da, 1, dw, 1, 0, &err)) fail_msg("%s: %s", what, err.msg);
+    for (int i = 0; i < N * C; i++) rda[i] *= 2;
+    for (int i = 0; i < C * F; i++) rdw[i] *= 2;
+    assert_near(da, rda, N * C, 1e-6, what);
+    assert_near(dw, rdw, C * F, 1e-5, what);
+    backend_stats_t st;
+    backend_cpu.stats(r.b, &st);
+    for (int d = 0; d < ndev && cap; d++) assert_true(st.high_water[d] <= cap);
+    if (ndev > 1) assert_true(st.bytes[1][LANE_D2D] > 0); /* the all-reduce ran device to device */
+    rig_close(&r);
+}
+
+static void test_matmul_and_gradient_allreduce_match_gemm(void **state)
+{
+    (void)state;
+    for (int ndev = 1; ndev <= 4; ndev++)
+        for (int pipe = 0; pipe < 2; pipe++) check_matmul(ndev, ndev == 3 ? 2 : 4, 2, pipe);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_knob_combination_matches_in_memory),
         cmocka_unit_test(test_device_cap_is_never_exceeded),
         cmocka_unit_test(test_selective_and_chain_move_fewer_bytes),
+        cmocka_unit_test(test_matmul_and_gradient_allreduce_match_gemm),
     };
     return cmocka_run_group_tests_name("streamer", tests, setup, teardown);
 }

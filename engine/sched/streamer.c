@@ -13,10 +13,12 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+static size_t round64(size_t floats) { return (floats + 63) & ~(size_t)63; }
+
 uint64_t streamer_working_set(int64_t n, int p, int k, int64_t cols)
 {
     int64_t out_rows = (n + p - 1) / p, blk_rows = (n + (int64_t)p * k - 1) / ((int64_t)p * k) + 1;
-    return (uint64_t)(2 * out_rows * cols + 2 * blk_rows * cols) * sizeof(float);
+    return sizeof(float) * 2 * (round64((size_t)(out_rows * cols)) + round64((size_t)(blk_rows * cols))) + 256;
 }
 
 /* ---------------- chunk structures ---------------- */
@@ -357,34 +359,37 @@ static int block_sequences(const streamer_t *s, int b, int seq[][TOPO_MAX_DEV], 
 
 static void release_buffers(streamer_t *s)
 {
-    for (int d = 0; d < s->ndev; d++)
-        for (int q = 0; q < 2; q++) {
-            s->ops->free(s->b, d, s->dev_acc[d][q], s->acc_cap), s->ops->free(s->b, d, s->dev_buf[d][q], s->buf_cap);
-            s->dev_acc[d][q] = s->dev_buf[d][q] = NULL;
-        }
-    s->acc_cap = s->buf_cap = 0;
+    for (int d = 0; d < s->ndev; d++) {
+        s->ops->free(s->b, d, s->region[d], s->region_bytes);
+        s->region[d] = NULL;
+    }
+    s->region_bytes = 0;
 }
 
-/* Makes sure every device holds two accumulators and two block buffers of
- * at least these sizes, keeping the ones it has when they are big enough. */
-static int reserve_buffers(streamer_t *s, size_t acc_bytes, size_t buf_bytes, gs_err_t *err)
+int streamer_reserve(streamer_t *s, size_t bytes, gs_err_t *err)
 {
-    if (s->acc_cap >= acc_bytes && s->buf_cap >= buf_bytes && s->dev_acc[0][0]) return GS_OK;
+    bytes = (bytes + 255) & ~(size_t)255;
+    if (s->region_bytes >= bytes && s->region[0]) return GS_OK;
     release_buffers(s);
-    s->acc_cap = acc_bytes, s->buf_cap = buf_bytes;
-    for (int d = 0; d < s->ndev; d++)
-        for (int q = 0; q < 2; q++) {
-            s->dev_acc[d][q] = s->ops->alloc(s->b, d, acc_bytes);
-            s->dev_buf[d][q] = s->ops->alloc(s->b, d, buf_bytes);
-            if (!s->dev_acc[d][q] || !s->dev_buf[d][q]) {
-                release_buffers(s);
-                return gs_fail(err, GS_EINPUT,
-                               "device %d: %.1f MiB of device memory is too small for %d chunks of this width "
-                               "(needs %.1f MiB); raise --device-mem or --chunks",
-                               d, s->ops->capacity(s->b, d) / 1048576.0, s->p, 2 * (acc_bytes + buf_bytes) / 1048576.0);
-            }
+    s->region_bytes = bytes;
+    for (int d = 0; d < s->ndev; d++) {
+        s->region[d] = s->ops->alloc(s->b, d, bytes);
+        if (!s->region[d]) {
+            release_buffers(s);
+            return gs_fail(err, GS_EINPUT,
+                           "device %d: %.1f MiB of device memory is too small for %d chunks of this width "
+                           "(needs %.1f MiB); raise --device-mem or --chunks",
+                           d, s->ops->capacity(s->b, d) / 1048576.0, s->p, bytes / 1048576.0);
         }
+    }
     return GS_OK;
+}
+
+int64_t streamer_max_block(const streamer_t *s)
+{
+    int64_t m = 1;
+    for (int i = 0; i < s->nblocks; i++) m = s->blk_lo[i + 1] - s->blk_lo[i] > m ? s->blk_lo[i + 1] - s->blk_lo[i] : m;
+    return m;
 }
 
 /* The gather kernel of one sub-chunk: its edges from the block in `in`
@@ -403,14 +408,18 @@ static int run_pass(streamer_t *s, orient_t *o, const pass_t *ps, gs_err_t *err)
     const backend_ops_t *ops = s->ops;
     backend_t *b = s->b;
     int P = s->p, nb = s->nblocks, nd = s->ndev, slots = s->kn.pipeline ? 2 : 1;
-    int64_t max_out = 0, max_blk = 0;
+    int64_t max_out = 0;
     for (int i = 0; i < P; i++) max_out = fmax(max_out, s->bounds[i + 1] - s->bounds[i]);
-    for (int i = 0; i < nb; i++) max_blk = fmax(max_blk, s->blk_lo[i + 1] - s->blk_lo[i]);
-    size_t acc_bytes = sizeof(float) * (size_t)(max_out * ps->out_cols);
-    size_t buf_bytes = sizeof(float) * (size_t)((max_blk ? max_blk : 1) * ps->in_cols);
-    /* two accumulators when pipelining: a column's D2H overlaps the next column's compute */
-    int rc = reserve_buffers(s, acc_bytes, buf_bytes, err);
-    float *(*accs)[2] = s->dev_acc, *(*buf)[2] = s->dev_buf;
+    /* two accumulators (a column's D2H overlaps the next column's compute) and two block buffers */
+    size_t acc_floats = (size_t)(max_out * ps->out_cols), buf_floats = (size_t)(streamer_max_block(s) * ps->in_cols);
+    acc_floats = round64(acc_floats), buf_floats = round64(buf_floats);
+    int rc = streamer_reserve(s, sizeof(float) * 2 * (acc_floats + buf_floats), err);
+    float *accs[TOPO_MAX_DEV][2], *buf[TOPO_MAX_DEV][2];
+    for (int d = 0; !rc && d < nd; d++)
+        for (int q = 0; q < 2; q++) {
+            accs[d][q] = (float *)s->region[d] + q * acc_floats;
+            buf[d][q] = (float *)s->region[d] + 2 * acc_floats + q * buf_floats;
+        }
     int ev_d2h[TOPO_MAX_DEV][2], ev_comp[TOPO_MAX_DEV][2], ev_fwd[TOPO_MAX_DEV][2], ev_ready[TOPO_MAX_DEV][2];
     int *order = malloc(sizeof(int) * (size_t)nb * TOPO_MAX_DEV);
     if (!order && !rc) rc = gs_fail(err, GS_EFAIL, "out of memory");

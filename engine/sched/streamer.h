@@ -17,8 +17,9 @@
  *              chain: devices under one switch pass each block down the
  *              chain device to device, so the shared uplink carries it once;
  *              ring: every device passes blocks around one ring (NGra).
- * Vertex tensors stay in host memory: this version streams the
- * Scatter-Gather stages; ApplyVertex ops run on the host.
+ * Vertex tensors stay in host memory between ops: this file streams the
+ * Scatter-Gather stages and stream_matmul.c the ApplyVertex matmuls;
+ * elementwise ops and the edge ops of attention models run on the host.
  * With the knobs at their defaults the sums happen in the unchunked order,
  * so results are bitwise equal to the in-memory kernels; swap and ring
  * reorder sums (floating-point reassociation only). */
@@ -86,9 +87,10 @@ typedef struct streamer {
     double *iv_t0[TOPO_MAX_DEV][2], *iv_t1[TOPO_MAX_DEV][2]; /* [dev][0 = copy, 1 = compute] */
     int iv_n[TOPO_MAX_DEV][2], iv_cap[TOPO_MAX_DEV][2];
     int cur_orient;         /* 0 fwd, 1 bwd: where the hook files profile times */
-    /* device buffers kept across passes (reallocated only when a pass needs more) */
-    float *dev_acc[TOPO_MAX_DEV][2], *dev_buf[TOPO_MAX_DEV][2];
-    size_t acc_cap, buf_cap;
+    /* one region per device, kept across passes (reallocated only when a
+     * pass needs more); each pass carves its buffers from it */
+    char *region[TOPO_MAX_DEV];
+    size_t region_bytes;
     stream_counters_t ctr;
     volatile int *abort_flag; /* when it becomes non-zero, a pass stops after the chunk in flight */
 } streamer_t;
@@ -116,5 +118,21 @@ int streamer_gather_bwd(streamer_t *s, agg_weight_t agg, typed_mode_t typed, con
 /* Working-set bytes per device for a pass of width cols with P, k:
  * two accumulators and two block buffers (the pipelined layout). */
 uint64_t streamer_working_set(int64_t n, int p, int k, int64_t cols);
+
+/* Makes every device's region at least `bytes` (for the passes here and
+ * in stream_matmul.c); fails with a message naming the cap. */
+int streamer_reserve(streamer_t *s, size_t bytes, gs_err_t *err);
+/* Rows in the largest of the P * k blocks. */
+int64_t streamer_max_block(const streamer_t *s);
+
+/* stream_matmul.c: the ApplyVertex matmul out (N, f) = a (N, c) w (c, f)
+ * by blocks of rows on the devices, and its backward: da (N, c) (+)= dy
+ * w^T, dw (c, f) (+)= a^T dy, the weight gradient all-reduced across the
+ * devices (ring). da or dw may be NULL. */
+int streamer_matmul(streamer_t *s, const float *a, int64_t c, const float *w, int64_t f, float *out, int layer,
+                    gs_err_t *err);
+int streamer_matmul_bwd(streamer_t *s, const float *a, int64_t c, const float *w, int64_t f, const float *dy,
+                        float *da, int acc_a, float *dw, int acc_w, int layer, gs_err_t *err);
+uint64_t streamer_matmul_working_set(int64_t n, int p, int k, int64_t c, int64_t f);
 
 #endif

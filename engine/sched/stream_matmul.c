@@ -1,0 +1,224 @@
+/* stream_matmul.c - the ApplyVertex matmuls of a streamed run, on the
+ * backend's devices (NeuGraph §3: vertex chunks stream through the GPU).
+ * The rows are cut into blocks the size of the streamer's largest (fewer
+ * rows when that does not fit the device cap), dealt round-robin to the
+ * devices; each device holds the weight and, per pipeline slot, one block
+ * of inputs and outputs, so a block's H2D overlaps the previous block's
+ * gemm and its D2H the next one's.
+ * Backward: each block's input gradient goes back to the host, and each
+ * device sums its blocks' weight gradients; the partial sums are then
+ * all-reduced across the devices with a ring (reduce-scatter, then
+ * all-gather, device-to-device), and device 0's copy goes to the host
+ * optimiser.
+ * Limits: values live in host memory between ops, so every pass brings its
+ * inputs in again (intermediates are always swapped); elementwise
+ * ApplyVertex ops run on the host. */
+#include <math.h>
+#include <string.h>
+
+#include "streamer.h"
+
+static size_t round64(size_t floats) { return (floats + 63) & ~(size_t)63; }
+
+/* What a pass keeps on each device: the weight (when it multiplies), the
+ * weight gradient and the ring's receive segment (backward), and per slot
+ * a block of rows of a, of y or dy, and of da (when wanted). */
+typedef struct {
+    int64_t c, f, rows; /* rows per block */
+    int w, dw, da, ndev;
+} mm_need_t;
+
+typedef struct {
+    float *w, *dw, *recv, *a[2], *y[2], *da[2];
+} mm_bufs_t;
+
+static size_t seg_floats(const mm_need_t *n) { return n->dw && n->ndev > 1 ? round64((size_t)(n->c * n->f / n->ndev + 1)) : 0; }
+
+static size_t slot_floats(const mm_need_t *n)
+{
+    return round64((size_t)(n->rows * n->c)) * (1 + (n->da != 0)) + round64((size_t)(n->rows * n->f));
+}
+
+static size_t need_bytes(const mm_need_t *n)
+{
+    size_t wf = round64((size_t)(n->c * n->f));
+    return sizeof(float) * (wf * (size_t)(n->w + n->dw) + seg_floats(n) + 2 * slot_floats(n));
+}
+
+uint64_t streamer_matmul_working_set(int64_t n, int p, int k, int64_t c, int64_t f)
+{
+    (void)p, (void)k; /* a matmul's blocks shrink to fit: one row is the least it needs */
+    mm_need_t need = {c, f, n > 0 ? 1 : 0, 1, 1, 1, TOPO_MAX_DEV};
+    return need_bytes(&need) + 256;
+}
+
+/* Picks the block rows (the streamer's blocks, or fewer rows when those do
+ * not fit the device cap) and carves the buffers from each region. */
+static int carve(streamer_t *s, mm_need_t *n, mm_bufs_t *m, gs_err_t *err)
+{
+    uint64_t cap = s->ops->capacity(s->b, 0);
+    n->ndev = s->ndev;
+    n->rows = streamer_max_block(s);
+    while (cap && n->rows > 1 && need_bytes(n) + 256 > cap) n->rows = n->rows * 3 / 4;
+    int rc = streamer_reserve(s, need_bytes(n), err);
+    size_t wf = round64((size_t)(n->c * n->f)), a = round64((size_t)(n->rows * n->c)), y = round64((size_t)(n->rows * n->f));
+    for (int d = 0; !rc && d < s->ndev; d++) {
+        float *r = (float *)s->region[d];
+        m[d].w = n->w ? r : NULL;
+        r += n->w ? wf : 0;
+        m[d].dw = n->dw ? r : NULL;
+        r += n->dw ? wf : 0;
+        m[d].recv = r;
+        r += seg_floats(n);
+        for (int q = 0; q < 2; q++, r += slot_floats(n)) m[d].a[q] = r, m[d].y[q] = r + a, m[d].da[q] = n->da ? r + a + y : NULL;
+    }
+    return rc;
+}
+
+/* A block of rows is tagged (row = block, col = -1); the weight's
+ * transfers and the all-reduce carry no block (row = -1). */
+static chunk_tag_t tag_of(int layer, phase_t phase, int blk)
+{
+    return (chunk_tag_t){(int16_t)layer, (int8_t)phase, blk, -1, -1};
+}
+
+static void launch_gemm(streamer_t *s, int d, int ta, int tb, int64_t m, int64_t n, int64_t k, const float *a,
+                        const float *b, float *c, int acc, chunk_tag_t tag)
+{
+    kernel_call_t kc = {.id = KERN_GEMM, .trans_a = ta, .trans_b = tb, .acc = acc, .m = m, .n = n, .k = k, .a = a,
+                        .b = b, .out = c, .flops = 2.0 * (double)m * (double)n * (double)k};
+    s->ops->launch(s->b, d, &kc, tag);
+}
+
+/* Sends the weight to every device; the compute lanes wait for it. */
+static void broadcast_weight(streamer_t *s, const mm_bufs_t *m, const float *w, size_t bytes, chunk_tag_t tag)
+{
+    for (int d = 0; d < s->ndev; d++) {
+        s->ops->copy(s->b, d, LANE_H2D, -1, m[d].w, w, bytes, tag);
+        s->ops->wait(s->b, d, LANE_COMPUTE, s->ops->record(s->b, d, LANE_H2D));
+    }
+}
+
+int streamer_matmul(streamer_t *s, const float *a, int64_t c, const float *w, int64_t f, float *out, int layer,
+                    gs_err_t *err)
+{
+    const backend_ops_t *ops = s->ops;
+    backend_t *b = s->b;
+    mm_bufs_t m[TOPO_MAX_DEV];
+    mm_need_t need = {c, f, 0, 1, 0, 0, 0};
+    int nd = s->ndev, slots = s->kn.pipeline ? 2 : 1, rc = carve(s, &need, m, err);
+    if (rc) return rc;
+    int64_t N = s->g->n, R = need.rows, nblk = (N + R - 1) / R;
+    broadcast_weight(s, m, w, sizeof(float) * (size_t)(c * f), tag_of(layer, PHASE_FWD, -1));
+    int ev_comp[TOPO_MAX_DEV][2], ev_d2h[TOPO_MAX_DEV][2];
+    for (int d = 0; d < nd; d++) ev_comp[d][0] = ev_comp[d][1] = ev_d2h[d][0] = ev_d2h[d][1] = -1;
+    for (int t = 0; t < nblk && !rc; t++) {
+        if (s->abort_flag && *s->abort_flag) rc = gs_fail(err, GS_EFAIL, "interrupted");
+        int d = t % nd, q = (t / nd) % slots;
+        int64_t lo = t * R, rows = lo + R < N ? R : N - lo;
+        if (rc || rows == 0) continue;
+        chunk_tag_t tag = tag_of(layer, PHASE_FWD, t);
+        ops->wait(b, d, LANE_H2D, ev_comp[d][q]); /* the slot's last gemm has read its input */
+        ops->copy(b, d, LANE_H2D, -1, m[d].a[q], a + lo * c, sizeof(float) * (size_t)(rows * c), tag);
+        ops->wait(b, d, LANE_COMPUTE, ops->record(b, d, LANE_H2D));
+        ops->wait(b, d, LANE_COMPUTE, ev_d2h[d][q]); /* the slot's last output has left */
+        launch_gemm(s, d, 0, 0, rows, f, c, m[d].a[q], m[d].w, m[d].y[q], 0, tag);
+        ev_comp[d][q] = ops->record(b, d, LANE_COMPUTE);
+        ops->wait(b, d, LANE_D2H, ev_comp[d][q]);
+        ops->copy(b, d, LANE_D2H, -1, out + lo * f, m[d].y[q], sizeof(float) * (size_t)(rows * f), tag);
+        ev_d2h[d][q] = ops->record(b, d, LANE_D2H);
+    }
+    ops->sync(b);
+    return rc;
+}
+
+/* Ring all-reduce of every device's dw (n floats): after it, each holds
+ * the sum. Step i of the reduce-scatter has device d send segment d - i to
+ * d + 1, which adds it in; the all-gather then passes the finished
+ * segments on, copied in place. */
+static void ring_allreduce(streamer_t *s, const mm_bufs_t *m, int64_t n, int layer)
+{
+    const backend_ops_t *ops = s->ops;
+    backend_t *b = s->b;
+    int nd = s->ndev, ready[TOPO_MAX_DEV];
+    chunk_tag_t tag = tag_of(layer, PHASE_BWD, -1);
+    for (int d = 0; d < nd; d++) ready[d] = ops->record(b, d, LANE_COMPUTE);
+    for (int phase = 0; phase < 2; phase++)
+        for (int i = 0; i < nd - 1; i++) {
+            int next[TOPO_MAX_DEV];
+            for (int d = 0; d < nd; d++) {
+                int to = (d + 1) % nd, seg = ((d + phase - i) % nd + nd) % nd;
+                int64_t lo = n * seg / nd, hi = n * (seg + 1) / nd;
+                size_t bytes = sizeof(float) * (size_t)(hi - lo);
+                ops->wait(b, to, LANE_D2D, ready[d]);  /* the segment is final on the sender */
+                ops->wait(b, to, LANE_D2D, ready[to]); /* the receiver is done with its buffer */
+                if (phase == 0) {
+                    ops->copy(b, to, LANE_D2D, d, m[to].recv, m[d].dw + lo, bytes, tag);
+                    ops->wait(b, to, LANE_COMPUTE, ops->record(b, to, LANE_D2D));
+                    kernel_call_t add = {.id = KERN_ADD, .m = hi - lo, .in = m[to].recv, .out = m[to].dw + lo,
+                                         .flops = (double)(hi - lo)};
+                    ops->launch(b, to, &add, tag);
+                    next[to] = ops->record(b, to, LANE_COMPUTE);
+                } else {
+                    ops->copy(b, to, LANE_D2D, d, m[to].dw + lo, m[d].dw + lo, bytes, tag);
+                    next[to] = ops->record(b, to, LANE_D2D);
+                }
+            }
+            for (int d = 0; d < nd; d++) ready[d] = next[d];
+        }
+    ops->wait(b, 0, LANE_D2H, ready[0]);
+}
+
+int streamer_matmul_bwd(streamer_t *s, const float *a, int64_t c, const float *w, int64_t f, const float *dy,
+                        float *da, int acc_a, float *dw, int acc_w, int layer, gs_err_t *err)
+{
+    const backend_ops_t *ops = s->ops;
+    backend_t *b = s->b;
+    mm_bufs_t m[TOPO_MAX_DEV];
+    mm_need_t need = {c, f, 0, da != NULL, dw != NULL, da != NULL, 0};
+    int nd = s->ndev, slots = s->kn.pipeline ? 2 : 1, rc = carve(s, &need, m, err);
+    if (rc) return rc;
+    int64_t N = s->g->n, R = need.rows, nblk = (N + R - 1) / R;
+    size_t wbytes = sizeof(float) * (size_t)(c * f);
+    chunk_tag_t wtag = tag_of(layer, PHASE_BWD, -1);
+    if (da) broadcast_weight(s, m, w, wbytes, wtag);
+    for (int d = 0; d < nd; d++) { /* partial sums start at zero, device 0's at dw when adding to it */
+        if (dw && acc_w && d == 0) {
+            ops->copy(b, 0, LANE_H2D, -1, m[0].dw, dw, wbytes, wtag);
+            ops->wait(b, 0, LANE_COMPUTE, ops->record(b, 0, LANE_H2D));
+        } else if (dw) {
+            kernel_call_t z = {.id = KERN_ZERO, .nd = c, .out_cols = f, .out = m[d].dw};
+            ops->launch(b, d, &z, wtag);
+        }
+    }
+    int ev_comp[TOPO_MAX_DEV][2], ev_d2h[TOPO_MAX_DEV][2];
+    for (int d = 0; d < nd; d++) ev_comp[d][0] = ev_comp[d][1] = ev_d2h[d][0] = ev_d2h[d][1] = -1;
+    for (int t = 0; t < nblk && !rc; t++) {
+        if (s->abort_flag && *s->abort_flag) rc = gs_fail(err, GS_EFAIL, "interrupted");
+        int d = t % nd, q = (t / nd) % slots;
+        int64_t lo = t * R, rows = lo + R < N ? R : N - lo;
+        if (rc || rows == 0) continue;
+        chunk_tag_t tag = tag_of(layer, PHASE_BWD, t);
+        ops->wait(b, d, LANE_H2D, ev_comp[d][q]);
+        ops->wait(b, d, LANE_H2D, ev_d2h[d][q]); /* da's slot is refilled when adding */
+        ops->copy(b, d, LANE_H2D, -1, m[d].y[q], dy + lo * f, sizeof(float) * (size_t)(rows * f), tag);
+        if (dw) ops->copy(b, d, LANE_H2D, -1, m[d].a[q], a + lo * c, sizeof(float) * (size_t)(rows * c), tag);
+        if (da && acc_a) ops->copy(b, d, LANE_H2D, -1, m[d].da[q], da + lo * c, sizeof(float) * (size_t)(rows * c), tag);
+        ops->wait(b, d, LANE_COMPUTE, ops->record(b, d, LANE_H2D));
+        ops->wait(b, d, LANE_COMPUTE, ev_d2h[d][q]);
+        if (da) launch_gemm(s, d, 0, 1, rows, c, f, m[d].y[q], m[d].w, m[d].da[q], acc_a, tag);
+        if (dw) launch_gemm(s, d, 1, 0, c, f, rows, m[d].a[q], m[d].y[q], m[d].dw, 1, tag);
+        ev_comp[d][q] = ops->record(b, d, LANE_COMPUTE);
+        if (!da) continue;
+        ops->wait(b, d, LANE_D2H, ev_comp[d][q]);
+        ops->copy(b, d, LANE_D2H, -1, da + lo * c, m[d].da[q], sizeof(float) * (size_t)(rows * c), tag);
+        ev_d2h[d][q] = ops->record(b, d, LANE_D2H);
+    }
+    if (dw && !rc) {
+        if (nd > 1) ring_allreduce(s, m, c * f, layer);
+        else ops->wait(b, 0, LANE_D2H, ops->record(b, 0, LANE_COMPUTE));
+        ops->copy(b, 0, LANE_D2H, -1, dw, m[0].dw, wbytes, wtag);
+    }
+    ops->sync(b);
+    return rc;
+}
