@@ -85,7 +85,8 @@ void print_stream_json(const trainer_t *t, const epoch_stats_t *last, double epo
            s->theta_threshold);
     printf(",\"h2d_bytes\":%.0f,\"d2h_bytes\":%.0f,\"d2d_bytes\":%.0f,\"overlap\":%.4f", last->h2d_bytes, last->d2h_bytes,
            last->d2d_bytes, last->overlap);
-    printf(",\"filtered_blocks\":%.0f,\"full_blocks\":%.0f", s->ctr.filtered_blocks, s->ctr.full_blocks);
+    printf(",\"filtered_blocks\":%.0f,\"full_blocks\":%.0f,\"gather_h2d_bytes\":%.0f", s->ctr.filtered_blocks,
+           s->ctr.full_blocks, s->ctr.gather_h2d_bytes);
     printf(",\"link_bytes\":{");
     for (int l = 0; l < t->topo.nlinks; l++)
         printf("%s\"%s\":%.0f", l ? "," : "", t->topo.links[l].name, t->last_stats.link_bytes[l]);

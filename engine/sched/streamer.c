@@ -439,6 +439,7 @@ static int run_pass(streamer_t *s, orient_t *o, const pass_t *ps, gs_err_t *err)
                 if (ev_d2h[d][ra] >= 0) ops->wait(b, d, LANE_H2D, ev_d2h[d][ra]);
                 ops->copy(b, d, LANE_H2D, -1, acc[d], ps->out + s->bounds[col[d]] * ps->out_cols,
                           sizeof(float) * (size_t)(rows * ps->out_cols), tag);
+                s->ctr.gather_h2d_bytes += sizeof(float) * (double)(rows * ps->out_cols);
                 ops->wait(b, d, LANE_COMPUTE, ops->record(b, d, LANE_H2D));
             } else {
                 if (ev_d2h[d][ra] >= 0) ops->wait(b, d, LANE_COMPUTE, ev_d2h[d][ra]);
@@ -471,10 +472,12 @@ static int run_pass(streamer_t *s, orient_t *o, const pass_t *ps, gs_err_t *err)
                     if (filt) {
                         ops->copy_rows(b, d, buf[d][slot], ps->in, sizeof(float) * (size_t)ps->in_cols, u->rows, u->nrows, tag);
                         s->ctr.filtered_blocks++;
+                        s->ctr.gather_h2d_bytes += sizeof(float) * (double)(u->nrows * ps->in_cols);
                     } else {
                         ops->copy(b, d, LANE_H2D, -1, buf[d][slot], ps->in + lo * ps->in_cols,
                                   sizeof(float) * (size_t)(rows * ps->in_cols), tag);
                         s->ctr.full_blocks++;
+                        s->ctr.gather_h2d_bytes += sizeof(float) * (double)(rows * ps->in_cols);
                     }
                     ops->wait(b, d, LANE_COMPUTE, ops->record(b, d, LANE_H2D));
                     kernel_call_t kc = chunk_call(s, ps, u, filt, buf[d][slot], acc[d]);
@@ -502,6 +505,7 @@ static int run_pass(streamer_t *s, orient_t *o, const pass_t *ps, gs_err_t *err)
                     if (ev_fwd[d][slot] >= 0) ops->wait(b, d, lane, ev_fwd[d][slot]);
                     if (q == 0) {
                         ops->copy(b, d, LANE_H2D, -1, buf[d][slot], ps->in + lo * ps->in_cols, bytes, tag);
+                        s->ctr.gather_h2d_bytes += (double)bytes;
                     } else {
                         int prev = seq[qs][q - 1];
                         ops->wait(b, d, LANE_D2D, ev_ready[prev][slot]);

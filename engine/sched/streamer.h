@@ -65,6 +65,7 @@ typedef struct {
 typedef struct {
     double h2d_bytes, d2h_bytes, d2d_bytes;
     double filtered_blocks, full_blocks;
+    double gather_h2d_bytes; /* the Scatter-Gather stage's share of h2d_bytes */
     double transfer_s, hidden_s; /* transfer time and the part overlapped by compute */
 } stream_counters_t;
 
