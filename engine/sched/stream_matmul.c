@@ -82,6 +82,22 @@ static chunk_tag_t tag_of(int layer, phase_t phase, int blk)
     return (chunk_tag_t){(int16_t)layer, (int8_t)phase, blk, -1, -1};
 }
 
+/* Block t of rows (R rows each, the last one shorter), its device and
+ * pipeline slot; rows = 0 past the end. Fails when the run is interrupted. */
+typedef struct {
+    int dev, slot;
+    int64_t lo, rows;
+} mm_block_t;
+
+static int next_block(const streamer_t *s, int t, int64_t R, int slots, mm_block_t *k, gs_err_t *err)
+{
+    int64_t n = s->g->n;
+    k->dev = t % s->ndev, k->slot = (t / s->ndev) % slots, k->lo = (int64_t)t * R;
+    k->rows = k->lo >= n ? 0 : k->lo + R < n ? R : n - k->lo;
+    if (k->rows > 0 && s->abort_flag && *s->abort_flag) return gs_fail(err, GS_EFAIL, "interrupted");
+    return GS_OK;
+}
+
 static void launch_gemm(streamer_t *s, int d, int ta, int tb, int64_t m, int64_t n, int64_t k, const float *a,
                         const float *b, float *c, int acc, chunk_tag_t tag)
 {
@@ -108,15 +124,13 @@ int streamer_matmul(streamer_t *s, const float *a, int64_t c, const float *w, in
     mm_need_t need = {c, f, 0, 1, 0, 0, 0};
     int nd = s->ndev, slots = s->kn.pipeline ? 2 : 1, rc = carve(s, &need, m, err);
     if (rc) return rc;
-    int64_t N = s->g->n, R = need.rows, nblk = (N + R - 1) / R;
     broadcast_weight(s, m, w, sizeof(float) * (size_t)(c * f), tag_of(layer, PHASE_FWD, -1));
     int ev_comp[TOPO_MAX_DEV][2], ev_d2h[TOPO_MAX_DEV][2];
     for (int d = 0; d < nd; d++) ev_comp[d][0] = ev_comp[d][1] = ev_d2h[d][0] = ev_d2h[d][1] = -1;
-    for (int t = 0; t < nblk && !rc; t++) {
-        if (s->abort_flag && *s->abort_flag) rc = gs_fail(err, GS_EFAIL, "interrupted");
-        int d = t % nd, q = (t / nd) % slots;
-        int64_t lo = t * R, rows = lo + R < N ? R : N - lo;
-        if (rc || rows == 0) continue;
+    mm_block_t k;
+    for (int t = 0; !(rc = next_block(s, t, need.rows, slots, &k, err)) && k.rows > 0; t++) {
+        int d = k.dev, q = k.slot;
+        int64_t lo = k.lo, rows = k.rows;
         chunk_tag_t tag = tag_of(layer, PHASE_FWD, t);
         ops->wait(b, d, LANE_H2D, ev_comp[d][q]); /* the slot's last gemm has read its input */
         ops->copy(b, d, LANE_H2D, -1, m[d].a[q], a + lo * c, sizeof(float) * (size_t)(rows * c), tag);
@@ -178,7 +192,6 @@ int streamer_matmul_bwd(streamer_t *s, const float *a, int64_t c, const float *w
     mm_need_t need = {c, f, 0, da != NULL, dw != NULL, da != NULL, 0};
     int nd = s->ndev, slots = s->kn.pipeline ? 2 : 1, rc = carve(s, &need, m, err);
     if (rc) return rc;
-    int64_t N = s->g->n, R = need.rows, nblk = (N + R - 1) / R;
     size_t wbytes = sizeof(float) * (size_t)(c * f);
     chunk_tag_t wtag = tag_of(layer, PHASE_BWD, -1);
     if (da) broadcast_weight(s, m, w, wbytes, wtag);
@@ -193,14 +206,13 @@ int streamer_matmul_bwd(streamer_t *s, const float *a, int64_t c, const float *w
     }
     int ev_comp[TOPO_MAX_DEV][2], ev_d2h[TOPO_MAX_DEV][2];
     for (int d = 0; d < nd; d++) ev_comp[d][0] = ev_comp[d][1] = ev_d2h[d][0] = ev_d2h[d][1] = -1;
-    for (int t = 0; t < nblk && !rc; t++) {
-        if (s->abort_flag && *s->abort_flag) rc = gs_fail(err, GS_EFAIL, "interrupted");
-        int d = t % nd, q = (t / nd) % slots;
-        int64_t lo = t * R, rows = lo + R < N ? R : N - lo;
-        if (rc || rows == 0) continue;
+    mm_block_t k;
+    for (int t = 0; !(rc = next_block(s, t, need.rows, slots, &k, err)) && k.rows > 0; t++) {
+        int d = k.dev, q = k.slot;
+        int64_t lo = k.lo, rows = k.rows;
         chunk_tag_t tag = tag_of(layer, PHASE_BWD, t);
         ops->wait(b, d, LANE_H2D, ev_comp[d][q]);
-        ops->wait(b, d, LANE_H2D, ev_d2h[d][q]); /* da's slot is refilled when adding */
+        if (da && acc_a) ops->wait(b, d, LANE_H2D, ev_d2h[d][q]); /* da's slot is refilled when adding */
         ops->copy(b, d, LANE_H2D, -1, m[d].y[q], dy + lo * f, sizeof(float) * (size_t)(rows * f), tag);
         if (dw) ops->copy(b, d, LANE_H2D, -1, m[d].a[q], a + lo * c, sizeof(float) * (size_t)(rows * c), tag);
         if (da && acc_a) ops->copy(b, d, LANE_H2D, -1, m[d].da[q], da + lo * c, sizeof(float) * (size_t)(rows * c), tag);
