@@ -93,6 +93,12 @@ static void print_json(const trainer_t *t, const run_log_t *log)
                t->dkp[i].combination_first ? "combination-first" : "aggregation-first", t->dkp[i].agg_flops_fwd[0],
                t->dkp[i].agg_flops_fwd[1], t->dkp[i].agg_flops_bwd[0], t->dkp[i].agg_flops_bwd[1],
                1e3 * t->dkp[i].predicted_saving_s);
+    printf("],\"agg_flops_by_layer\":[");
+    int nlayers = 0;
+    for (int i = 0; i < t->prog.ncode; i++)
+        if (t->prog.code[i].layer + 1 > nlayers) nlayers = t->prog.code[i].layer + 1;
+    for (int l = 0; l < nlayers && l < PROG_MAX_LAYERS; l++)
+        printf("%s{\"layer\":%d,\"fwd\":%.6g,\"bwd\":%.6g}", l ? "," : "", l, t->ex.agg_flops[l][0], t->ex.agg_flops[l][1]);
     printf("]");
     if (t->dkp_model.fitted)
         printf(",\"dkp_fit\":{\"alpha\":%.4g,\"beta\":%.4g,\"gamma\":%.4g,\"delta\":%.4g,\"gemm_samples\":%d,\"gather_samples\":%d}",

@@ -173,6 +173,14 @@ static float dropout_p(const exec_t *ex, const instr_t *in)
     return in->op == OP_DROPOUT && !ex->training ? 0.0f : in->fparam;
 }
 
+/* Books an op's FLOPs to its layer's aggregation count when it belongs to
+ * the Gather stage (after a DKP rewrite the stage moves with the gather). */
+static void count_aggregation(exec_t *ex, const instr_t *in, int phase, double flops)
+{
+    if (in->stage == STAGE_GATHER && in->layer >= 0 && in->layer < PROG_MAX_LAYERS)
+        ex->agg_flops[in->layer][phase] += flops;
+}
+
 const tensor_t *exec_forward(exec_t *ex, const tensor_t *x, int training, int64_t epoch)
 {
     const program_t *P = ex->prog;
@@ -182,6 +190,7 @@ const tensor_t *exec_forward(exec_t *ex, const tensor_t *x, int training, int64_
     ex->training = training;
     ex->epoch = epoch;
     ex->flops = 0;
+    if (training) memset(ex->agg_flops, 0, sizeof ex->agg_flops);
     for (int i = 0; i < P->ncode; i++) {
         const instr_t *in = &P->code[i];
         tensor_t *out = &ex->val[in->out];
@@ -249,6 +258,7 @@ const tensor_t *exec_forward(exec_t *ex, const tensor_t *x, int training, int64_
             break;
         default: break;
         }
+        if (training) count_aggregation(ex, in, 0, ex->flops - flops0);
         if (ex->on_op) ex->on_op(ex->op_user, in, 0, t0, mono_s(), ex->flops - flops0);
     }
     return &ex->val[P->output];
@@ -324,7 +334,7 @@ void exec_backward(exec_t *ex, const tensor_t *dout)
                 stream_or_fail(ex, streamer_gather_bwd(ex->stream, (agg_weight_t)in->iparam, TYPED_NONE,
                                                        dy, f, da, f, f, acc_a, in->layer, &ex->err));
             else if (da) K->gather_sum_bwd(g, (agg_weight_t)in->iparam, dy, f, da, acc_a);
-            ex->flops += 2.0 * (double)g->m * (double)f;
+            if (da) ex->flops += 2.0 * (double)g->m * (double)f;
             break;
         case OP_GATHER_MAX:
             if (da) K->gather_max_bwd(g, ex->argmax[i], dy, f, da, acc_a);
@@ -353,10 +363,11 @@ void exec_backward(exec_t *ex, const tensor_t *dout)
                 stream_or_fail(ex, streamer_gather_bwd(ex->stream, (agg_weight_t)in->iparam, TYPED_OUT,
                                                        dy, f, da, A->cols, f, acc_a, in->layer, &ex->err));
             else if (da) K->gather_typed_bwd(g, (agg_weight_t)in->iparam, dy, f, da, acc_a);
-            ex->flops += 2.0 * (double)g->m * (double)f;
+            if (da) ex->flops += 2.0 * (double)g->m * (double)f;
             break;
         default: break;
         }
+        count_aggregation(ex, in, 1, ex->flops - flops0);
         if (ex->on_op) ex->on_op(ex->op_user, in, 1, t0, mono_s(), ex->flops - flops0);
     }
     /* parameters that received no gradient this pass get zero */

@@ -43,6 +43,8 @@ typedef struct {
     int64_t epoch;
     int training;
     double flops;      /* floating-point operations of the last forward + backward */
+    double agg_flops[PROG_MAX_LAYERS][2]; /* per layer, [forward, backward]: FLOPs of the
+                                             Gather-stage ops of the last training step */
     streamer_t *stream; /* when set, gathers stream through the backend's devices */
     dkp_model_t *samples; /* when set, forward matmuls and gathers record their timings */
     op_hook_t on_op;      /* optional observer (the profiler) */

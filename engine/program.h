@@ -53,6 +53,9 @@ typedef struct {
     saga_stage_t stage;
 } instr_t;
 
+/* Layers a program may tag (--layers is at most 64; GG-NN steps share one). */
+#define PROG_MAX_LAYERS 64
+
 typedef enum { INIT_GLOROT, INIT_ZERO } init_kind_t;
 
 typedef struct {

@@ -1,7 +1,8 @@
 /* test_train.c - training-level properties: the same seed gives the same
  * losses (also across thread counts), a checkpoint round trip restores the
  * exact state so a resumed run repeats the uninterrupted losses, damaged or
- * mismatched checkpoints are refused, and DKP does not change the maths. */
+ * mismatched checkpoints are refused, DKP does not change the maths, and
+ * the per-layer aggregation FLOPs follow DKP's order. */
 #include "test_util.h"
 
 #include <math.h>
@@ -158,6 +159,31 @@ static void test_dkp_keeps_the_maths(void **state)
     }
 }
 
+/* The per-layer aggregation counts follow the order DKP picked: GCN's
+ * first layer (24 -> 16) gathers 24 columns forward and none backward
+ * aggregation-first (its input needs no gradient), 16 each way
+ * combination-first; the second layer (16 -> 4) gathers both ways. */
+static void test_dkp_counts_aggregation_flops(void **state)
+{
+    (void)state;
+    train_cfg_t cfg = cfg_for("gcn");
+    for (int on = 0; on <= 1; on++) {
+        cfg.dkp = on ? DKP_ON : DKP_OFF;
+        trainer_t t;
+        gs_err_t err;
+        epoch_stats_t st;
+        if (trainer_open(&t, &cfg, &err)) fail_msg("%s", err.msg);
+        assert_int_equal(trainer_epoch(&t, &st, &err), GS_OK);
+        double m2 = 2.0 * (double)t.g.m;
+        double want[2][2] = {{m2 * (on ? 16 : 24), on ? m2 * 16 : 0}, {m2 * (on ? 4 : 16), m2 * (on ? 4 : 16)}};
+        for (int l = 0; l < 2; l++)
+            for (int ph = 0; ph < 2; ph++)
+                if (t.ex.agg_flops[l][ph] != want[l][ph])
+                    fail_msg("dkp %d layer %d phase %d: %.0f, want %.0f", on, l, ph, t.ex.agg_flops[l][ph], want[l][ph]);
+        trainer_close(&t);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -165,6 +191,7 @@ int main(void)
         cmocka_unit_test(test_checkpoint_resume_is_exact),
         cmocka_unit_test(test_bad_checkpoints_are_refused),
         cmocka_unit_test(test_dkp_keeps_the_maths),
+        cmocka_unit_test(test_dkp_counts_aggregation_flops),
     };
     return cmocka_run_group_tests_name("train", tests, setup, teardown);
 }

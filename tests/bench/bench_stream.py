@@ -10,9 +10,9 @@ Model: GCN, 2 layers, hidden 128. Device cap: a quarter of the working set
 streams. Times are emulated on the cpu backend's virtual devices.
 
 Usage: tests/bench/bench_stream.py [WORKDIR] [--epochs E] [--nodes N]"""
-import argparse, json, os, subprocess, sys
+import argparse, os
+from benchlib import build, check, finish, gen_graph, paired as paired_runs, train as run
 
-root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ap = argparse.ArgumentParser()
 ap.add_argument("work", nargs="?", default=os.path.join(os.environ.get("TMPDIR", "/tmp"), "gnnscope-bench"))
 ap.add_argument("--epochs", type=int, default=3)
@@ -20,46 +20,19 @@ ap.add_argument("--nodes", type=int, default=200000)
 a = ap.parse_args()
 os.makedirs(a.work, exist_ok=True)
 os.environ["GNNSCOPE_CACHE_DIR"] = os.path.join(a.work, "cache")
-exe = os.path.join(root, "gnnscope")
-subprocess.run(["make", "-s", "-C", root, "gnnscope"], check=True, stdout=subprocess.DEVNULL)
-results = []
-
-
-def graph(deg):
-    d = os.path.join(a.work, f"stream-n{a.nodes}-d{deg}")
-    if not os.path.exists(os.path.join(d, "node-label.csv.gz")):
-        subprocess.run([exe, "gen", "--nodes", str(a.nodes), "--avg-degree", str(deg), "--feats", "128",
-                        "--classes", "16", "--seed", "3", "--out", d], check=True)
-    return d
+build()
 
 
 def train(d, *flags):
-    cmd = [exe, "train", "--dataset", d, "--model", "gcn", "--layers", "2", "--hidden", "128",
-           "--epochs", str(a.epochs), "--json", *flags]
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-    return json.loads(out.strip().splitlines()[-1])
+    return run(d, "--model", "gcn", "--layers", "2", "--hidden", "128", "--epochs", str(a.epochs), *flags)
 
 
-def paired(d, a_flags, b_flags, rounds=3):
-    """Runs two configurations alternately; returns the last JSON of each with
-    epoch_ms_median replaced by the median over the rounds (this VM is noisy)."""
-    ra, rb = [], []
-    for _ in range(rounds):
-        ra.append(train(d, *a_flags))
-        rb.append(train(d, *b_flags))
-    med = lambda rs: sorted(r["epoch_ms_median"] for r in rs)[len(rs) // 2]
-    a_last, b_last = dict(ra[-1]), dict(rb[-1])
-    a_last["epoch_ms_median"], b_last["epoch_ms_median"] = med(ra), med(rb)
-    return a_last, b_last
-
-
-def check(name, ok, detail):
-    results.append(ok)
-    print(f"{'PASS' if ok else 'FAIL'}  {name}: {detail}", flush=True)
+def paired(d, a_flags, b_flags):
+    return paired_runs(d, a_flags, b_flags, runner=train)
 
 
 cap = str(3 * a.nodes * 128 * 4 // 4)
-sparse, dense = graph(8), graph(50)
+sparse, dense = (gen_graph(a.work, a.nodes, deg, 128, 16) for deg in (8, 50))
 common = ["--backend", "cpu", "--device-mem", cap, "--chunks", "auto"]
 
 # 1. selective scheduling
@@ -121,5 +94,4 @@ r = p4["epoch_ms_median"] / mem["epoch_ms_median"]
 check("chunking P=4 without the link model costs <= 1.3x in-memory", r <= 1.3,
       f"in-memory {mem['epoch_ms_median']:.0f} ms, P=4 {p4['epoch_ms_median']:.0f} ms ({r:.2f}x)")
 
-print(f"bench_stream: {sum(results)} passed, {len(results) - sum(results)} failed")
-sys.exit(0 if all(results) else 1)
+finish("bench_stream")
