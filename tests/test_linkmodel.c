@@ -147,6 +147,28 @@ static void test_online_copies_never_beat_the_model(void **state)
     lm_destroy(&online);
 }
 
+/* A transfer moves from the moment its latency elapses, even when no model
+ * call happens in between (a copy engine busy in its memcpy): 50 ms after
+ * the start at 10 MB/s, at least ~500 KB must have been carried. */
+static void test_online_transfer_flows_while_unwatched(void **state)
+{
+    (void)state;
+    topology_get("1gpu", &slow_topo);
+    topology_scale(&slow_topo, 1.0 / 1200.0);
+    lm_init(&online, &slow_topo);
+    uint64_t id = lm_begin(&online, &slow_topo.h2d[0], 2e6);
+    struct timespec nap = {0, 50 * 1000 * 1000};
+    nanosleep(&nap, NULL);
+    lm_wait(&online, lm_begin(&online, &slow_topo.d2h[0], 0)); /* any model call brings it up to date */
+    double carried = online.link_bytes[slow_topo.h2d[0].link[0]];
+    double latency = 0;
+    for (int k = 0; k < slow_topo.h2d[0].nlinks; k++) latency += slow_topo.links[slow_topo.h2d[0].link[k]].latency;
+    double rate = slow_topo.links[slow_topo.h2d[0].link[0]].bw;
+    assert_true(carried >= 0.999 * rate * (0.05 - latency));
+    lm_wait(&online, id);
+    lm_destroy(&online);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -155,6 +177,7 @@ int main(void)
         cmocka_unit_test(test_switch_uplink_contention),
         cmocka_unit_test(test_max_min_fairness),
         cmocka_unit_test(test_online_copies_never_beat_the_model),
+        cmocka_unit_test(test_online_transfer_flows_while_unwatched),
     };
     return cmocka_run_group_tests_name("linkmodel", tests, NULL, NULL);
 }

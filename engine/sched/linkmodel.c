@@ -42,35 +42,57 @@ static double path_latency(const topology_t *t, const topo_path_t *p)
     return s;
 }
 
+/* One event step of the fluid model. From `now`, the ready unfinished
+ * flows get their fair rates and move on to the next event (a flow's
+ * latency elapses or a flow finishes) or to `until`, whichever comes first.
+ * Returns the time reached (INFINITY when nothing is left to happen);
+ * sets done[i] for flows that finished and adds moved bytes to link_bytes. */
+static double fluid_step(const topology_t *t, int n, const topo_path_t *const *path, const double *ready, double *rem,
+                         const double *total, char *done, double now, double until, double *rate, double *link_bytes)
+{
+    const topo_path_t *act[1024] = {0};
+    for (int i = 0; i < n; i++) act[i] = !done[i] && ready[i] <= now ? path[i] : NULL;
+    fair_rates(t, n, act, rate);
+    double next = until;
+    for (int i = 0; i < n; i++) {
+        if (done[i]) continue;
+        if (act[i] && rate[i] > 0) next = fmin(next, now + rem[i] / rate[i]);
+        else if (ready[i] > now) next = fmin(next, ready[i]);
+    }
+    if (!isfinite(next)) return next;
+    for (int i = 0; i < n; i++) {
+        if (!act[i]) continue;
+        double moved = fmin(rem[i], rate[i] * (next - now));
+        rem[i] -= moved;
+        if (link_bytes)
+            for (int k = 0; k < path[i]->nlinks; k++) link_bytes[path[i]->link[k]] += moved;
+        if (rem[i] <= 1e-6 * total[i]) done[i] = 1;
+    }
+    return next;
+}
+
 void lm_simulate(const topology_t *t, lm_transfer_t *xf, int n)
 {
     if (n > 1024) n = 1024;
-    double rem[1024], ready[1024], rate[1024];
-    const topo_path_t *act[1024] = {0};
+    double rem[1024], ready[1024], rate[1024], total[1024];
+    const topo_path_t *path[1024];
+    char done[1024];
     int left = n;
     for (int i = 0; i < n; i++) {
-        rem[i] = xf[i].bytes;
+        path[i] = xf[i].path;
+        rem[i] = total[i] = xf[i].bytes;
         ready[i] = xf[i].start + path_latency(t, xf[i].path);
-        xf[i].finish = -1;
-        if (rem[i] <= 0) xf[i].finish = ready[i], left--;
+        done[i] = rem[i] <= 0;
+        xf[i].finish = done[i] ? ready[i] : -1;
+        left -= done[i];
     }
     double now = 0;
     for (int i = 0; i < n; i++) now = i == 0 || xf[i].start < now ? xf[i].start : now;
     while (left > 0) {
-        for (int i = 0; i < n; i++) act[i] = xf[i].finish < 0 && ready[i] <= now ? xf[i].path : NULL;
-        fair_rates(t, n, act, rate);
-        double next = INFINITY;
-        for (int i = 0; i < n; i++) {
-            if (xf[i].finish >= 0) continue;
-            if (act[i] && rate[i] > 0) next = fmin(next, now + rem[i] / rate[i]);
-            else if (ready[i] > now) next = fmin(next, ready[i]);
-        }
+        double next = fluid_step(t, n, path, ready, rem, total, done, now, INFINITY, rate, NULL);
         if (!isfinite(next)) break;
         for (int i = 0; i < n; i++)
-            if (act[i]) {
-                rem[i] -= rate[i] * (next - now);
-                if (rem[i] <= 1e-6 * xf[i].bytes) xf[i].finish = next, left--;
-            }
+            if (done[i] && xf[i].finish < 0) xf[i].finish = next, left--;
         now = next;
     }
 }
@@ -101,28 +123,25 @@ void lm_destroy(lm_t *m)
     pthread_cond_destroy(&m->changed);
 }
 
-/* Advances every ready transfer to `now` and recomputes the fair rates. */
+/* Moves the model from its last update to `now` event by event (latencies
+ * elapsing, transfers finishing, each re-sharing the links), then sets
+ * the rates in force at `now`. */
 static void advance(lm_t *m, double now)
 {
-    const topo_path_t *act[LM_MAX_ACTIVE] = {0};
-    double rate[LM_MAX_ACTIVE];
-    for (int i = 0; i < m->nactive; i++) {
-        struct lm_active *a = &m->active[i];
-        double from = a->ready > m->last ? a->ready : m->last;
-        if (!a->done && now > from) {
-            double moved = fmin(a->remaining, a->rate * (now - from));
-            a->remaining -= moved;
-            for (int k = 0; k < a->path->nlinks; k++) m->link_bytes[a->path->link[k]] += moved;
-            if (a->remaining <= 1e-3) a->done = 1;
-        }
+    int n = m->nactive;
+    const topo_path_t *path[LM_MAX_ACTIVE] = {0};
+    double ready[LM_MAX_ACTIVE] = {0}, rem[LM_MAX_ACTIVE] = {0}, total[LM_MAX_ACTIVE] = {0}, rate[LM_MAX_ACTIVE];
+    char done[LM_MAX_ACTIVE];
+    for (int i = 0; i < n; i++) {
+        const struct lm_active *a = &m->active[i];
+        path[i] = a->path, ready[i] = a->ready, rem[i] = a->remaining, total[i] = a->bytes, done[i] = (char)a->done;
     }
-    m->last = now;
-    for (int i = 0; i < m->nactive; i++) {
+    while (m->last < now) m->last = fluid_step(m->topo, n, path, ready, rem, total, done, m->last, now, rate, m->link_bytes);
+    fluid_step(m->topo, n, path, ready, rem, total, done, now, now, rate, NULL); /* rates at `now` */
+    for (int i = 0; i < n; i++) {
         struct lm_active *a = &m->active[i];
-        act[i] = !a->done && a->ready <= now ? a->path : NULL;
+        a->remaining = rem[i], a->done = done[i], a->rate = rate[i];
     }
-    fair_rates(m->topo, m->nactive, act, rate);
-    for (int i = 0; i < m->nactive; i++) m->active[i].rate = rate[i];
 }
 
 static int find(const lm_t *m, uint64_t id)
@@ -139,7 +158,7 @@ uint64_t lm_begin(lm_t *m, const topo_path_t *path, double bytes)
     double now = mono_now();
     advance(m, now);
     uint64_t id = ++m->next_id;
-    m->active[m->nactive++] = (struct lm_active){path, bytes, 0, now + path_latency(m->topo, path), bytes <= 0, id};
+    m->active[m->nactive++] = (struct lm_active){path, bytes, bytes, 0, now + path_latency(m->topo, path), bytes <= 0, id};
     advance(m, now);
     pthread_cond_broadcast(&m->changed);
     pthread_mutex_unlock(&m->lock);
@@ -160,8 +179,10 @@ void lm_wait(lm_t *m, uint64_t id)
             pthread_cond_broadcast(&m->changed);
             break;
         }
-        double start = a->ready > now ? a->ready : now;
-        double eta = a->rate > 0 ? start + a->remaining / a->rate : start + 1e-3;
+        /* wake when the latency elapses (rates are set then), else at the
+         * end the current rates give; another transfer's start or end wakes
+         * this one earlier to recompute */
+        double eta = a->ready > now ? a->ready : a->rate > 0 ? now + a->remaining / a->rate : now + 1e-3;
         struct timespec ts = {(time_t)eta, (long)((eta - floor(eta)) * 1e9)};
         pthread_cond_timedwait(&m->changed, &m->lock, &ts);
     }

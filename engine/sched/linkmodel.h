@@ -35,7 +35,7 @@ typedef struct {
     int nactive;
     struct lm_active {
         const topo_path_t *path;
-        double remaining;        /* bytes */
+        double bytes, remaining; /* total and left to move */
         double rate;             /* bytes/s */
         double ready;            /* latency elapsed at this model time */
         int done;
