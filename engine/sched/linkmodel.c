@@ -62,11 +62,15 @@ static double fluid_step(const topology_t *t, int n, const topo_path_t *const *p
     if (!isfinite(next)) return next;
     for (int i = 0; i < n; i++) {
         if (!act[i]) continue;
-        double moved = fmin(rem[i], rate[i] * (next - now));
+        /* a flow whose end is this event finishes here, whatever rounding
+         * leaves of its bytes (else a residue below the clock's resolution
+         * would never move) */
+        int ends = rate[i] > 0 && now + rem[i] / rate[i] <= next;
+        double moved = ends ? rem[i] : fmin(rem[i], rate[i] * (next - now));
         rem[i] -= moved;
         if (link_bytes)
             for (int k = 0; k < path[i]->nlinks; k++) link_bytes[path[i]->link[k]] += moved;
-        if (rem[i] <= 1e-6 * total[i]) done[i] = 1;
+        if (ends || rem[i] <= 1e-6 * total[i]) done[i] = 1;
     }
     return next;
 }
