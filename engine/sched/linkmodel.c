@@ -46,11 +46,12 @@ static double path_latency(const topology_t *t, const topo_path_t *p)
  * flows get their fair rates and move on to the next event (a flow's
  * latency elapses or a flow finishes) or to `until`, whichever comes first.
  * Returns the time reached (INFINITY when nothing is left to happen);
- * sets done[i] for flows that finished and adds moved bytes to link_bytes. */
+ * sets done[i] for flows that finished and adds moved bytes to link_bytes.
+ * act is the caller's scratch of n entries. */
 static double fluid_step(const topology_t *t, int n, const topo_path_t *const *path, const double *ready, double *rem,
-                         const double *total, char *done, double now, double until, double *rate, double *link_bytes)
+                         const double *total, char *done, double now, double until, double *rate, double *link_bytes,
+                         const topo_path_t **act)
 {
-    const topo_path_t *act[1024] = {0};
     for (int i = 0; i < n; i++) act[i] = !done[i] && ready[i] <= now ? path[i] : NULL;
     fair_rates(t, n, act, rate);
     double next = until;
@@ -79,7 +80,7 @@ void lm_simulate(const topology_t *t, lm_transfer_t *xf, int n)
 {
     if (n > 1024) n = 1024;
     double rem[1024], ready[1024], rate[1024], total[1024];
-    const topo_path_t *path[1024];
+    const topo_path_t *path[1024], *act[1024] = {0};
     char done[1024];
     int left = n;
     for (int i = 0; i < n; i++) {
@@ -93,7 +94,7 @@ void lm_simulate(const topology_t *t, lm_transfer_t *xf, int n)
     double now = 0;
     for (int i = 0; i < n; i++) now = i == 0 || xf[i].start < now ? xf[i].start : now;
     while (left > 0) {
-        double next = fluid_step(t, n, path, ready, rem, total, done, now, INFINITY, rate, NULL);
+        double next = fluid_step(t, n, path, ready, rem, total, done, now, INFINITY, rate, NULL, act);
         if (!isfinite(next)) break;
         for (int i = 0; i < n; i++)
             if (done[i] && xf[i].finish < 0) xf[i].finish = next, left--;
@@ -133,15 +134,16 @@ void lm_destroy(lm_t *m)
 static void advance(lm_t *m, double now)
 {
     int n = m->nactive;
-    const topo_path_t *path[LM_MAX_ACTIVE] = {0};
+    const topo_path_t *path[LM_MAX_ACTIVE] = {0}, *act[LM_MAX_ACTIVE] = {0};
     double ready[LM_MAX_ACTIVE] = {0}, rem[LM_MAX_ACTIVE] = {0}, total[LM_MAX_ACTIVE] = {0}, rate[LM_MAX_ACTIVE];
     char done[LM_MAX_ACTIVE];
     for (int i = 0; i < n; i++) {
         const struct lm_active *a = &m->active[i];
         path[i] = a->path, ready[i] = a->ready, rem[i] = a->remaining, total[i] = a->bytes, done[i] = (char)a->done;
     }
-    while (m->last < now) m->last = fluid_step(m->topo, n, path, ready, rem, total, done, m->last, now, rate, m->link_bytes);
-    fluid_step(m->topo, n, path, ready, rem, total, done, now, now, rate, NULL); /* rates at `now` */
+    while (m->last < now)
+        m->last = fluid_step(m->topo, n, path, ready, rem, total, done, m->last, now, rate, m->link_bytes, act);
+    fluid_step(m->topo, n, path, ready, rem, total, done, now, now, rate, NULL, act); /* rates at `now` */
     for (int i = 0; i < n; i++) {
         struct lm_active *a = &m->active[i];
         a->remaining = rem[i], a->done = done[i], a->rate = rate[i];

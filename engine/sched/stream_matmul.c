@@ -82,6 +82,19 @@ static chunk_tag_t tag_of(int layer, phase_t phase, int blk)
     return (chunk_tag_t){(int16_t)layer, (int8_t)phase, blk, -1, -1};
 }
 
+/* Per device and buffer slot: the last event of its gemm and of its D2H
+ * (-1: none yet), which the slot's next block must wait for. */
+typedef struct {
+    int comp[TOPO_MAX_DEV][2], d2h[TOPO_MAX_DEV][2];
+} slot_events_t;
+
+static slot_events_t slot_events_none(void)
+{
+    slot_events_t e;
+    for (int d = 0; d < TOPO_MAX_DEV; d++) e.comp[d][0] = e.comp[d][1] = e.d2h[d][0] = e.d2h[d][1] = -1;
+    return e;
+}
+
 /* Block t of rows (R rows each, the last one shorter), its device and
  * pipeline slot; rows = 0 past the end. Fails when the run is interrupted. */
 typedef struct {
@@ -122,25 +135,24 @@ int streamer_matmul(streamer_t *s, const float *a, int64_t c, const float *w, in
     backend_t *b = s->b;
     mm_bufs_t m[TOPO_MAX_DEV];
     mm_need_t need = {c, f, 0, 1, 0, 0, 0};
-    int nd = s->ndev, slots = s->kn.pipeline ? 2 : 1, rc = carve(s, &need, m, err);
+    int slots = s->kn.pipeline ? 2 : 1, rc = carve(s, &need, m, err);
     if (rc) return rc;
     broadcast_weight(s, m, w, sizeof(float) * (size_t)(c * f), tag_of(layer, PHASE_FWD, -1));
-    int ev_comp[TOPO_MAX_DEV][2], ev_d2h[TOPO_MAX_DEV][2];
-    for (int d = 0; d < nd; d++) ev_comp[d][0] = ev_comp[d][1] = ev_d2h[d][0] = ev_d2h[d][1] = -1;
+    slot_events_t ev = slot_events_none();
     mm_block_t k;
     for (int t = 0; !(rc = next_block(s, t, need.rows, slots, &k, err)) && k.rows > 0; t++) {
         int d = k.dev, q = k.slot;
         int64_t lo = k.lo, rows = k.rows;
         chunk_tag_t tag = tag_of(layer, PHASE_FWD, t);
-        ops->wait(b, d, LANE_H2D, ev_comp[d][q]); /* the slot's last gemm has read its input */
+        ops->wait(b, d, LANE_H2D, ev.comp[d][q]); /* the slot's last gemm has read its input */
         ops->copy(b, d, LANE_H2D, -1, m[d].a[q], a + lo * c, sizeof(float) * (size_t)(rows * c), tag);
         ops->wait(b, d, LANE_COMPUTE, ops->record(b, d, LANE_H2D));
-        ops->wait(b, d, LANE_COMPUTE, ev_d2h[d][q]); /* the slot's last output has left */
+        ops->wait(b, d, LANE_COMPUTE, ev.d2h[d][q]); /* the slot's last output has left */
         launch_gemm(s, d, 0, 0, rows, f, c, m[d].a[q], m[d].w, m[d].y[q], 0, tag);
-        ev_comp[d][q] = ops->record(b, d, LANE_COMPUTE);
-        ops->wait(b, d, LANE_D2H, ev_comp[d][q]);
+        ev.comp[d][q] = ops->record(b, d, LANE_COMPUTE);
+        ops->wait(b, d, LANE_D2H, ev.comp[d][q]);
         ops->copy(b, d, LANE_D2H, -1, out + lo * f, m[d].y[q], sizeof(float) * (size_t)(rows * f), tag);
-        ev_d2h[d][q] = ops->record(b, d, LANE_D2H);
+        ev.d2h[d][q] = ops->record(b, d, LANE_D2H);
     }
     ops->sync(b);
     return rc;
@@ -204,27 +216,26 @@ int streamer_matmul_bwd(streamer_t *s, const float *a, int64_t c, const float *w
             ops->launch(b, d, &z, wtag);
         }
     }
-    int ev_comp[TOPO_MAX_DEV][2], ev_d2h[TOPO_MAX_DEV][2];
-    for (int d = 0; d < nd; d++) ev_comp[d][0] = ev_comp[d][1] = ev_d2h[d][0] = ev_d2h[d][1] = -1;
+    slot_events_t ev = slot_events_none();
     mm_block_t k;
     for (int t = 0; !(rc = next_block(s, t, need.rows, slots, &k, err)) && k.rows > 0; t++) {
         int d = k.dev, q = k.slot;
         int64_t lo = k.lo, rows = k.rows;
         chunk_tag_t tag = tag_of(layer, PHASE_BWD, t);
-        ops->wait(b, d, LANE_H2D, ev_comp[d][q]);
-        if (da && acc_a) ops->wait(b, d, LANE_H2D, ev_d2h[d][q]); /* da's slot is refilled when adding */
+        ops->wait(b, d, LANE_H2D, ev.comp[d][q]);
+        if (da && acc_a) ops->wait(b, d, LANE_H2D, ev.d2h[d][q]); /* da's slot is refilled when adding */
         ops->copy(b, d, LANE_H2D, -1, m[d].y[q], dy + lo * f, sizeof(float) * (size_t)(rows * f), tag);
         if (dw) ops->copy(b, d, LANE_H2D, -1, m[d].a[q], a + lo * c, sizeof(float) * (size_t)(rows * c), tag);
         if (da && acc_a) ops->copy(b, d, LANE_H2D, -1, m[d].da[q], da + lo * c, sizeof(float) * (size_t)(rows * c), tag);
         ops->wait(b, d, LANE_COMPUTE, ops->record(b, d, LANE_H2D));
-        ops->wait(b, d, LANE_COMPUTE, ev_d2h[d][q]);
+        ops->wait(b, d, LANE_COMPUTE, ev.d2h[d][q]);
         if (da) launch_gemm(s, d, 0, 1, rows, c, f, m[d].y[q], m[d].w, m[d].da[q], acc_a, tag);
         if (dw) launch_gemm(s, d, 1, 0, c, f, rows, m[d].a[q], m[d].y[q], m[d].dw, 1, tag);
-        ev_comp[d][q] = ops->record(b, d, LANE_COMPUTE);
+        ev.comp[d][q] = ops->record(b, d, LANE_COMPUTE);
         if (!da) continue;
-        ops->wait(b, d, LANE_D2H, ev_comp[d][q]);
+        ops->wait(b, d, LANE_D2H, ev.comp[d][q]);
         ops->copy(b, d, LANE_D2H, -1, da + lo * c, m[d].da[q], sizeof(float) * (size_t)(rows * c), tag);
-        ev_d2h[d][q] = ops->record(b, d, LANE_D2H);
+        ev.d2h[d][q] = ops->record(b, d, LANE_D2H);
     }
     if (dw && !rc) {
         if (nd > 1) ring_allreduce(s, m, c * f, layer);

@@ -19,17 +19,9 @@ Scenarios:
    1433-wide features cross the link once or twice per epoch.
 
 Usage: tests/bench/bench_dkp.py [WORKDIR] [--epochs E] [--nodes N]"""
-import argparse, os
-from benchlib import build, check, finish, gen_graph, paired
+from benchlib import check, finish, gen_graph, paired, setup
 
-ap = argparse.ArgumentParser()
-ap.add_argument("work", nargs="?", default=os.path.join(os.environ.get("TMPDIR", "/tmp"), "gnnscope-bench"))
-ap.add_argument("--epochs", type=int, default=10)
-ap.add_argument("--nodes", type=int, default=100000)
-a = ap.parse_args()
-os.makedirs(a.work, exist_ok=True)
-os.environ["GNNSCOPE_CACHE_DIR"] = os.path.join(a.work, "cache")
-build()
+a = setup(epochs=10, nodes=100000)
 ep = ["--epochs", str(a.epochs), "--model", "gcn", "--layers", "2"]
 
 

@@ -11,17 +11,9 @@ Model: GCN, 2 layers, hidden 128. Device cap: a quarter of the working set
 streams. Times are emulated on the cpu backend's virtual devices.
 
 Usage: tests/bench/bench_stream.py [WORKDIR] [--epochs E] [--nodes N]"""
-import argparse, os
-from benchlib import build, check, finish, gen_graph, paired as paired_runs, train as run
+from benchlib import check, finish, gen_graph, paired as paired_runs, setup, train as run
 
-ap = argparse.ArgumentParser()
-ap.add_argument("work", nargs="?", default=os.path.join(os.environ.get("TMPDIR", "/tmp"), "gnnscope-bench"))
-ap.add_argument("--epochs", type=int, default=3)
-ap.add_argument("--nodes", type=int, default=200000)
-a = ap.parse_args()
-os.makedirs(a.work, exist_ok=True)
-os.environ["GNNSCOPE_CACHE_DIR"] = os.path.join(a.work, "cache")
-build()
+a = setup(epochs=3, nodes=200000)
 
 
 def train(d, *flags):

@@ -1,11 +1,25 @@
 """benchlib.py - helpers shared by the Python benchmarks: build gnnscope,
 run `gnnscope train --json` and parse its summary, alternate two
 configurations on this noisy VM, and tally PASS/FAIL lines."""
-import json, os, subprocess, sys
+import argparse, json, os, subprocess, sys
 
 root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 exe = os.path.join(root, "gnnscope")
 results = []
+
+
+def setup(epochs, nodes):
+    """Parses [WORKDIR] [--epochs E] [--nodes N] with these defaults, points
+    the dataset cache into WORKDIR and builds gnnscope; returns the args."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("work", nargs="?", default=os.path.join(os.environ.get("TMPDIR", "/tmp"), "gnnscope-bench"))
+    ap.add_argument("--epochs", type=int, default=epochs)
+    ap.add_argument("--nodes", type=int, default=nodes)
+    a = ap.parse_args()
+    os.makedirs(a.work, exist_ok=True)
+    os.environ["GNNSCOPE_CACHE_DIR"] = os.path.join(a.work, "cache")
+    build()
+    return a
 
 
 def build():
