@@ -175,8 +175,8 @@ int cmd_train(int argc, char **argv)
             printf("epoch %4lld  loss %.4f  train %.4f  val %.4f  test %.4f  %.1f ms", (long long)st.epoch, st.loss,
                    st.train_acc, st.val_acc, st.test_acc, st.epoch_ms);
             if (t.backend)
-                printf("  h2d %.1f MB  d2d %.1f MB  overlap %.0f%% (emulated, %s)", st.h2d_bytes / 1e6, st.d2d_bytes / 1e6,
-                       100 * st.overlap, t.cfg.topology);
+                printf("  h2d %.1f MB  kept %.1f MB  d2d %.1f MB  overlap %.0f%% (emulated, %s)", st.h2d_bytes / 1e6,
+                       st.kept_bytes / 1e6, st.d2d_bytes / 1e6, 100 * st.overlap, t.cfg.topology);
             printf("\n");
         }
         fflush(stdout);

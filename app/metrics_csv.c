@@ -9,7 +9,7 @@
 
 #define HEADER                                                                                                      \
     "epoch,loss,train_acc,val_acc,test_acc,epoch_ms,eval_ms,gflop,h2d_bytes,d2h_bytes,d2d_bytes,overlap,"             \
-    "host_compute_s,device_compute_s,device_copy_s,filter_ms\n"
+    "host_compute_s,device_compute_s,device_copy_s,filter_ms,kept_bytes\n"
 
 void metrics_init(metrics_csv_t *m, const char *path)
 {
@@ -31,10 +31,10 @@ int metrics_add(metrics_csv_t *m, const epoch_stats_t *st, const prof_totals_t *
         dev_copy += pt->busy_s[d][PL_H2D] + pt->busy_s[d][PL_D2H] + pt->busy_s[d][PL_D2D];
     }
     char row[512];
-    int n = snprintf(row, sizeof row, "%lld,%.9g,%.6f,%.6f,%.6f,%.4f,%.4f,%.6g,%.0f,%.0f,%.0f,%.4f,%.6f,%.6f,%.6f,%.4f\n",
+    int n = snprintf(row, sizeof row, "%lld,%.9g,%.6f,%.6f,%.6f,%.4f,%.4f,%.6g,%.0f,%.0f,%.0f,%.4f,%.6f,%.6f,%.6f,%.4f,%.0f\n",
                      (long long)st->epoch, st->loss, st->train_acc, st->val_acc, st->test_acc, st->epoch_ms, st->eval_ms,
                      st->flops / 1e9, st->h2d_bytes, st->d2h_bytes, st->d2d_bytes, st->overlap, host, dev_comp, dev_copy,
-                     st->filter_ms);
+                     st->filter_ms, st->kept_bytes);
     if (m->len + (size_t)n + 1 > m->cap) {
         size_t cap = (m->cap + (size_t)n + 1) * 2;
         char *r = realloc(m->rows, cap);

@@ -24,7 +24,8 @@ int apply_stream_flags(train_cfg_t *cfg, int argc, char **argv, int backend, con
                               const char *chunks, const char *link_scale, gs_err_t *err)
 {
     static const char *implies[] = {"--devices", "--device-mem", "--topology", "--link-scale", "--links", "--chunks",
-                                    "--order", "--selective", "--pipeline", "--subchunks", "--swap", "--multidev"};
+                                    "--order", "--selective", "--pipeline", "--subchunks", "--swap", "--multidev",
+                                    "--memplan"};
     int implied = 0;
     for (size_t i = 0; i < sizeof implies / sizeof implies[0]; i++) implied |= given(argc, argv, implies[i]);
     cfg->stream = backend == BACKEND_CPU || (backend != BACKEND_MEMORY && implied);
@@ -77,10 +78,16 @@ void print_stream_json(const trainer_t *t, const epoch_stats_t *last, double epo
     printf(",\"link_scale\":%.6g,\"host_gflops\":%.3f,\"devices\":%d,\"chunks\":%d,\"device_mem\":%llu", t->link_scale,
            t->host_flops / 1e9, c->devices, t->chunks, (unsigned long long)c->device_mem);
     printf(",\"knobs\":{\"order\":\"%s\",\"selective\":\"%s\",\"pipeline\":\"%s\",\"subchunks\":%d,\"swap\":\"%s\","
-           "\"multidev\":\"%s\",\"dkp\":\"%s\"}",
+           "\"multidev\":\"%s\",\"memplan\":\"%s\",\"dkp\":\"%s\"}",
            choice("none|random|metis", c->order), choice("off|on|auto", c->knobs.selective),
            choice("off|on", c->knobs.pipeline), s->k, choice("off|on", c->knobs.swap),
-           choice("naive|chain|ring", c->knobs.multidev), choice("off|on|auto", c->dkp));
+           choice("naive|chain|ring", c->knobs.multidev), choice("stream|lru|roc", c->knobs.memplan),
+           choice("off|on|auto", c->dkp));
+    const memplan_rt_t *mp = &s->mp;
+    printf(",\"memplan\":{\"planned\":%s,\"budget_bytes\":%.0f,\"plan_h2d_bytes\":%.0f,\"stream_h2d_bytes\":%.0f,"
+           "\"kept_bytes\":%.0f,\"steps\":%d}",
+           mp->planned ? "true" : "false", mp->planned ? (double)mp->plan.budget : 0, mp->planned ? mp->plan.cost : 0,
+           mp->planned ? mp->plan.stream_cost : 0, last->kept_bytes, mp->trace.nstep);
     printf(",\"t_copy_bytes_per_s\":%.6g,\"t_trans_bytes_per_s\":%.6g,\"theta_threshold\":%.4f", s->t_copy, s->t_trans,
            s->theta_threshold);
     printf(",\"h2d_bytes\":%.0f,\"d2h_bytes\":%.0f,\"d2d_bytes\":%.0f,\"overlap\":%.4f", last->h2d_bytes, last->d2h_bytes,

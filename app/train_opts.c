@@ -10,7 +10,7 @@
 
 /* Flag values that need resolving after parsing. */
 typedef struct {
-    int dkp, feat_norm, no_cache, backend, links, order, selective, pipeline, swap, multidev;
+    int dkp, feat_norm, no_cache, backend, links, order, selective, pipeline, swap, multidev, memplan;
     char device_mem[32], chunks[16], link_scale[16];
     int64_t max_epochs;
 } raw_t;
@@ -50,6 +50,7 @@ static int table(train_opts_t *o, raw_t *x, flag_t *out)
         {"subchunks", FLAG_INT, &o->cfg.knobs.subchunks, 0, NULL, "K", "blocks per source interval", 1, 64},
         {"swap", FLAG_CHOICE, &x->swap, 0, "off|on", "MODE", "reorder blocks by profiled times (NeuGraph Fig. 6)", 1, 0},
         {"multidev", FLAG_CHOICE, &x->multidev, 0, "naive|chain|ring", "MODE", "how devices share source blocks", 1, 0},
+        {"memplan", FLAG_CHOICE, &x->memplan, 0, "stream|lru|roc", "PLAN", "tensors kept on the devices between ops (roc: ROC's DP)", 1, 0},
         {"json", FLAG_BOOL, &o->json, 0, NULL, "", "print a JSON summary as the last line", 1, 0},
         {"trace", FLAG_STR, o->trace, sizeof o->trace, NULL, "FILE.json", "write a Chrome/Perfetto trace of every chunk", 1, 0},
         {"metrics", FLAG_STR, o->metrics, sizeof o->metrics, NULL, "FILE.csv", "write one CSV row per epoch", 1, 0},
@@ -69,7 +70,7 @@ static void defaults(train_opts_t *o, raw_t *x)
     train_cfg_defaults(&o->cfg);
     x->dkp = (int)o->cfg.dkp, x->feat_norm = (int)o->cfg.feat_norm, x->backend = BACKEND_UNSET, x->order = (int)o->cfg.order;
     x->selective = (int)o->cfg.knobs.selective, x->pipeline = o->cfg.knobs.pipeline, x->swap = o->cfg.knobs.swap;
-    x->multidev = (int)o->cfg.knobs.multidev;
+    x->multidev = (int)o->cfg.knobs.multidev, x->memplan = (int)o->cfg.knobs.memplan;
     snprintf(x->chunks, sizeof x->chunks, "auto");
     snprintf(x->link_scale, sizeof x->link_scale, "auto");
 }
@@ -90,6 +91,7 @@ int train_opts_parse(const char *cmd, int argc, char **argv, train_opts_t *o, in
     c->order = (order_kind_t)x.order;
     c->knobs.selective = (selective_t)x.selective;
     c->knobs.pipeline = x.pipeline, c->knobs.swap = x.swap, c->knobs.multidev = (multidev_t)x.multidev;
+    c->knobs.memplan = (memplan_kind_t)x.memplan;
     o->max_epochs = (long)x.max_epochs;
     return GS_OK;
 }

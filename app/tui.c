@@ -106,7 +106,7 @@ static void toggle(session_t *s, const char *knob, const char *const *values, in
 static int handle_key(session_t *s, ui_t *u, int ch)
 {
     static const char *onoff[] = {"off", "on"}, *sel[] = {"off", "on", "auto"}, *md[] = {"naive", "chain", "ring"},
-                      *ord[] = {"none", "random", "metis"};
+                      *ord[] = {"none", "random", "metis"}, *plan[] = {"stream", "lru", "roc"};
     if (u->focused) {
         if (ch == 27) u->focused = 0; /* Esc leaves the console */
         else return console_key(ch);
@@ -127,6 +127,7 @@ static int handle_key(session_t *s, ui_t *u, int ch)
     case '3': toggle(s, "swap", onoff, 2); break;
     case '4': toggle(s, "multidev", md, 3); break;
     case '5': toggle(s, "order", ord, 3); break;
+    case '6': toggle(s, "memplan", plan, 3); break;
     case '+': case '=': if (u->span > 100000) u->span /= 2; break;
     case '-': if (u->span < 600000000000ull) u->span *= 2; break;
     case KEY_LEFT: u->follow = 0, u->t_end -= u->span / 4; break;

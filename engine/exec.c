@@ -167,6 +167,20 @@ int exec_streams_matmul(const program_t *P, const instr_t *in)
 
 static int streamed_matmul(const exec_t *ex, const instr_t *in) { return ex->stream && exec_streams_matmul(ex->prog, in); }
 
+/* Whether the op runs on the devices (its writes are the streamer's to track). */
+static int streamed_op(const exec_t *ex, const instr_t *in)
+{
+    return streamed_matmul(ex, in) || (ex->stream && (in->op == OP_GATHER || in->op == OP_GATHER_TYPED));
+}
+
+/* Tells the memory plan that a host op wrote value v (data): the devices'
+ * copies of it are stale. Only vertex tensors are ever kept. */
+static void host_wrote(exec_t *ex, int v, const float *data)
+{
+    if (ex->stream && v >= 0 && data && ex->prog->vals[v].dom == DOM_VERTEX)
+        streamer_host_wrote(ex->stream, data, ex->prog->vals[v].cols);
+}
+
 /* The drop probability in force: dropout is the identity outside training. */
 static float dropout_p(const exec_t *ex, const instr_t *in)
 {
@@ -258,6 +272,7 @@ const tensor_t *exec_forward(exec_t *ex, const tensor_t *x, int training, int64_
             break;
         default: break;
         }
+        if (!streamed_op(ex, in)) host_wrote(ex, in->out, out->data);
         if (training) count_aggregation(ex, in, 0, ex->flops - flops0);
         if (ex->on_op) ex->on_op(ex->op_user, in, 0, t0, mono_s(), ex->flops - flops0);
     }
@@ -286,6 +301,7 @@ void exec_backward(exec_t *ex, const tensor_t *dout)
     float *go = gtarget(ex, P->output, &oacc);
     if (!go) return;
     K->copy(go, dout->data, tensor_bytes(dout));
+    host_wrote(ex, P->output, go);
     for (int i = P->ncode - 1; i >= 0; i--) {
         const instr_t *in = &P->code[i];
         if (!ex->grad_set[in->out]) continue; /* no gradient flows here */
@@ -366,6 +382,11 @@ void exec_backward(exec_t *ex, const tensor_t *dout)
             if (da) ex->flops += 2.0 * (double)g->m * (double)f;
             break;
         default: break;
+        }
+        if (!streamed_op(ex, in)) {
+            host_wrote(ex, in->in[0], da);
+            if (in->nin > 1) host_wrote(ex, in->in[1], db);
+            if (in->nin > 2) host_wrote(ex, in->in[2], dc);
         }
         count_aggregation(ex, in, 1, ex->flops - flops0);
         if (ex->on_op) ex->on_op(ex->op_user, in, 1, t0, mono_s(), ex->flops - flops0);

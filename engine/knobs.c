@@ -16,6 +16,7 @@ static const knob_desc_t knobs[] = {
     {"pipeline", "off|on", "next epoch"},
     {"swap", "off|on", "next epoch"},
     {"multidev", "naive|chain|ring", "next epoch"},
+    {"memplan", "stream|lru|roc", "next epoch (plans after one recorded epoch)"},
     {"subchunks", "an integer in [1, 64]", "next epoch (re-chunks)"},
     {"chunks", "auto or an integer in [1, 4096]", "next epoch (re-partitions)"},
     {"order", "none|random|metis", "next epoch (re-partitions)"},
@@ -74,6 +75,9 @@ int knob_set(trainer_t *t, const char *name, const char *value, gs_err_t *err)
     } else if (!strcmp(name, "multidev")) {
         if ((i = gs_choice_index("naive|chain|ring", value)) < 0) return bad(err, k, value);
         c.knobs.multidev = (multidev_t)i;
+    } else if (!strcmp(name, "memplan")) {
+        if ((i = gs_choice_index("stream|lru|roc", value)) < 0) return bad(err, k, value);
+        c.knobs.memplan = (memplan_kind_t)i;
     } else if (!strcmp(name, "subchunks")) {
         if (parse_int(value, 1, 64, &x)) return bad(err, k, value);
         c.knobs.subchunks = (int)x;
@@ -118,6 +122,7 @@ static void format(const train_cfg_t *c, const trainer_t *t, const char *name, c
     else if (!strcmp(name, "pipeline")) gs_choice_name("off|on", c->knobs.pipeline, out, (int)n);
     else if (!strcmp(name, "swap")) gs_choice_name("off|on", c->knobs.swap, out, (int)n);
     else if (!strcmp(name, "multidev")) gs_choice_name("naive|chain|ring", c->knobs.multidev, out, (int)n);
+    else if (!strcmp(name, "memplan")) gs_choice_name("stream|lru|roc", c->knobs.memplan, out, (int)n);
     else if (!strcmp(name, "subchunks")) snprintf(out, n, "%d", c->knobs.subchunks);
     else if (!strcmp(name, "chunks")) {
         if (c == &t->cfg && t->backend) snprintf(out, n, "%d%s", t->chunks, c->chunks ? "" : " (auto)");
@@ -180,7 +185,7 @@ int knob_apply(trainer_t *t, gs_err_t *err)
     }
     if (!reopen && !structural(&old, &want)) {
         t->cfg = want;
-        t->streamer.kn = want.knobs;
+        if (t->backend) streamer_set_knobs(&t->streamer, &want.knobs);
         return GS_OK;
     }
     if (t->K->device) { /* tensors on a GPU: the streamed engine keeps them on the host */

@@ -33,7 +33,8 @@ void train_cfg_defaults(train_cfg_t *c)
     snprintf(c->topology, sizeof c->topology, "1gpu");
     c->chunks = 0;
     c->order = ORDER_NONE;
-    c->knobs = (stream_knobs_t){.pipeline = 1, .subchunks = 2, .selective = SEL_AUTO, .swap = 1, .multidev = MD_CHAIN};
+    c->knobs = (stream_knobs_t){.pipeline = 1, .subchunks = 2, .selective = SEL_AUTO, .swap = 1, .multidev = MD_CHAIN,
+                                .memplan = MP_ROC};
 }
 
 static double now_ms(void)

@@ -66,6 +66,7 @@ typedef struct {
     double h2d_bytes, d2h_bytes, d2d_bytes;
     double overlap;   /* fraction of transfer time hidden behind compute */
     double filter_ms; /* host time filtering rows for selective scheduling */
+    double kept_bytes; /* H2D bytes the memory plan's device copies made unnecessary */
 } epoch_stats_t;
 
 typedef struct {

@@ -161,6 +161,7 @@ void trainer_stream_epoch_begin(trainer_t *t)
     memset(&t->streamer.ctr, 0, sizeof t->streamer.ctr);
     t->streamer.profiling = 1;
     t->streamer.have_profile = t->epoch > 0;
+    streamer_mp_epoch_begin(&t->streamer);
 }
 
 void trainer_stream_epoch_end(trainer_t *t, epoch_stats_t *st)
@@ -175,4 +176,6 @@ void trainer_stream_epoch_end(trainer_t *t, epoch_stats_t *st)
     }
     const stream_counters_t *k = &t->streamer.ctr;
     st->overlap = k->transfer_s > 0 ? k->hidden_s / k->transfer_s : 0;
+    st->kept_bytes = t->streamer.mp.saved_bytes;
+    streamer_mp_epoch_end(&t->streamer);
 }

@@ -228,7 +228,7 @@ static void draw_help(const view_state_t *v)
     mvprintw(2, 5, "%-*s", w, " Help (? or Esc closes)");
     off(C_TITLE, 0);
     const char *keys[] = {"q quit   space pause/resume   : console   Esc leave console   Tab next panel",
-                          "1 selective  2 pipeline  3 swap  4 multidev  5 order   (apply at the next epoch)",
+                          "1 selective  2 pipeline  3 swap  4 multidev  5 order  6 memplan   (apply at the next epoch)",
                           "+/- zoom the timeline   left/right scroll (freezes)   f follow live", "", "Commands:"};
     int row = 3;
     for (size_t i = 0; i < sizeof keys / sizeof keys[0] && row < 2 + h; i++) mvprintw(row++, 7, "%.*s", w - 4, keys[i]);

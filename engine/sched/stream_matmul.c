@@ -10,9 +10,10 @@
  * all-reduced across the devices with a ring (reduce-scatter, then
  * all-gather, device-to-device), and device 0's copy goes to the host
  * optimiser.
- * Limits: values live in host memory between ops, so every pass brings its
- * inputs in again (intermediates are always swapped); elementwise
- * ApplyVertex ops run on the host. */
+ * Inputs the memory plan keeps on a device are read from its copy there,
+ * and outputs it keeps are written into it (memplan_run.c).
+ * Limits: every output still goes back to the host, where the
+ * elementwise ApplyVertex ops run. */
 #include <math.h>
 #include <string.h>
 
@@ -137,6 +138,7 @@ int streamer_matmul(streamer_t *s, const float *a, int64_t c, const float *w, in
     mm_need_t need = {c, f, 0, 1, 0, 0, 0};
     int slots = s->kn.pipeline ? 2 : 1, rc = carve(s, &need, m, err);
     if (rc) return rc;
+    streamer_mp_op_begin(s, &a, &c, 1, &out, &f, 1);
     broadcast_weight(s, m, w, sizeof(float) * (size_t)(c * f), tag_of(layer, PHASE_FWD, -1));
     slot_events_t ev = slot_events_none();
     mm_block_t k;
@@ -144,17 +146,21 @@ int streamer_matmul(streamer_t *s, const float *a, int64_t c, const float *w, in
         int d = k.dev, q = k.slot;
         int64_t lo = k.lo, rows = k.rows;
         chunk_tag_t tag = tag_of(layer, PHASE_FWD, t);
+        double copied;
         ops->wait(b, d, LANE_H2D, ev.comp[d][q]); /* the slot's last gemm has read its input */
-        ops->copy(b, d, LANE_H2D, -1, m[d].a[q], a + lo * c, sizeof(float) * (size_t)(rows * c), tag);
+        const float *ad = streamer_mp_load(s, d, a, c, lo, rows, m[d].a[q], tag, &copied);
         ops->wait(b, d, LANE_COMPUTE, ops->record(b, d, LANE_H2D));
         ops->wait(b, d, LANE_COMPUTE, ev.d2h[d][q]); /* the slot's last output has left */
-        launch_gemm(s, d, 0, 0, rows, f, c, m[d].a[q], m[d].w, m[d].y[q], 0, tag);
+        float *kept = streamer_mp_slot(s, out, d), *y = kept ? kept + lo * f : m[d].y[q];
+        launch_gemm(s, d, 0, 0, rows, f, c, ad, m[d].w, y, 0, tag);
         ev.comp[d][q] = ops->record(b, d, LANE_COMPUTE);
         ops->wait(b, d, LANE_D2H, ev.comp[d][q]);
-        ops->copy(b, d, LANE_D2H, -1, out + lo * f, m[d].y[q], sizeof(float) * (size_t)(rows * f), tag);
+        ops->copy(b, d, LANE_D2H, -1, out + lo * f, y, sizeof(float) * (size_t)(rows * f), tag);
         ev.d2h[d][q] = ops->record(b, d, LANE_D2H);
+        streamer_mp_wrote(s, out, d, lo, rows, kept != NULL);
     }
     ops->sync(b);
+    streamer_mp_op_end(s, rc != 0);
     return rc;
 }
 
@@ -204,6 +210,12 @@ int streamer_matmul_bwd(streamer_t *s, const float *a, int64_t c, const float *w
     mm_need_t need = {c, f, 0, da != NULL, dw != NULL, da != NULL, 0};
     int nd = s->ndev, slots = s->kn.pipeline ? 2 : 1, rc = carve(s, &need, m, err);
     if (rc) return rc;
+    const float *reads[3] = {dy, a, da};
+    int64_t rcols[3] = {f, c, c};
+    int nr = 1;
+    if (dw) reads[nr] = a, rcols[nr++] = c;
+    if (da && acc_a) reads[nr] = da, rcols[nr++] = c;
+    streamer_mp_op_begin(s, reads, rcols, nr, &da, &c, da != NULL);
     size_t wbytes = sizeof(float) * (size_t)(c * f);
     chunk_tag_t wtag = tag_of(layer, PHASE_BWD, -1);
     if (da) broadcast_weight(s, m, w, wbytes, wtag);
@@ -222,20 +234,23 @@ int streamer_matmul_bwd(streamer_t *s, const float *a, int64_t c, const float *w
         int d = k.dev, q = k.slot;
         int64_t lo = k.lo, rows = k.rows;
         chunk_tag_t tag = tag_of(layer, PHASE_BWD, t);
+        double copied;
         ops->wait(b, d, LANE_H2D, ev.comp[d][q]);
         if (da && acc_a) ops->wait(b, d, LANE_H2D, ev.d2h[d][q]); /* da's slot is refilled when adding */
-        ops->copy(b, d, LANE_H2D, -1, m[d].y[q], dy + lo * f, sizeof(float) * (size_t)(rows * f), tag);
-        if (dw) ops->copy(b, d, LANE_H2D, -1, m[d].a[q], a + lo * c, sizeof(float) * (size_t)(rows * c), tag);
-        if (da && acc_a) ops->copy(b, d, LANE_H2D, -1, m[d].da[q], da + lo * c, sizeof(float) * (size_t)(rows * c), tag);
+        const float *dyd = streamer_mp_load(s, d, dy, f, lo, rows, m[d].y[q], tag, &copied);
+        const float *ad = dw ? streamer_mp_load(s, d, a, c, lo, rows, m[d].a[q], tag, &copied) : NULL;
+        float *kept = da ? streamer_mp_slot(s, da, d) : NULL, *dad = kept ? kept + lo * c : m[d].da[q];
+        if (da && acc_a) streamer_mp_load(s, d, da, c, lo, rows, dad, tag, &copied);
         ops->wait(b, d, LANE_COMPUTE, ops->record(b, d, LANE_H2D));
         ops->wait(b, d, LANE_COMPUTE, ev.d2h[d][q]);
-        if (da) launch_gemm(s, d, 0, 1, rows, c, f, m[d].y[q], m[d].w, m[d].da[q], acc_a, tag);
-        if (dw) launch_gemm(s, d, 1, 0, c, f, rows, m[d].a[q], m[d].y[q], m[d].dw, 1, tag);
+        if (da) launch_gemm(s, d, 0, 1, rows, c, f, dyd, m[d].w, dad, acc_a, tag);
+        if (dw) launch_gemm(s, d, 1, 0, c, f, rows, ad, dyd, m[d].dw, 1, tag);
         ev.comp[d][q] = ops->record(b, d, LANE_COMPUTE);
         if (!da) continue;
         ops->wait(b, d, LANE_D2H, ev.comp[d][q]);
-        ops->copy(b, d, LANE_D2H, -1, da + lo * c, m[d].da[q], sizeof(float) * (size_t)(rows * c), tag);
+        ops->copy(b, d, LANE_D2H, -1, da + lo * c, dad, sizeof(float) * (size_t)(rows * c), tag);
         ev.d2h[d][q] = ops->record(b, d, LANE_D2H);
+        streamer_mp_wrote(s, da, d, lo, rows, kept != NULL);
     }
     if (dw && !rc) {
         if (nd > 1) ring_allreduce(s, m, c * f, layer);
@@ -243,5 +258,6 @@ int streamer_matmul_bwd(streamer_t *s, const float *a, int64_t c, const float *w
         ops->copy(b, 0, LANE_D2H, -1, dw, m[0].dw, wbytes, wtag);
     }
     ops->sync(b);
+    streamer_mp_op_end(s, rc != 0);
     return rc;
 }

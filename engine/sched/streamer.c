@@ -135,6 +135,8 @@ oom:
 void streamer_free(streamer_t *s)
 {
     if (!s->g) return;
+    streamer_mp_reset(s);
+    mp_trace_free(&s->mp.trace);
     release_buffers(s);
     free_orient(s, &s->fwd);
     free_orient(s, &s->bwd);
@@ -366,6 +368,12 @@ static void release_buffers(streamer_t *s)
     s->region_bytes = 0;
 }
 
+void streamer_set_knobs(streamer_t *s, const stream_knobs_t *kn)
+{
+    if (memcmp(&s->kn, kn, sizeof *kn) != 0) streamer_mp_reset(s);
+    s->kn = *kn;
+}
+
 int streamer_reserve(streamer_t *s, size_t bytes, gs_err_t *err)
 {
     bytes = (bytes + 255) & ~(size_t)255;
@@ -374,6 +382,10 @@ int streamer_reserve(streamer_t *s, size_t bytes, gs_err_t *err)
     s->region_bytes = bytes;
     for (int d = 0; d < s->ndev; d++) {
         s->region[d] = s->ops->alloc(s->b, d, bytes);
+        if (!s->region[d] && s->mp.nres) { /* the streaming buffers come first: give up the kept tensors */
+            streamer_mp_reset(s);
+            s->region[d] = s->ops->alloc(s->b, d, bytes);
+        }
         if (!s->region[d]) {
             release_buffers(s);
             return gs_fail(err, GS_EINPUT,
@@ -420,6 +432,9 @@ static int run_pass(streamer_t *s, orient_t *o, const pass_t *ps, gs_err_t *err)
             accs[d][q] = (float *)s->region[d] + q * acc_floats;
             buf[d][q] = (float *)s->region[d] + 2 * acc_floats + q * buf_floats;
         }
+    const float *reads[2] = {ps->in, ps->out};
+    int64_t rcols[2] = {ps->in_cols, ps->out_cols};
+    streamer_mp_op_begin(s, reads, rcols, ps->acc ? 2 : 1, &ps->out, &ps->out_cols, 1);
     int ev_d2h[TOPO_MAX_DEV][2], ev_comp[TOPO_MAX_DEV][2], ev_fwd[TOPO_MAX_DEV][2], ev_ready[TOPO_MAX_DEV][2];
     int *order = malloc(sizeof(int) * (size_t)nb * TOPO_MAX_DEV);
     if (!order && !rc) rc = gs_fail(err, GS_EFAIL, "out of memory");
@@ -429,17 +444,18 @@ static int run_pass(streamer_t *s, orient_t *o, const pass_t *ps, gs_err_t *err)
     for (int r = 0; !rc && r * nd < P; r++) {
         int col[TOPO_MAX_DEV], ra = r % slots;
         float *acc[TOPO_MAX_DEV];
-        for (int d = 0; d < nd; d++) acc[d] = accs[d][ra];
         for (int d = 0; d < nd; d++) {
             col[d] = r * nd + d < P ? r * nd + d : -1;
             if (col[d] < 0) continue;
             int64_t rows = s->bounds[col[d] + 1] - s->bounds[col[d]];
+            float *kept = streamer_mp_slot(s, ps->out, d); /* the column accumulates in the output's device copy */
+            acc[d] = kept ? kept + s->bounds[col[d]] * ps->out_cols : accs[d][ra];
             chunk_tag_t tag = {(int16_t)ps->layer, (int8_t)ps->phase, -1, col[d], -1};
             if (ps->acc) {
+                double copied;
                 if (ev_d2h[d][ra] >= 0) ops->wait(b, d, LANE_H2D, ev_d2h[d][ra]);
-                ops->copy(b, d, LANE_H2D, -1, acc[d], ps->out + s->bounds[col[d]] * ps->out_cols,
-                          sizeof(float) * (size_t)(rows * ps->out_cols), tag);
-                s->ctr.gather_h2d_bytes += sizeof(float) * (double)(rows * ps->out_cols);
+                streamer_mp_load(s, d, ps->out, ps->out_cols, s->bounds[col[d]], rows, acc[d], tag, &copied);
+                s->ctr.gather_h2d_bytes += copied;
                 ops->wait(b, d, LANE_COMPUTE, ops->record(b, d, LANE_H2D));
             } else {
                 if (ev_d2h[d][ra] >= 0) ops->wait(b, d, LANE_COMPUTE, ev_d2h[d][ra]);
@@ -468,19 +484,23 @@ static int run_pass(streamer_t *s, orient_t *o, const pass_t *ps, gs_err_t *err)
                     if (ps->phase == PHASE_FWD) tag.row = blk / s->k, tag.col = col[d];
                     else tag.row = col[d], tag.col = blk / s->k;
                     if (ev_comp[d][slot] >= 0) ops->wait(b, d, LANE_H2D, ev_comp[d][slot]);
-                    int filt = use_filter(s, u, rows);
+                    /* a kept input is brought in whole, for the columns after this one */
+                    int filt = !streamer_mp_slot(s, ps->in, d) && use_filter(s, u, rows);
+                    const float *src = buf[d][slot];
                     if (filt) {
+                        double bytes = sizeof(float) * (double)(u->nrows * ps->in_cols);
                         ops->copy_rows(b, d, buf[d][slot], ps->in, sizeof(float) * (size_t)ps->in_cols, u->rows, u->nrows, tag);
                         s->ctr.filtered_blocks++;
-                        s->ctr.gather_h2d_bytes += sizeof(float) * (double)(u->nrows * ps->in_cols);
+                        s->ctr.gather_h2d_bytes += bytes;
+                        streamer_mp_count(s, ps->in, bytes);
                     } else {
-                        ops->copy(b, d, LANE_H2D, -1, buf[d][slot], ps->in + lo * ps->in_cols,
-                                  sizeof(float) * (size_t)(rows * ps->in_cols), tag);
+                        double copied;
+                        src = streamer_mp_load(s, d, ps->in, ps->in_cols, lo, rows, buf[d][slot], tag, &copied);
                         s->ctr.full_blocks++;
-                        s->ctr.gather_h2d_bytes += sizeof(float) * (double)(rows * ps->in_cols);
+                        s->ctr.gather_h2d_bytes += copied;
                     }
                     ops->wait(b, d, LANE_COMPUTE, ops->record(b, d, LANE_H2D));
-                    kernel_call_t kc = chunk_call(s, ps, u, filt, buf[d][slot], acc[d]);
+                    kernel_call_t kc = chunk_call(s, ps, u, filt, src, acc[d]);
                     ops->launch(b, d, &kc, tag);
                     ev_comp[d][slot] = ops->record(b, d, LANE_COMPUTE);
                 }
@@ -506,6 +526,7 @@ static int run_pass(streamer_t *s, orient_t *o, const pass_t *ps, gs_err_t *err)
                     if (q == 0) {
                         ops->copy(b, d, LANE_H2D, -1, buf[d][slot], ps->in + lo * ps->in_cols, bytes, tag);
                         s->ctr.gather_h2d_bytes += (double)bytes;
+                        streamer_mp_count(s, ps->in, (double)bytes);
                     } else {
                         int prev = seq[qs][q - 1];
                         ops->wait(b, d, LANE_D2D, ev_ready[prev][slot]);
@@ -530,9 +551,11 @@ static int run_pass(streamer_t *s, orient_t *o, const pass_t *ps, gs_err_t *err)
             ops->copy(b, d, LANE_D2H, -1, ps->out + s->bounds[col[d]] * ps->out_cols, acc[d],
                       sizeof(float) * (size_t)(rows * ps->out_cols), (chunk_tag_t){(int16_t)ps->layer, (int8_t)ps->phase, -1, col[d], -1});
             ev_d2h[d][ra] = ops->record(b, d, LANE_D2H);
+            streamer_mp_wrote(s, ps->out, d, s->bounds[col[d]], rows, acc[d] != accs[d][ra]);
         }
     }
     ops->sync(b);
+    streamer_mp_op_end(s, rc != 0);
     fold_overlap(s);
     free(order);
     return rc;

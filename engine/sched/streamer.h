@@ -17,9 +17,12 @@
  *              chain: devices under one switch pass each block down the
  *              chain device to device, so the shared uplink carries it once;
  *              ring: every device passes blocks around one ring (NGra).
- * Vertex tensors stay in host memory between ops: this file streams the
- * Scatter-Gather stages and stream_matmul.c the ApplyVertex matmuls;
- * elementwise ops and the edge ops of attention models run on the host.
+ *   memplan    stream: every op brings its inputs in; lru / roc: keep
+ *              tensors on the devices between ops (memplan.h).
+ * Vertex tensors live in host memory between ops (device copies kept by
+ * the memory plan mirror them): this file streams the Scatter-Gather
+ * stages and stream_matmul.c the ApplyVertex matmuls; elementwise ops and
+ * the edge ops of attention models run on the host.
  * With the knobs at their defaults the sums happen in the unchunked order,
  * so results are bitwise equal to the in-memory kernels; swap and ring
  * reorder sums (floating-point reassociation only). */
@@ -31,6 +34,7 @@
 #include "../backend.h"
 #include "../graph.h"
 #include "../partition.h"
+#include "memplan.h"
 
 typedef enum { SEL_OFF = 0, SEL_ON = 1, SEL_AUTO = 2 } selective_t;
 typedef enum { MD_NAIVE = 0, MD_CHAIN = 1, MD_RING = 2 } multidev_t;
@@ -41,6 +45,7 @@ typedef struct {
     selective_t selective;
     int swap;
     multidev_t multidev;
+    memplan_kind_t memplan;
 } stream_knobs_t;
 
 typedef struct {
@@ -69,6 +74,30 @@ typedef struct {
     double transfer_s, hidden_s; /* transfer time and the part overlapped by compute */
 } stream_counters_t;
 
+/* A host tensor's copy on the devices, kept by the memory plan. */
+typedef struct {
+    const float *key;             /* the host tensor (N, cols) */
+    int64_t cols;
+    size_t bytes;
+    float *dev[TOPO_MAX_DEV];     /* device copy, NULL where not held */
+    uint8_t *valid[TOPO_MAX_DEV]; /* (N) per row: the device copy equals the host's */
+} resident_t;
+
+/* The memory plan at run time (memplan_run.c). */
+typedef struct {
+    mp_trace_t trace;   /* the recorded epoch (the plan's input) */
+    mp_plan_t plan;
+    int planned;        /* plan is in force (its trace matched so far) */
+    int recording;      /* this epoch's steps go into trace */
+    int step;           /* the next step of the epoch */
+    resident_t res[MP_MAX_TENSORS];
+    int nres;
+    const float *op_reads[MP_MAX_IO];
+    int op_nr;
+    double op_cost[MP_MAX_IO]; /* H2D bytes of each read of the op in progress */
+    double saved_bytes;        /* this epoch: H2D bytes served by device copies */
+} memplan_rt_t;
+
 typedef struct streamer {
     const backend_ops_t *ops;
     backend_t *b;
@@ -93,6 +122,7 @@ typedef struct streamer {
     char *region[TOPO_MAX_DEV];
     size_t region_bytes;
     stream_counters_t ctr;
+    memplan_rt_t mp;
     volatile int *abort_flag; /* when it becomes non-zero, a pass stops after the chunk in flight */
 } streamer_t;
 
@@ -135,5 +165,37 @@ int streamer_matmul(streamer_t *s, const float *a, int64_t c, const float *w, in
 int streamer_matmul_bwd(streamer_t *s, const float *a, int64_t c, const float *w, int64_t f, const float *dy,
                         float *da, int acc_a, float *dw, int acc_w, int layer, gs_err_t *err);
 uint64_t streamer_matmul_working_set(int64_t n, int p, int k, int64_t c, int64_t f);
+
+/* memplan_run.c: the memory plan. A streamed op brackets itself with
+ * op_begin/op_end, naming the tensors it reads and writes; between them
+ * mp_slot gives a tensor's copy on device d (NULL: stream it through the
+ * op's buffers), mp_valid says whether rows [lo, lo + rows) of that copy
+ * are current, mp_wrote records rows written on d (into its copy or not),
+ * and mp_count books a read's H2D bytes (the plan's costs). */
+void streamer_mp_op_begin(streamer_t *s, const float *const *reads, const int64_t *rcols, int nr, float *const *writes,
+                          const int64_t *wcols, int nw);
+void streamer_mp_op_end(streamer_t *s, int failed);
+float *streamer_mp_slot(streamer_t *s, const float *key, int d);
+int streamer_mp_valid(const streamer_t *s, const float *key, int d, int64_t lo, int64_t rows);
+void streamer_mp_wrote(streamer_t *s, const float *key, int d, int64_t lo, int64_t rows, int kept);
+void streamer_mp_count(streamer_t *s, const float *key, double bytes);
+/* Rows [lo, lo + rows) of the host tensor src (cols wide) on device d:
+ * its device copy's rows (copied in first when stale), or a copy into
+ * staging. Returns the device address of row lo; *copied = H2D bytes. */
+const float *streamer_mp_load(streamer_t *s, int d, const float *src, int64_t cols, int64_t lo, int64_t rows,
+                              float *staging, chunk_tag_t tag, double *copied);
+/* A host op wrote the (N, cols) tensor at key: device copies go stale. */
+void streamer_host_wrote(streamer_t *s, const float *key, int64_t cols);
+/* Epoch boundaries: the end plans a recorded epoch (budget: each device's
+ * capacity less the streaming buffers). */
+void streamer_mp_epoch_begin(streamer_t *s);
+void streamer_mp_epoch_end(streamer_t *s);
+/* Drops the plan and every device copy (knob changes, failures). */
+void streamer_mp_reset(streamer_t *s);
+/* New knobs between epochs; a change of any drops the memory plan (its
+ * recorded costs no longer hold). */
+void streamer_set_knobs(streamer_t *s, const stream_knobs_t *kn);
+/* Bytes of the device copies held now, on device d. */
+uint64_t streamer_mp_held(const streamer_t *s, int d);
 
 #endif
