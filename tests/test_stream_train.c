@@ -4,7 +4,9 @@
  * within 1e-4 relative for 5 epochs), for GCN and for GG-NN (typed edges:
  * an NN on the source per edge type). The matrix covers P = 1, 2, 4;
  * selective off/on; pipeline with k = 1 and 4; swap off/on; 1, 2 and 4
- * devices with naive, chain and ring; DKP off/on; and the three orders. */
+ * devices with naive, chain and ring; DKP off/on; the three orders; and
+ * the three memory plans (stream, lru, roc), which also must move fewer
+ * bytes than streaming within the device cap. */
 #include "test_util.h"
 
 #include <math.h>
@@ -83,11 +85,13 @@ static void test_knob_matrix_matches_in_memory(void **state)
                     for (int k = 0; k < 2; k++)
                         for (int swap = 0; swap < 2; swap++) {
                             c.chunks = ps[a];
-                            c.knobs = (stream_knobs_t){1, ks[k], sel ? SEL_ON : SEL_OFF, swap, MD_NAIVE};
+                            memplan_kind_t plan = (memplan_kind_t)((a + sel + k + swap) % 3);
+                            c.knobs = (stream_knobs_t){1, ks[k], sel ? SEL_ON : SEL_OFF, swap, MD_NAIVE, plan};
                             c.devices = 1;
                             snprintf(c.topology, sizeof c.topology, "1gpu");
                             char what[160];
-                            snprintf(what, sizeof what, "%s dkp=%d P=%d sel=%d k=%d swap=%d", models[m], dk, ps[a], sel, ks[k], swap);
+                            snprintf(what, sizeof what, "%s dkp=%d P=%d sel=%d k=%d swap=%d memplan=%d", models[m], dk, ps[a],
+                                     sel, ks[k], swap, plan);
                             expect_same(ref, &c, what);
                         }
             int devs[] = {2, 4};
@@ -99,9 +103,10 @@ static void test_knob_matrix_matches_in_memory(void **state)
                         c.links_native = o != 0;
                         c.chunks = 4;
                         c.order = (order_kind_t)o;
-                        c.knobs = (stream_knobs_t){1, 2, SEL_AUTO, 1, (multidev_t)md};
+                        c.knobs = (stream_knobs_t){1, 2, SEL_AUTO, 1, (multidev_t)md, (memplan_kind_t)((md + o) % 3)};
                         char what[160];
-                        snprintf(what, sizeof what, "%s dkp=%d devices=%d multidev=%d order=%d", models[m], dk, devs[a], md, o);
+                        snprintf(what, sizeof what, "%s dkp=%d devices=%d multidev=%d order=%d memplan=%d", models[m], dk,
+                                 devs[a], md, o, (md + o) % 3);
                         expect_same(ref, &c, what);
                     }
         }
@@ -130,6 +135,49 @@ static void test_chunks_auto_respects_the_cap(void **state)
     trainer_close(&t);
 }
 
+/* One streamed run's last-epoch H2D bytes, device-copy savings, high-water mark and losses. */
+typedef struct {
+    double h2d, kept, loss[5];
+    uint64_t hw;
+} plan_run_t;
+
+static plan_run_t plan_run(train_cfg_t c, memplan_kind_t plan)
+{
+    plan_run_t r = {0};
+    trainer_t t;
+    gs_err_t err;
+    c.knobs.memplan = plan;
+    if (trainer_open(&t, &c, &err)) fail_msg("%s", err.msg);
+    for (int i = 0; i < 5; i++) {
+        epoch_stats_t st;
+        if (trainer_epoch(&t, &st, &err)) fail_msg("%s", err.msg);
+        r.loss[i] = st.loss, r.h2d = st.h2d_bytes, r.kept = st.kept_bytes;
+    }
+    r.hw = t.last_stats.high_water[0];
+    trainer_close(&t);
+    return r;
+}
+
+static void test_memory_plans_save_transfers_within_the_cap(void **state)
+{
+    (void)state;
+    train_cfg_t c = base("gcn", DKP_OFF);
+    c.stream = 1;
+    c.chunks = 2;
+    c.device_mem = 100000; /* the buffers for P = 2 and room for a few (400, 8) tensors, not all */
+    c.knobs.swap = 0; /* block order fixed: sums in the same order, so losses are bitwise equal */
+    plan_run_t s = plan_run(c, MP_STREAM), l = plan_run(c, MP_LRU), r = plan_run(c, MP_ROC);
+    assert_true(s.kept == 0);
+    assert_true(l.kept > 0 && r.kept > 0);
+    assert_true(r.h2d < s.h2d && l.h2d < s.h2d);
+    if (r.h2d > l.h2d) fail_msg("roc moved %.0f bytes, lru %.0f", r.h2d, l.h2d);
+    assert_true(s.hw <= c.device_mem && l.hw <= c.device_mem && r.hw <= c.device_mem);
+    for (int i = 0; i < 5; i++) {
+        assert_true(l.loss[i] == s.loss[i]); /* same kernels, same order: bitwise */
+        assert_true(r.loss[i] == s.loss[i]);
+    }
+}
+
 static void test_knobs_change_between_epochs(void **state)
 {
     (void)state;
@@ -151,7 +199,7 @@ static void test_knobs_change_between_epochs(void **state)
     assert_int_equal(trainer_open(&t, &c, &err), GS_OK);
     const char *steps[6][2][2] = {
         {{NULL, NULL}},
-        {{"chunks", "4"}},
+        {{"chunks", "4"}, {"memplan", "lru"}},
         {{"order", "metis"}, {"topology", "pcie-4gpu-2switch"}},
         {{"devices", "2"}, {"multidev", "ring"}},
         {{"selective", "on"}, {"subchunks", "4"}},
@@ -192,6 +240,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_knob_matrix_matches_in_memory),
         cmocka_unit_test(test_chunks_auto_respects_the_cap),
+        cmocka_unit_test(test_memory_plans_save_transfers_within_the_cap),
         cmocka_unit_test(test_knobs_change_between_epochs),
     };
     return cmocka_run_group_tests_name("stream_train", tests, setup, teardown);

@@ -16,8 +16,6 @@
 
 #include "streamer.h"
 
-/* Room held back from the plan's budget for allocation rounding. */
-#define MP_SLACK (64u << 10)
 
 static resident_t *find(streamer_t *s, const float *key)
 {
@@ -173,7 +171,7 @@ void streamer_mp_epoch_end(streamer_t *s)
     if (m->planned && m->step != m->plan.nstep) mismatch(s);
     if (m->recording && !m->trace.overflow && m->trace.nstep > 0) {
         mp_trace_compact(&m->trace);
-        uint64_t cap = s->ops->capacity(s->b, 0), used = s->region_bytes + MP_SLACK;
+        uint64_t cap = s->ops->capacity(s->b, 0), used = s->region_bytes + cap / 64; /* 1/64 left for rounding */
         uint64_t budget = cap == 0 ? UINT64_MAX : cap > used ? cap - used : 0;
         m->planned = mp_plan(&m->trace, s->kn.memplan, budget, &m->plan) == 0;
     }
