@@ -17,7 +17,9 @@ a = setup(epochs=3, nodes=200000)
 
 
 def train(d, *flags):
-    return run(d, "--model", "gcn", "--layers", "2", "--hidden", "128", "--epochs", str(a.epochs), *flags)
+    # --memplan stream: each mechanism here is measured alone (bench_memplan.py measures the plans)
+    return run(d, "--model", "gcn", "--layers", "2", "--hidden", "128", "--epochs", str(a.epochs), "--memplan", "stream",
+               *flags)
 
 
 def paired(d, a_flags, b_flags):

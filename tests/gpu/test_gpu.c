@@ -329,7 +329,8 @@ static void losses(const char *dataset, const char *model, device_kind_t dev, in
     c.threads = 4, c.device = dev, c.stream = stream;
     if (stream) {
         c.devices = 2, c.chunks = 4, c.links_native = 1, c.link_scale = 1;
-        c.knobs = (stream_knobs_t){.pipeline = 1, .subchunks = 4, .selective = SEL_ON, .swap = 1, .multidev = MD_CHAIN};
+        c.knobs = (stream_knobs_t){.pipeline = 1, .subchunks = 4, .selective = SEL_ON, .swap = 1, .multidev = MD_CHAIN,
+                                   .memplan = MP_ROC};
     }
     if (spans) c.on_task = count_task, c.observer = spans;
     trainer_t t;
