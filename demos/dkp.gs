@@ -1,5 +1,6 @@
 # GraphTensor §V-A: dynamic kernel placement. Cora's first layer is 1433 -> 16.
 say "DKP (GraphTensor V-A): aggregation-first gathers 1433 columns, combination-first 16"
+set memplan stream
 set device-mem 4M
 set dkp off
 wait epochs 3

@@ -1,5 +1,6 @@
 # NeuGraph §3.2 and Fig. 6: pipelining with sub-chunks and the swap heuristic.
 say "Pipelining (NeuGraph 3.2): watch the H2D and COMPUTE lanes of each device"
+set memplan stream
 set pipeline off
 set subchunks 1
 set swap off

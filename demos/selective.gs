@@ -1,5 +1,6 @@
 # NeuGraph §3.2: selective scheduling copies only the source rows a chunk uses.
 say "Selective scheduling (NeuGraph 3.2): watch h2d MB per epoch in the Training panel"
+set memplan stream
 set order metis
 set selective off
 wait epochs 3

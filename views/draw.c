@@ -188,12 +188,13 @@ static void draw_train(rect_t r, const view_state_t *v)
     double wait = total - host - dev_comp * 1e3 * (1 - e->overlap) - copy * 1e3 * (1 - e->overlap);
     line(r, 4, "compute host %.1f ms  devices %.1f ms", host, dev_comp * 1e3);
     line(r, 5, "transfer %.1f ms (%.0f%% hidden)  filter %.1f ms  comm 0", copy * 1e3, 100 * e->overlap, e->filter_ms);
-    line(r, 6, "wait %.1f ms   h2d %.2f MB  d2d %.2f MB", wait > 0 ? wait : 0, e->h2d_bytes / 1e6, e->d2d_bytes / 1e6);
+    line(r, 6, "wait %.1f ms   d2d %.2f MB", wait > 0 ? wait : 0, e->d2d_bytes / 1e6);
+    line(r, 7, "h2d %.2f MB  kept %.2f MB", e->h2d_bytes / 1e6, e->kept_bytes / 1e6);
 }
 
 static void draw_knobs(rect_t r, const view_state_t *v)
 {
-    head(r, " Knobs (1-5 toggle, :set)");
+    head(r, " Knobs (1-6 toggle, :set)");
     for (int i = 0; i < v->nknobs && i + 1 < r.h; i++) {
         const knob_row_t *k = &v->knobs[i];
         if (k->pending[0]) {
