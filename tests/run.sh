@@ -41,7 +41,7 @@ if [ "$mode" = gpu ]; then
     run_one "gpu/cli_gpu" tests/gpu/cli_gpu.sh
 elif [ "$mode" = asan ]; then
     export GNNSCOPE_BIN="$root/gnnscope-asan"
-    for t in test_loaders test_kernels test_gradcheck test_linkmodel test_partition test_profiler test_streamer \
+    for t in test_loaders test_kernels test_gradcheck test_linkmodel test_memplan test_partition test_profiler test_streamer \
         test_stream_train; do
         run_one "asan/$t" "$build/tests/$t"
     done
