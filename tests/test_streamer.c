@@ -80,7 +80,7 @@ static void assert_near(const float *a, const float *b, int64_t n, double tol, c
 static void check_config(int p, int k, int pipe, selective_t sel, int swap, int ndev, multidev_t md)
 {
     rig_t r;
-    stream_knobs_t kn = {pipe, k, sel, swap, md};
+    stream_knobs_t kn = {pipe, k, sel, swap, md, MP_STREAM};
     rig_open(&r, ndev, 0, p, &kn, 1);
     static float y[N * F * 5];
     gs_err_t err;
@@ -126,7 +126,7 @@ static void test_every_knob_combination_matches_in_memory(void **state)
 static void test_device_cap_is_never_exceeded(void **state)
 {
     (void)state;
-    stream_knobs_t kn = {1, 2, SEL_OFF, 0, MD_NAIVE};
+    stream_knobs_t kn = {1, 2, SEL_OFF, 0, MD_NAIVE, MP_STREAM};
     uint64_t cap = streamer_working_set(N, 4, 2, F);
     rig_t r;
     rig_open(&r, 2, cap, 4, &kn, 0);
@@ -152,7 +152,7 @@ static void test_device_cap_is_never_exceeded(void **state)
 
 static double run_bytes(int ndev, multidev_t md, selective_t sel, double *uplinks)
 {
-    stream_knobs_t kn = {1, 1, sel, 0, md};
+    stream_knobs_t kn = {1, 1, sel, 0, md, MP_STREAM};
     rig_t r;
     rig_open(&r, ndev, 0, 4, &kn, 1);
     static float y[N * F];
@@ -189,7 +189,7 @@ static void check_matmul(int ndev, int p, int k, int pipe)
     k_gemm(0, 0, N, F, C, x, w, ry, 0);
     k_gemm(0, 1, N, C, F, dy, w, rda, 0);
     k_gemm(1, 0, C, F, N, x, dy, rdw, 0);
-    stream_knobs_t kn = {pipe, k, SEL_OFF, 0, MD_RING};
+    stream_knobs_t kn = {pipe, k, SEL_OFF, 0, MD_RING, MP_STREAM};
     rig_t r;
     /* without pipelining, the least cap: blocks of rows shrink to fit it */
     uint64_t cap = pipe ? 0 : streamer_matmul_working_set(N, p, k, C, F);
