@@ -85,9 +85,9 @@ void print_stream_json(const trainer_t *t, const epoch_stats_t *last, double epo
            choice("off|on|auto", c->dkp));
     const memplan_rt_t *mp = &s->mp;
     printf(",\"memplan\":{\"planned\":%s,\"budget_bytes\":%.0f,\"plan_h2d_bytes\":%.0f,\"stream_h2d_bytes\":%.0f,"
-           "\"kept_bytes\":%.0f,\"steps\":%d}",
+           "\"kept_bytes\":%.0f,\"steps\":%d,\"plan_ms\":%.1f}",
            mp->planned ? "true" : "false", mp->planned ? (double)mp->plan.budget : 0, mp->planned ? mp->plan.cost : 0,
-           mp->planned ? mp->plan.stream_cost : 0, last->kept_bytes, mp->trace.nstep);
+           mp->planned ? mp->plan.stream_cost : 0, last->kept_bytes, mp->trace.nstep, mp->plan_ms);
     printf(",\"t_copy_bytes_per_s\":%.6g,\"t_trans_bytes_per_s\":%.6g,\"theta_threshold\":%.4f", s->t_copy, s->t_trans,
            s->theta_threshold);
     printf(",\"h2d_bytes\":%.0f,\"d2h_bytes\":%.0f,\"d2d_bytes\":%.0f,\"overlap\":%.4f", last->h2d_bytes, last->d2h_bytes,

@@ -102,8 +102,7 @@ static uint64_t write_mask(const mp_step_t *s)
 static uint64_t mask_bytes(const mp_trace_t *tr, uint64_t m)
 {
     uint64_t b = 0;
-    for (int j = 0; m; j++, m >>= 1)
-        if (m & 1) b += tr->bytes[j];
+    for (; m; m &= m - 1) b += tr->bytes[__builtin_ctzll(m)];
     return b;
 }
 
@@ -307,11 +306,11 @@ static void fr_prune(frontier_t *f)
     f->n = MP_MAX_STATES; /* the hash is not used after pruning */
 }
 
-/* The candidates of a step: avail, cut to the MP_MAX_CAND soonest reused. */
-static uint64_t limit_candidates(uint64_t avail, const int *dist)
+/* The candidates of a step: avail, cut to the `most` soonest reused. */
+static uint64_t limit_candidates(uint64_t avail, const int *dist, int most)
 {
     int cnt = __builtin_popcountll(avail);
-    while (cnt > MP_MAX_CAND) {
+    while (cnt > most) {
         int far = -1;
         for (int j = 0; j < MP_MAX_TENSORS; j++)
             if ((avail & bit(j)) && (far < 0 || dist[j] > dist[far])) far = j;
@@ -333,6 +332,8 @@ static int plan_roc(const mp_trace_t *tr, uint64_t budget, uint64_t *keep_all, u
         frontier_t *from = &fr[s], *to = &fr[s + 1];
         if (fr_init(to, 64)) goto done;
         uint64_t rd = read_mask(st), wr = write_mask(st), use = r.useful[s];
+        int most = MP_MAX_CAND; /* at most 2^MP_WORK_LOG2 transitions per step */
+        while (most > 2 && (1L << most) * from->n > (1L << MP_WORK_LOG2)) most--;
         for (int i = 0; i < from->n; i++) {
             uint64_t c = from->st[i].set;
             double base_cost = from->st[i].cost;
@@ -342,7 +343,7 @@ static int plan_roc(const mp_trace_t *tr, uint64_t budget, uint64_t *keep_all, u
                 continue;
             }
             uint64_t held = c & rd; /* served from the device: resident during the op */
-            uint64_t avail = limit_candidates((c | rd | wr) & use, r.dist + (size_t)s * MP_MAX_TENSORS);
+            uint64_t avail = limit_candidates((c | rd | wr) & use, r.dist + (size_t)s * MP_MAX_TENSORS, most);
             uint64_t sub = avail;
             for (;;) { /* every subset of avail */
                 if (mask_bytes(tr, held | sub) <= budget) {

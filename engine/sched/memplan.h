@@ -18,7 +18,9 @@
  * may then stay resident across the epoch boundary.
  * Limits: at most MP_MAX_TENSORS tensors are candidates (the rest always
  * stream); the search keeps at most MP_MAX_STATES kept sets per step and
- * considers at most MP_MAX_CAND tensors per step (the soonest reused). */
+ * considers at most MP_MAX_CAND tensors per step (the soonest reused),
+ * fewer when the states times the subsets would pass 2^MP_WORK_LOG2 (the
+ * plan is made at an epoch boundary and must not stall training). */
 #ifndef GS_MEMPLAN_H
 #define GS_MEMPLAN_H
 
@@ -30,6 +32,7 @@ typedef enum { MP_STREAM = 0, MP_LRU = 1, MP_ROC = 2 } memplan_kind_t;
 #define MP_MAX_IO 4
 #define MP_MAX_STATES 2048
 #define MP_MAX_CAND 12
+#define MP_WORK_LOG2 15
 #define MP_MAX_KEYS 256
 
 typedef struct {

@@ -13,6 +13,7 @@
  * written there, and go stale when another device or a host op writes them. */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "streamer.h"
 
@@ -173,7 +174,11 @@ void streamer_mp_epoch_end(streamer_t *s)
         mp_trace_compact(&m->trace);
         uint64_t cap = s->ops->capacity(s->b, 0), used = s->region_bytes + cap / 64; /* 1/64 left for rounding */
         uint64_t budget = cap == 0 ? UINT64_MAX : cap > used ? cap - used : 0;
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
         m->planned = mp_plan(&m->trace, s->kn.memplan, budget, &m->plan) == 0;
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        m->plan_ms = 1e3 * (double)(t1.tv_sec - t0.tv_sec) + 1e-6 * (double)(t1.tv_nsec - t0.tv_nsec);
     }
     m->recording = 0;
     m->step = 0;
