@@ -17,7 +17,6 @@
 
 #include "streamer.h"
 
-
 static resident_t *find(streamer_t *s, const float *key)
 {
     for (int i = 0; i < s->mp.nres; i++)
@@ -60,19 +59,16 @@ void streamer_mp_reset(streamer_t *s)
     s->mp.planned = s->mp.recording = 0;
 }
 
-/* The epoch left the recorded path: forget the plan, record the next one. */
-static void mismatch(streamer_t *s) { streamer_mp_reset(s); }
-
-/* Gives every tensor in keep a copy on each device (none where it does
+/* Gives every tensor in set a copy on each device (none where it does
  * not fit: that tensor then streams). */
-static void hold(streamer_t *s, uint64_t keep)
+static void hold(streamer_t *s, uint64_t set)
 {
     const mp_trace_t *tr = &s->mp.trace;
     for (int j = 0; j < tr->nkeys && j < MP_MAX_TENSORS; j++) {
-        if (!(keep >> j & 1) || find(s, tr->key[j])) continue;
+        if (!(set >> j & 1) || find(s, tr->key[j])) continue;
         resident_t *r = &s->mp.res[s->mp.nres];
         memset(r, 0, sizeof *r);
-        r->key = tr->key[j], r->bytes = tr->bytes[j], r->cols = (int64_t)(r->bytes / sizeof(float)) / s->g->n;
+        r->key = tr->key[j], r->bytes = tr->bytes[j];
         s->mp.nres++;
         for (int d = 0; d < s->ndev; d++) {
             r->dev[d] = s->ops->alloc(s->b, d, r->bytes);
@@ -111,7 +107,7 @@ void streamer_mp_op_begin(streamer_t *s, const float *const *reads, const int64_
     const mp_step_t *st = m->step < m->trace.nstep ? &m->trace.step[m->step] : NULL;
     if (!st || st->host || st->nr != nr || st->nw != nw || !keys_match(&m->trace, st->reads, reads, nr) ||
         !keys_match(&m->trace, st->writes, (const float *const *)writes, nw)) {
-        mismatch(s);
+        streamer_mp_reset(s); /* the epoch left the recorded path: the next one is recorded */
         return;
     }
     uint64_t during = m->plan.hold[m->step];
@@ -146,7 +142,7 @@ void streamer_host_wrote(streamer_t *s, const float *key, int64_t cols)
     if (!m->planned) return;
     const mp_step_t *st = m->step < m->trace.nstep ? &m->trace.step[m->step] : NULL;
     if (!st || !st->host || st->nw != 1 || m->trace.key[st->writes[0]] != key) {
-        mismatch(s);
+        streamer_mp_reset(s);
         return;
     }
     resident_t *r = find(s, key);
@@ -169,7 +165,7 @@ void streamer_mp_epoch_begin(streamer_t *s)
 void streamer_mp_epoch_end(streamer_t *s)
 {
     memplan_rt_t *m = &s->mp;
-    if (m->planned && m->step != m->plan.nstep) mismatch(s);
+    if (m->planned && m->step != m->plan.nstep) streamer_mp_reset(s);
     if (m->recording && !m->trace.overflow && m->trace.nstep > 0) {
         mp_trace_compact(&m->trace);
         uint64_t cap = s->ops->capacity(s->b, 0), used = s->region_bytes + cap / 64; /* 1/64 left for rounding */
@@ -190,7 +186,8 @@ float *streamer_mp_slot(streamer_t *s, const float *key, int d)
     return r ? r->dev[d] : NULL;
 }
 
-int streamer_mp_valid(const streamer_t *s, const float *key, int d, int64_t lo, int64_t rows)
+/* Whether rows [lo, lo + rows) of key's copy on device d are current. */
+static int rows_valid(const streamer_t *s, const float *key, int d, int64_t lo, int64_t rows)
 {
     for (int i = 0; i < s->mp.nres; i++)
         if (s->mp.res[i].key == key) return memchr(s->mp.res[i].valid[d] + lo, 0, (size_t)rows) == NULL;
@@ -226,7 +223,7 @@ const float *streamer_mp_load(streamer_t *s, int d, const float *src, int64_t co
     size_t bytes = sizeof(float) * (size_t)(rows * cols);
     float *slot = streamer_mp_slot(s, src, d);
     *copied = 0;
-    if (slot && streamer_mp_valid(s, src, d, lo, rows)) {
+    if (slot && rows_valid(s, src, d, lo, rows)) {
         s->mp.saved_bytes += (double)bytes;
         return slot + lo * cols;
     }
@@ -236,12 +233,4 @@ const float *streamer_mp_load(streamer_t *s, int d, const float *src, int64_t co
     if (slot) mark(s, src, d, lo, rows, 1, -1); /* a read leaves other devices' rows as they were */
     *copied = (double)bytes;
     return dst;
-}
-
-uint64_t streamer_mp_held(const streamer_t *s, int d)
-{
-    uint64_t b = 0;
-    for (int i = 0; i < s->mp.nres; i++)
-        if (s->mp.res[i].dev[d]) b += s->mp.res[i].bytes;
-    return b;
 }

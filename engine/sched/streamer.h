@@ -76,8 +76,7 @@ typedef struct {
 
 /* A host tensor's copy on the devices, kept by the memory plan. */
 typedef struct {
-    const float *key;             /* the host tensor (N, cols) */
-    int64_t cols;
+    const float *key;             /* the host tensor */
     size_t bytes;
     float *dev[TOPO_MAX_DEV];     /* device copy, NULL where not held */
     uint8_t *valid[TOPO_MAX_DEV]; /* (N) per row: the device copy equals the host's */
@@ -170,14 +169,13 @@ uint64_t streamer_matmul_working_set(int64_t n, int p, int k, int64_t c, int64_t
 /* memplan_run.c: the memory plan. A streamed op brackets itself with
  * op_begin/op_end, naming the tensors it reads and writes; between them
  * mp_slot gives a tensor's copy on device d (NULL: stream it through the
- * op's buffers), mp_valid says whether rows [lo, lo + rows) of that copy
- * are current, mp_wrote records rows written on d (into its copy or not),
- * and mp_count books a read's H2D bytes (the plan's costs). */
+ * op's buffers), mp_load brings rows in (below), mp_wrote records rows
+ * written on d (into its copy or not), and mp_count books a read's H2D
+ * bytes that bypassed mp_load (the plan's costs). */
 void streamer_mp_op_begin(streamer_t *s, const float *const *reads, const int64_t *rcols, int nr, float *const *writes,
                           const int64_t *wcols, int nw);
 void streamer_mp_op_end(streamer_t *s, int failed);
 float *streamer_mp_slot(streamer_t *s, const float *key, int d);
-int streamer_mp_valid(const streamer_t *s, const float *key, int d, int64_t lo, int64_t rows);
 void streamer_mp_wrote(streamer_t *s, const float *key, int d, int64_t lo, int64_t rows, int kept);
 void streamer_mp_count(streamer_t *s, const float *key, double bytes);
 /* Rows [lo, lo + rows) of the host tensor src (cols wide) on device d:
@@ -196,7 +194,5 @@ void streamer_mp_reset(streamer_t *s);
 /* New knobs between epochs; a change of any drops the memory plan (its
  * recorded costs no longer hold). */
 void streamer_set_knobs(streamer_t *s, const stream_knobs_t *kn);
-/* Bytes of the device copies held now, on device d. */
-uint64_t streamer_mp_held(const streamer_t *s, int d);
 
 #endif
