@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "streamer.h"
 
@@ -169,7 +170,11 @@ void streamer_mp_epoch_end(streamer_t *s)
     if (m->recording && !m->trace.overflow && m->trace.nstep > 0) {
         mp_trace_compact(&m->trace);
         uint64_t cap = s->ops->capacity(s->b, 0), used = s->region_bytes + cap / 64; /* 1/64 left for rounding */
-        uint64_t budget = cap == 0 ? UINT64_MAX : cap > used ? cap - used : 0;
+        uint64_t budget = cap > used ? cap - used : 0;
+        if (cap == 0) { /* no cap: the copies are host memory here; take at most a quarter of what is free */
+            long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+            budget = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page / 4 / (uint64_t)s->ndev : 0;
+        }
         struct timespec t0, t1;
         clock_gettime(CLOCK_MONOTONIC, &t0);
         m->planned = mp_plan(&m->trace, s->kn.memplan, budget, &m->plan) == 0;
