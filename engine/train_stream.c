@@ -176,6 +176,6 @@ void trainer_stream_epoch_end(trainer_t *t, epoch_stats_t *st)
     }
     const stream_counters_t *k = &t->streamer.ctr;
     st->overlap = k->transfer_s > 0 ? k->hidden_s / k->transfer_s : 0;
-    st->kept_bytes = t->streamer.mp.saved_bytes;
+    st->kept_bytes = t->streamer.mp.kept_bytes;
     streamer_mp_epoch_end(&t->streamer);
 }

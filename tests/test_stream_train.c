@@ -44,7 +44,9 @@ static train_cfg_t base(const char *model, dkp_mode_t dkp)
     return c;
 }
 
-static void losses(const train_cfg_t *c, double *out, uint64_t *hw)
+/* Trains 5 epochs: the losses, and optionally each device's high-water
+ * mark and the last epoch's stats. */
+static void losses(const train_cfg_t *c, double *out, uint64_t *hw, epoch_stats_t *last)
 {
     trainer_t t;
     gs_err_t err;
@@ -53,6 +55,7 @@ static void losses(const train_cfg_t *c, double *out, uint64_t *hw)
         epoch_stats_t st;
         if (trainer_epoch(&t, &st, &err)) fail_msg("%s", err.msg);
         out[i] = st.loss;
+        if (last) *last = st;
     }
     if (hw) {
         for (int d = 0; d < c->devices; d++) hw[d] = t.last_stats.high_water[d];
@@ -63,7 +66,7 @@ static void losses(const train_cfg_t *c, double *out, uint64_t *hw)
 static void expect_same(const double *ref, const train_cfg_t *c, const char *what)
 {
     double got[5];
-    losses(c, got, NULL);
+    losses(c, got, NULL, NULL);
     for (int i = 0; i < 5; i++)
         if (fabs(got[i] - ref[i]) > 1e-4 * fabs(ref[i]))
             fail_msg("%s: epoch %d loss %.9g, in-memory %.9g", what, i + 1, got[i], ref[i]);
@@ -78,7 +81,7 @@ static void test_knob_matrix_matches_in_memory(void **state)
         for (int dk = 0; dk < 2; dk++) {
             train_cfg_t c = base(models[m], dk ? DKP_ON : DKP_OFF);
             double ref[5];
-            losses(&c, ref, NULL);
+            losses(&c, ref, NULL, NULL);
             c.stream = 1;
             for (int a = 0; a < 3; a++)
                 for (int sel = 0; sel < 2; sel++)
@@ -122,7 +125,7 @@ static void test_chunks_auto_respects_the_cap(void **state)
     c.device_mem = 40000; /* far below the 400 x 12 x 4 byte feature matrix */
     double l[5];
     uint64_t hw[2];
-    losses(&c, l, hw);
+    losses(&c, l, hw, NULL);
     for (int d = 0; d < 2; d++) {
         assert_true(hw[d] > 0);
         assert_true(hw[d] <= c.device_mem);
@@ -144,17 +147,10 @@ typedef struct {
 static plan_run_t plan_run(train_cfg_t c, memplan_kind_t plan)
 {
     plan_run_t r = {0};
-    trainer_t t;
-    gs_err_t err;
+    epoch_stats_t last;
     c.knobs.memplan = plan;
-    if (trainer_open(&t, &c, &err)) fail_msg("%s", err.msg);
-    for (int i = 0; i < 5; i++) {
-        epoch_stats_t st;
-        if (trainer_epoch(&t, &st, &err)) fail_msg("%s", err.msg);
-        r.loss[i] = st.loss, r.h2d = st.h2d_bytes, r.kept = st.kept_bytes;
-    }
-    r.hw = t.last_stats.high_water[0];
-    trainer_close(&t);
+    losses(&c, r.loss, &r.hw, &last);
+    r.h2d = last.h2d_bytes, r.kept = last.kept_bytes;
     return r;
 }
 

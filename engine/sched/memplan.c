@@ -17,10 +17,17 @@ void mp_trace_free(mp_trace_t *tr)
     memset(tr, 0, sizeof *tr);
 }
 
-int mp_trace_tensor(mp_trace_t *tr, const void *key, uint64_t bytes)
+int mp_trace_find(const mp_trace_t *tr, const void *key)
 {
     for (int i = 0; i < tr->nkeys; i++)
         if (tr->key[i] == key) return i;
+    return -1;
+}
+
+int mp_trace_tensor(mp_trace_t *tr, const void *key, uint64_t bytes)
+{
+    int i = mp_trace_find(tr, key);
+    if (i >= 0) return i;
     if (tr->nkeys == MP_MAX_KEYS) {
         tr->overflow = 1;
         return -1;
@@ -85,19 +92,15 @@ void mp_plan_free(mp_plan_t *p)
 
 static uint64_t bit(int j) { return j >= 0 && j < MP_MAX_TENSORS ? (uint64_t)1 << j : 0; }
 
-static uint64_t read_mask(const mp_step_t *s)
+static uint64_t mask_of(const int16_t *idx, int n)
 {
     uint64_t m = 0;
-    for (int i = 0; i < s->nr; i++) m |= bit(s->reads[i]);
+    for (int i = 0; i < n; i++) m |= bit(idx[i]);
     return m;
 }
 
-static uint64_t write_mask(const mp_step_t *s)
-{
-    uint64_t m = 0;
-    for (int i = 0; i < s->nw; i++) m |= bit(s->writes[i]);
-    return m;
-}
+static uint64_t read_mask(const mp_step_t *s) { return mask_of(s->reads, s->nr); }
+static uint64_t write_mask(const mp_step_t *s) { return mask_of(s->writes, s->nw); }
 
 static uint64_t mask_bytes(const mp_trace_t *tr, uint64_t m)
 {
@@ -377,7 +380,7 @@ int mp_plan(const mp_trace_t *tr, memplan_kind_t kind, uint64_t budget, mp_plan_
 {
     memset(out, 0, sizeof *out);
     int m = tr->nstep;
-    out->kind = kind, out->budget = budget, out->nstep = m;
+    out->kind = kind, out->budget = budget;
     out->keep = calloc((size_t)m + 1, sizeof(uint64_t));
     out->hold = calloc((size_t)m + 1, sizeof(uint64_t));
     uint64_t *all = calloc(6 * (size_t)m + 1, sizeof(uint64_t)), *hold_all = all + 3 * m;

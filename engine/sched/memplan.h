@@ -62,14 +62,15 @@ typedef struct {
  * nothing held. Device copies are modeled as one device's. */
 typedef struct {
     memplan_kind_t kind;
-    uint64_t *keep, *hold;
-    int nstep;
+    uint64_t *keep, *hold; /* (the trace's steps) */
     double cost, stream_cost;
     uint64_t budget;
 } mp_plan_t;
 
 void mp_trace_reset(mp_trace_t *tr);
 void mp_trace_free(mp_trace_t *tr);
+/* The index of the tensor at key, or -1 when the trace has none. */
+int mp_trace_find(const mp_trace_t *tr, const void *key);
 /* The index of the tensor at key (adding it), or -1 when the table is full. */
 int mp_trace_tensor(mp_trace_t *tr, const void *key, uint64_t bytes);
 /* Appends a step; returns its index, or -1 (overflow set). */

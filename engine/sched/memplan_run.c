@@ -18,11 +18,17 @@
 
 #include "streamer.h"
 
-static resident_t *find(streamer_t *s, const float *key)
+static int find_index(const streamer_t *s, const float *key)
 {
     for (int i = 0; i < s->mp.nres; i++)
-        if (s->mp.res[i].key == key) return &s->mp.res[i];
-    return NULL;
+        if (s->mp.res[i].key == key) return i;
+    return -1;
+}
+
+static resident_t *find(streamer_t *s, const float *key)
+{
+    int i = find_index(s, key);
+    return i < 0 ? NULL : &s->mp.res[i];
 }
 
 /* Frees r's device copies; r's slot takes the last entry. */
@@ -35,18 +41,11 @@ static void drop(streamer_t *s, resident_t *r)
     *r = s->mp.res[--s->mp.nres];
 }
 
-static int trace_index(const mp_trace_t *tr, const void *key)
-{
-    for (int j = 0; j < tr->nkeys; j++)
-        if (tr->key[j] == key) return j;
-    return -1;
-}
-
 /* Drops every copy whose tensor is outside keep (a mask over the trace). */
 static void drop_unkept(streamer_t *s, uint64_t keep)
 {
     for (int i = 0; i < s->mp.nres;) {
-        int j = trace_index(&s->mp.trace, s->mp.res[i].key);
+        int j = mp_trace_find(&s->mp.trace, s->mp.res[i].key);
         if (j >= 0 && j < MP_MAX_TENSORS && (keep >> j & 1)) i++;
         else drop(s, &s->mp.res[i]);
     }
@@ -156,7 +155,7 @@ void streamer_mp_epoch_begin(streamer_t *s)
 {
     memplan_rt_t *m = &s->mp;
     m->step = 0;
-    m->saved_bytes = 0;
+    m->kept_bytes = 0;
     if (!m->planned && s->kn.memplan != MP_STREAM) {
         mp_trace_reset(&m->trace);
         m->recording = 1;
@@ -166,7 +165,7 @@ void streamer_mp_epoch_begin(streamer_t *s)
 void streamer_mp_epoch_end(streamer_t *s)
 {
     memplan_rt_t *m = &s->mp;
-    if (m->planned && m->step != m->plan.nstep) streamer_mp_reset(s);
+    if (m->planned && m->step != m->trace.nstep) streamer_mp_reset(s);
     if (m->recording && !m->trace.overflow && m->trace.nstep > 0) {
         mp_trace_compact(&m->trace);
         uint64_t cap = s->ops->capacity(s->b, 0), used = s->region_bytes + cap / 64; /* 1/64 left for rounding */
@@ -194,9 +193,8 @@ float *streamer_mp_slot(streamer_t *s, const float *key, int d)
 /* Whether rows [lo, lo + rows) of key's copy on device d are current. */
 static int rows_valid(const streamer_t *s, const float *key, int d, int64_t lo, int64_t rows)
 {
-    for (int i = 0; i < s->mp.nres; i++)
-        if (s->mp.res[i].key == key) return memchr(s->mp.res[i].valid[d] + lo, 0, (size_t)rows) == NULL;
-    return 0;
+    int i = find_index(s, key);
+    return i >= 0 && memchr(s->mp.res[i].valid[d] + lo, 0, (size_t)rows) == NULL;
 }
 
 static void mark(streamer_t *s, const float *key, int d, int64_t lo, int64_t rows, int here, int others)
@@ -229,7 +227,7 @@ const float *streamer_mp_load(streamer_t *s, int d, const float *src, int64_t co
     float *slot = streamer_mp_slot(s, src, d);
     *copied = 0;
     if (slot && rows_valid(s, src, d, lo, rows)) {
-        s->mp.saved_bytes += (double)bytes;
+        s->mp.kept_bytes += (double)bytes;
         return slot + lo * cols;
     }
     float *dst = slot ? slot + lo * cols : staging;

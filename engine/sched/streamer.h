@@ -94,7 +94,7 @@ typedef struct {
     const float *op_reads[MP_MAX_IO];
     int op_nr;
     double op_cost[MP_MAX_IO]; /* H2D bytes of each read of the op in progress */
-    double saved_bytes;        /* this epoch: H2D bytes served by device copies */
+    double kept_bytes;         /* this epoch: H2D bytes served by device copies */
     double plan_ms;            /* how long making the plan took */
 } memplan_rt_t;
 
