@@ -37,7 +37,7 @@ all: summary gnnscope plugin
 CUDA_HOME ?= /usr/local/cuda
 NVCC      ?= $(if $(shell command -v nvcc 2>/dev/null),nvcc,$(CUDA_HOME)/bin/nvcc)
 CUDA_ARCH ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_80,code=[sm_80,compute_80]
-NVFLAGS   := -O3 -std=c++17 $(CUDA_ARCH) -Xcompiler -fPIC,-fvisibility=hidden,-Wall -I$(CUDA_HOME)/extras/CUPTI/include
+NVFLAGS   := -O3 -std=c++17 $(CUDA_ARCH) -Xcompiler -fPIC,-fvisibility=hidden,-Wall -I$(CUDA_HOME)/extras/CUPTI/include -MMD -MP
 CUDA_RPATH := $(CUDA_HOME)/lib64:$(CUDA_HOME)/extras/CUPTI/lib64:$$ORIGIN
 SRC_CU    := $(wildcard cuda/*.cu)
 OBJ_CU    := $(SRC_CU:%.cu=build/%.o) build/cuda/error.o
@@ -49,7 +49,7 @@ plugin:
 	@echo "CUDA plugin skipped ($(if $(NO_CUDA),NO_CUDA=1,no nvcc))"
 endif
 
-build/cuda/%.o: cuda/%.cu cuda/cuda_common.h engine/cuda_plugin.h engine/kops.h engine/backend.h engine/error.h engine/rng.h engine/dropout_mask.h
+build/cuda/%.o: cuda/%.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVFLAGS) -c -o $@ $<
 
@@ -125,4 +125,4 @@ install: gnnscope
 clean:
 	rm -rf build build-asan gnnscope gnnscope-asan
 
--include $(OBJ_LIB:.o=.d) $(OBJ_APP:.o=.d) $(TESTS:=.d)
+-include $(OBJ_LIB:.o=.d) $(OBJ_APP:.o=.d) $(TESTS:=.d) $(OBJ_CU:.o=.d)

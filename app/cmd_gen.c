@@ -7,30 +7,40 @@
 #include "cli.h"
 #include "commands.h"
 
+typedef struct {
+    gen_params_t p;
+    char out[4096];
+} gen_opts_t;
+
+#define F(field) offsetof(gen_opts_t, field), sizeof(((gen_opts_t *)0)->field)
+static const opt_t flags[] = {
+    {"nodes", OPT_I64, F(p.nodes), NULL, NULL, 2, 2147483646.0, "N", "vertices", NULL, WHEN_START, 0, 0},
+    {"avg-degree", OPT_DOUBLE, F(p.avg_degree), NULL, NULL, 1e-6, 1e6, "D", "directed edges per vertex (self-loops excluded)", NULL, WHEN_START, 0, 0},
+    {"feats", OPT_I64, F(p.feats), NULL, NULL, 1, 65536, "F", "feature columns", NULL, WHEN_START, 0, 0},
+    {"classes", OPT_I64, F(p.classes), NULL, NULL, 2, 1024, "C", "planted classes", NULL, WHEN_START, 0, 0},
+    {"seed", OPT_U64, F(p.seed), NULL, NULL, 0, 9e18, "S", "seed; the same seed gives the same graph", NULL, WHEN_START, 0, 0},
+    {"out", OPT_STR, F(out), NULL, NULL, 0, 0, "DIR", "output directory (required)", NULL, WHEN_START, 0, 0},
+};
+#undef F
+
 int cmd_gen(int argc, char **argv)
 {
-    gen_params_t p = {.nodes = 10000, .avg_degree = 10, .feats = 64, .classes = 8, .seed = 1};
-    char out[4096] = "";
-    const flag_t flags[] = {
-        {"nodes", FLAG_I64, &p.nodes, 0, NULL, "N", "vertices", 2, 2147483646.0},
-        {"avg-degree", FLAG_DOUBLE, &p.avg_degree, 0, NULL, "D", "directed edges per vertex (self-loops excluded)", 1e-6, 1e6},
-        {"feats", FLAG_I64, &p.feats, 0, NULL, "F", "feature columns", 1, 65536},
-        {"classes", FLAG_I64, &p.classes, 0, NULL, "C", "planted classes", 2, 1024},
-        {"seed", FLAG_U64, &p.seed, 0, NULL, "S", "seed; the same seed gives the same graph", 0, 9e18},
-        {"out", FLAG_STR, out, sizeof out, NULL, "DIR", "output directory (required)", 1, 0},
-    };
-    int nflags = (int)(sizeof flags / sizeof flags[0]), help = 0;
+    gen_opts_t o = {.p = {.nodes = 10000, .avg_degree = 10, .feats = 64, .classes = 8, .seed = 1}};
+    opt_group_t g = {flags, (int)(sizeof flags / sizeof flags[0]), &o};
+    int help = 0;
     gs_err_t err = {0};
-    if (cli_parse("gnnscope gen", flags, nflags, argc, argv, &help, &err)) {
+    if (cli_parse("gnnscope gen", &g, 1, argc, argv, &help, &err)) {
         fprintf(stderr, "gnnscope: error: %s\n", err.msg);
         return 2;
     }
     if (help) {
         cli_print_help("usage: gnnscope gen --out DIR [flags]\n\nGenerates a power-law graph with planted classes and "
                        "label-correlated features,\nwritten in the OGB raw node-property layout.",
-                       flags, nflags);
+                       &g, 1);
         return 0;
     }
+    const char *out = o.out;
+    gen_params_t p = o.p;
     if (!out[0]) {
         fprintf(stderr, "gnnscope: error: gnnscope gen: --out DIR is required\n");
         return 2;

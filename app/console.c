@@ -52,7 +52,7 @@ int console_run(const char *line)
         return source_handler(path, reply, sizeof reply);
     }
     int rc = session_command(sess, line, reply, sizeof reply);
-    if (rc == 1) quit_requested = 1;
+    if (rc == SESSION_QUIT) quit_requested = 1;
     return rc;
 }
 
@@ -70,7 +70,13 @@ static void on_line(char *line)
  * after set/get. */
 static const char *candidate(int i, int knobs)
 {
-    if (knobs) return knob_list()[i].name;
+    if (knobs) { /* the live knobs */
+        int n;
+        const opt_t *k = knob_table(&n);
+        for (int j = 0; j < n; j++)
+            if (k[j].when != WHEN_START && i-- == 0) return k[j].name;
+        return NULL;
+    }
     const char *const *names = session_command_names();
     int n = 0;
     while (names[n]) n++;

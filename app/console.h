@@ -20,7 +20,7 @@ const char *console_line(int *cursor);
 /* The reply to the last command (also used for status messages). */
 const char *console_reply(void);
 void console_set_reply(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Runs one command line as if typed (scripts). Returns session_command's code. */
+/* Runs one command line as if typed (scripts). Returns session_command's code (SESSION_QUIT for quit). */
 int console_run(const char *line);
 
 #endif

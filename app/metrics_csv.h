@@ -1,11 +1,12 @@
 /* metrics_csv.h - the per-epoch metrics file (--metrics FILE.csv): one row
  * per epoch, rewritten atomically after every epoch so an interrupted run
- * keeps every finished epoch. */
+ * keeps every finished epoch. Columns: the epoch and every counter of
+ * engine/stats.h. */
 #ifndef GS_METRICS_CSV_H
 #define GS_METRICS_CSV_H
 
-#include "../engine/train.h"
-#include "../profiler/profiler.h"
+#include "../engine/stats.h"
+#include "../engine/error.h"
 
 typedef struct {
     char path[4096];
@@ -16,7 +17,7 @@ typedef struct {
 /* path may be empty: rows are then only kept in memory (for export). */
 void metrics_init(metrics_csv_t *m, const char *path);
 /* Appends the epoch's row and, with a path, rewrites the file. */
-int metrics_add(metrics_csv_t *m, const epoch_stats_t *st, const prof_totals_t *pt, gs_err_t *err);
+int metrics_add(metrics_csv_t *m, const epoch_stats_t *st, gs_err_t *err);
 /* Writes every row so far to path, atomically. */
 int metrics_write(const metrics_csv_t *m, const char *path, gs_err_t *err);
 void metrics_free(metrics_csv_t *m);

@@ -86,7 +86,7 @@ int script_step(script_t *sc, int epochs_done)
         } else if (sscanf(l, "wait epochs %ld", &k) == 1) {
             sc->wait_until = epochs_done + k;
             return 0;
-        } else if (console_run(l) == 1) {
+        } else if (console_run(l) == SESSION_QUIT) {
             return 1;
         }
     }

@@ -1,21 +1,65 @@
 /* session.c - see session.h. Commands come from a table of {name, fn,
- * help}; scripts run the same table. */
+ * help}; scripts run the same table. The engine thread's loop takes the
+ * requests under the lock, serves them and trains outside it. */
 #include "session.h"
 
+#include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../engine/atomic_file.h"
 #include "profile_sink.h"
+
+/* ---------------- what the engine publishes ---------------- */
+
+static void notice(session_t *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void notice(session_t *s, const char *fmt, ...)
+{
+    va_list ap;
+    pthread_mutex_lock(&s->snap_lock);
+    va_start(ap, fmt);
+    vsnprintf(s->snap.notice, sizeof s->snap.notice, fmt, ap);
+    va_end(ap);
+    s->snap.notice_seq++;
+    pthread_mutex_unlock(&s->snap_lock);
+}
+
+/* The run's state in the snapshot: engine thread only (it reads the trainer). */
+static void publish_run(session_t *s, session_snapshot_t *p)
+{
+    const trainer_t *t = s->t;
+    p->devices = t->cfg.devices, p->chunks = t->streaming ? t->stream.chunks : 1, p->streaming = t->streaming;
+    p->link_scale = t->stream.link_scale;
+    p->gpu = t->cfg.device == DEVICE_CUDA;
+    snprintf(p->backend, sizeof p->backend, "%s", t->streaming ? t->stream.bops->name : p->gpu ? "cuda" : "memory");
+    snprintf(p->gpu_note, sizeof p->gpu_note, "%s", s->gpu_note);
+    snprintf(p->dataset, sizeof p->dataset, "%s", t->data.ds.name);
+    snprintf(p->model, sizeof p->model, "%s", t->cfg.model);
+    snprintf(p->topology, sizeof p->topology, "%s", t->cfg.topology);
+    p->cfg = t->cfg;
+    p->facts = knob_facts(t);
+    p->epoch = t->epoch;
+    p->nknobs = 0;
+    int n;
+    const opt_t *k = knob_table(&n);
+    for (int i = 0; i < n && p->nknobs < SESSION_MAX_KNOBS; i++) {
+        if (k[i].when == WHEN_START) continue;
+        session_knob_t *r = &p->knobs[p->nknobs++];
+        snprintf(r->name, sizeof r->name, "%s", k[i].name);
+        knob_text(t, &t->cfg, &k[i], r->value, sizeof r->value);
+    }
+}
 
 static void publish(session_t *s, const epoch_stats_t *st, int failed, const char *error)
 {
     prof_totals_t pt;
     prof_take_totals(&s->prof, &pt);
     gs_err_t err, merr;
-    if (st && s->checkpoint[0] && trainer_save(&s->t, s->checkpoint, &err)) failed = 1, error = err.msg;
+    if (st && s->checkpoint[0] && trainer_save(s->t, s->checkpoint, &err)) failed = 1, error = err.msg;
     pthread_mutex_lock(&s->snap_lock);
-    if (st && metrics_add(&s->metrics, st, &pt, &merr)) failed = 1, error = merr.msg;
+    if (st && metrics_add(&s->metrics, st, &merr)) failed = 1, error = merr.msg;
     session_snapshot_t *p = &s->snap;
     if (st) {
         if (p->nepochs == SESSION_HISTORY) {
@@ -30,65 +74,94 @@ static void publish(session_t *s, const epoch_stats_t *st, int failed, const cha
         p->failed = 1;
         snprintf(p->error, sizeof p->error, "%s", error);
     }
-    p->devices = s->t.cfg.devices, p->chunks = s->t.backend ? s->t.chunks : 1, p->streaming = s->t.backend != NULL;
-    p->link_scale = s->t.link_scale;
-    p->gpu = s->t.cfg.device == DEVICE_CUDA;
-    snprintf(p->backend, sizeof p->backend, "%s", s->t.backend ? s->t.bops->name : p->gpu ? "cuda" : "memory");
-    snprintf(p->gpu_note, sizeof p->gpu_note, "%s", s->gpu_note);
-    p->nlinks = s->t.backend && !s->t.cfg.links_native ? s->t.topo.nlinks : 0;
+    publish_run(s, p);
+    p->nlinks = s->t->streaming && !s->t->cfg.links_native && !s->t->stream.real ? s->t->stream.topo.nlinks : 0;
     double secs = st ? (st->epoch_ms + st->eval_ms) / 1e3 : 0;
     for (int l = 0; l < p->nlinks && st; l++) {
-        snprintf(p->link_name[l], sizeof p->link_name[l], "%s", s->t.topo.links[l].name);
-        p->link_rate[l] = secs > 0 ? s->t.last_stats.link_bytes[l] / secs : 0;
+        snprintf(p->link_name[l], sizeof p->link_name[l], "%s", s->t->stream.topo.links[l].name);
+        p->link_rate[l] = secs > 0 ? s->t->stream.last_stats.link_bytes[l] / secs : 0;
     }
-    snprintf(p->topology, sizeof p->topology, "%s", s->t.cfg.topology);
     pthread_mutex_unlock(&s->snap_lock);
 }
 
-/* load / model: reopens the trainer with s->reload (weights start fresh);
- * on failure the previous configuration is reopened. Lock held. */
-static int reload(session_t *s, gs_err_t *err)
+/* ---------------- the engine thread ---------------- */
+
+/* load / model: opens the new run beside the old one and swaps them only
+ * when it opened; a failure leaves the running session as it was. */
+static void serve_reload(session_t *s, const train_cfg_t *cfg)
 {
-    train_cfg_t old = s->t.cfg;
-    s->reload_pending = 0;
-    trainer_close(&s->t);
-    int rc = trainer_open(&s->t, &s->reload, err);
+    trainer_t *next = malloc(sizeof *next);
+    gs_err_t err;
+    int rc = next ? trainer_open(next, cfg, &err) : gs_fail(&err, GS_EFAIL, "out of memory");
     if (rc) {
-        gs_err_t ignored;
-        trainer_close(&s->t);
-        if (trainer_open(&s->t, &old, &ignored)) return rc; /* the old run no longer opens either */
-    } else {
-        pthread_mutex_lock(&s->snap_lock);
-        s->snap.nepochs = 0;
-        snprintf(s->snap.dataset, sizeof s->snap.dataset, "%s", s->t.ds.name);
-        snprintf(s->snap.model, sizeof s->snap.model, "%s", s->t.cfg.model);
-        pthread_mutex_unlock(&s->snap_lock);
+        if (next) trainer_close(next);
+        free(next);
+        notice(s, "%.200s: not loaded, the run goes on: %s", cfg->dataset, err.msg);
+        return;
     }
-    return rc;
+    pthread_mutex_lock(&s->lock); /* session_close reads the pointer under it */
+    trainer_t *old = s->t;
+    s->t = next;
+    pthread_mutex_unlock(&s->lock);
+    trainer_close(old);
+    free(old);
+    pthread_mutex_lock(&s->snap_lock);
+    s->snap.nepochs = 0;
+    pthread_mutex_unlock(&s->snap_lock);
+    notice(s, "now training %s on %s (weights start afresh)", cfg->model, s->t->data.ds.name);
+}
+
+static void serve_saves(session_t *s, char (*saves)[4096], int n)
+{
+    for (int i = 0; i < n; i++) {
+        gs_err_t err;
+        if (trainer_save(s->t, saves[i], &err)) notice(s, "checkpoint not saved: %s", err.msg);
+        else notice(s, "checkpoint of epoch %lld saved to %s", (long long)s->t->epoch, saves[i]);
+    }
+}
+
+static void serve_knobs(session_t *s, const train_cfg_t *want)
+{
+    gs_err_t err;
+    knob_set_all(s->t, want);
+    if (knob_apply(s->t, &err)) notice(s, "the change did not apply, the previous settings stay: %s", err.msg);
 }
 
 static void *engine_main(void *arg)
 {
     session_t *s = arg;
+    static char saves[SESSION_MAX_SAVES][4096];
     pthread_mutex_lock(&s->lock);
     for (;;) {
-        while (!s->quit && s->paused && s->steps == 0) pthread_cond_wait(&s->wake, &s->lock);
-        if (s->quit) break;
-        if (s->max_epochs && s->t.epoch >= s->max_epochs) break;
-        if (s->steps > 0) s->steps--;
-        gs_err_t err = {0};
-        int rc = s->reload_pending ? reload(s, &err) : GS_OK;
-        if (!rc) rc = knob_apply(&s->t, &err); /* under the lock: knob_set cannot race it */
+        int done = s->max_epochs && s->t->epoch >= s->max_epochs;
+        while (!s->quit && !done && !s->nsaves && !s->reload_pending && !s->has_want && s->paused && s->steps == 0)
+            pthread_cond_wait(&s->wake, &s->lock);
+        if (s->quit || (done && !s->nsaves)) break; /* --max-epochs reached: the run is finished */
+        int nsaves = s->nsaves, reloading = s->reload_pending, knobs = s->has_want;
+        memcpy(saves, s->saves, sizeof saves);
+        train_cfg_t reload = s->reload, want = s->want;
+        s->nsaves = 0, s->reload_pending = 0, s->has_want = 0;
+        int run = !done && !(s->paused && s->steps == 0);
+        if (run && s->steps > 0) s->steps--;
         pthread_mutex_unlock(&s->lock);
+        serve_saves(s, saves, nsaves); /* the last finished epoch, before anything changes */
+        if (reloading) serve_reload(s, &reload);
+        if (knobs) serve_knobs(s, &want);
+        if (!run) {
+            publish(s, NULL, 0, "");
+            pthread_mutex_lock(&s->lock);
+            continue;
+        }
+        gs_err_t err = {0};
         epoch_stats_t st;
-        if (!rc) rc = trainer_epoch(&s->t, &st, &err);
+        int rc = trainer_epoch(s->t, &st, &err);
         if (rc && s->quit) { /* stopped mid-epoch on purpose: the last finished epoch stands */
             pthread_mutex_lock(&s->lock);
             break;
         }
         publish(s, rc ? NULL : &st, rc != 0, err.msg);
         pthread_mutex_lock(&s->lock);
-        if (rc) s->paused = 1, s->steps = 0; /* a failed apply was rolled back: wait for the user */
+        if (rc) s->paused = 1, s->steps = 0; /* a failed epoch: wait for the user */
     }
     pthread_mutex_unlock(&s->lock);
     pthread_mutex_lock(&s->snap_lock);
@@ -109,20 +182,24 @@ int session_open(session_t *s, train_cfg_t *cfg, long max_epochs, const char *ch
     int rc = prof_init(&s->prof, err);
     if (rc) return rc;
     cfg->on_task = sink_task, cfg->on_op = sink_op, cfg->observer = &s->prof;
-    if ((rc = trainer_open(&s->t, cfg, err))) {
-        trainer_close(&s->t);
+    if (!(s->t = malloc(sizeof *s->t))) {
+        prof_shutdown(&s->prof);
+        return gs_fail(err, GS_EFAIL, "out of memory");
+    }
+    if ((rc = trainer_open(s->t, cfg, err))) {
+        trainer_close(s->t);
+        free(s->t);
         prof_shutdown(&s->prof);
         return rc;
     }
     char why[256];
-    if (sink_attach_gpu(&s->prof, &s->t.cfg, why, sizeof why))
+    if (sink_attach_gpu(&s->prof, &s->t->cfg, why, sizeof why))
         snprintf(s->gpu_note, sizeof s->gpu_note, "no GPU timeline: CUPTI: %s", why);
     s->max_epochs = max_epochs;
-    snprintf(s->snap.dataset, sizeof s->snap.dataset, "%s", s->t.ds.name);
-    snprintf(s->snap.model, sizeof s->snap.model, "%s", s->t.cfg.model);
     publish(s, NULL, 0, "");
     if (pthread_create(&s->engine, NULL, engine_main, s) != 0) {
-        trainer_close(&s->t);
+        trainer_close(s->t);
+        free(s->t);
         prof_shutdown(&s->prof);
         return gs_fail(err, GS_EFAIL, "cannot start the engine thread");
     }
@@ -135,13 +212,14 @@ void session_close(session_t *s)
     if (!s->started) return;
     pthread_mutex_lock(&s->lock);
     s->quit = 1;
-    s->t.abort_epoch = 1; /* a streamed epoch stops after the chunk in flight */
+    atomic_store(&s->t->abort_epoch, 1); /* a streamed epoch stops after the chunk in flight */
     pthread_cond_broadcast(&s->wake);
     pthread_mutex_unlock(&s->lock);
     pthread_join(s->engine, NULL);
     gs_err_t ignored;
     prof_trace_stop(&s->prof, &ignored);
-    trainer_close(&s->t);
+    trainer_close(s->t);
+    free(s->t);
     prof_shutdown(&s->prof);
     metrics_free(&s->metrics);
     s->started = 0;
@@ -161,143 +239,161 @@ void session_snapshot(session_t *s, session_snapshot_t *out)
 
 typedef int (*cmd_fn)(session_t *s, int argc, char **argv, char *reply, int n);
 
-static int set_state(session_t *s, int paused, long steps)
+static int say(char *r, int n, int rc, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int say(char *r, int n, int rc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r, (size_t)n, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+static void set_state(session_t *s, int paused, long steps)
 {
     pthread_mutex_lock(&s->lock);
     s->paused = paused;
     s->steps = steps;
     pthread_cond_broadcast(&s->wake);
     pthread_mutex_unlock(&s->lock);
-    return 0;
 }
 
 static int c_pause(session_t *s, int argc, char **argv, char *r, int n)
 {
     (void)argc, (void)argv;
     set_state(s, 1, 0);
-    snprintf(r, (size_t)n, "paused (the current epoch finishes)");
-    return 0;
+    return say(r, n, GS_OK, "paused (the current epoch finishes)");
 }
 
 static int c_resume(session_t *s, int argc, char **argv, char *r, int n)
 {
     (void)argc, (void)argv;
     set_state(s, 0, 0);
-    snprintf(r, (size_t)n, "running");
-    return 0;
+    return say(r, n, GS_OK, "running");
 }
 
 static int c_step(session_t *s, int argc, char **argv, char *r, int n)
 {
     (void)argc, (void)argv;
     set_state(s, 1, 1);
-    snprintf(r, (size_t)n, "one epoch");
-    return 0;
+    return say(r, n, GS_OK, "one epoch");
 }
 
 static int c_run(session_t *s, int argc, char **argv, char *r, int n)
 {
     char *end;
     long k = argc == 2 ? strtol(argv[1], &end, 10) : -1;
-    if (argc != 2 || *end || k < 1 || k > 100000000) {
-        snprintf(r, (size_t)n, "run: usage: run N (N >= 1 epochs)");
-        return GS_EINPUT;
-    }
+    if (argc != 2 || *end || k < 1 || k > 100000000) return say(r, n, GS_EINPUT, "run: usage: run N (N in [1, 100000000] epochs)");
     set_state(s, 1, k);
-    snprintf(r, (size_t)n, "running %ld epochs", k);
-    return 0;
+    return say(r, n, GS_OK, "running %ld epochs", k);
+}
+
+/* The configuration a change starts from: the pending one, or the one in force. */
+static train_cfg_t base_cfg(session_t *s)
+{
+    if (s->has_want) return s->want;
+    pthread_mutex_lock(&s->snap_lock);
+    train_cfg_t c = s->snap.cfg;
+    pthread_mutex_unlock(&s->snap_lock);
+    return c;
 }
 
 static int c_set(session_t *s, int argc, char **argv, char *r, int n)
 {
-    if (argc != 3) {
-        snprintf(r, (size_t)n, "set: usage: set KNOB VALUE (see 'knobs')");
-        return GS_EINPUT;
-    }
+    if (argc != 3) return say(r, n, GS_EINPUT, "set: usage: set KNOB VALUE (see 'knobs')");
     gs_err_t err;
+    pthread_mutex_lock(&s->snap_lock);
+    knob_facts_t facts = s->snap.facts;
+    pthread_mutex_unlock(&s->snap_lock);
     pthread_mutex_lock(&s->lock);
-    int rc = knob_set(&s->t, argv[1], argv[2], &err);
+    train_cfg_t c = base_cfg(s);
+    int rc = knob_parse(&c, argv[1], argv[2], &facts, &err);
+    if (!rc) s->want = c, s->has_want = 1, pthread_cond_broadcast(&s->wake);
     pthread_mutex_unlock(&s->lock);
-    if (rc) snprintf(r, (size_t)n, "%s", err.msg);
-    else snprintf(r, (size_t)n, "%s = %s at the next epoch", argv[1], argv[2]);
-    return rc;
+    if (rc) return say(r, n, rc, "%s", err.msg);
+    return say(r, n, GS_OK, "%s = %s at the next epoch", argv[1], argv[2]);
+}
+
+void session_pending(session_t *s, const char *knob, char *out, size_t n)
+{
+    const opt_t *o = knob_find(knob);
+    out[0] = '\0';
+    pthread_mutex_lock(&s->lock);
+    if (o && s->has_want) {
+        char now[96];
+        pthread_mutex_lock(&s->snap_lock);
+        opt_format(o, &s->snap.cfg, now, sizeof now);
+        pthread_mutex_unlock(&s->snap_lock);
+        opt_format(o, &s->want, out, n);
+        if (strcmp(now, out) == 0) out[0] = '\0';
+    }
+    pthread_mutex_unlock(&s->lock);
 }
 
 static int c_get(session_t *s, int argc, char **argv, char *r, int n)
 {
-    if (argc != 2) {
-        snprintf(r, (size_t)n, "get: usage: get KNOB");
-        return GS_EINPUT;
-    }
-    gs_err_t err;
-    char now[96], then[96];
-    pthread_mutex_lock(&s->lock);
-    int rc = knob_get(&s->t, argv[1], 0, now, sizeof now, &err) < 0 ? GS_EINPUT : 0;
-    int pend = rc ? 0 : knob_get(&s->t, argv[1], 1, then, sizeof then, &err);
-    pthread_mutex_unlock(&s->lock);
-    if (rc) snprintf(r, (size_t)n, "%s", err.msg);
-    else if (pend) snprintf(r, (size_t)n, "%s = %s (-> %s at the next epoch)", argv[1], now, then);
-    else snprintf(r, (size_t)n, "%s = %s", argv[1], now);
-    return rc;
+    if (argc != 2) return say(r, n, GS_EINPUT, "get: usage: get KNOB");
+    const opt_t *o = knob_find(argv[1]);
+    if (!o || o->when == WHEN_START) return say(r, n, GS_EINPUT, "get: unknown knob '%s' (see 'knobs')", argv[1]);
+    char now[64] = "", then[96];
+    pthread_mutex_lock(&s->snap_lock);
+    for (int i = 0; i < s->snap.nknobs; i++)
+        if (!strcmp(s->snap.knobs[i].name, argv[1])) snprintf(now, sizeof now, "%s", s->snap.knobs[i].value);
+    pthread_mutex_unlock(&s->snap_lock);
+    session_pending(s, argv[1], then, sizeof then);
+    if (then[0]) return say(r, n, GS_OK, "%s = %s (-> %s at the next epoch)", argv[1], now, then);
+    return say(r, n, GS_OK, "%s = %s", argv[1], now);
 }
 
 static int c_knobs(session_t *s, int argc, char **argv, char *r, int n)
 {
     (void)s, (void)argc, (void)argv;
-    int w = snprintf(r, (size_t)n, "knobs:");
-    for (const knob_desc_t *k = knob_list(); k->name && w < n; k++) w += snprintf(r + w, (size_t)(n - w), " %s", k->name);
-    return 0;
+    int count, w = snprintf(r, (size_t)n, "knobs:");
+    const opt_t *k = knob_table(&count);
+    for (int i = 0; i < count && w < n; i++)
+        if (k[i].when != WHEN_START) w += snprintf(r + w, (size_t)(n - w), " %s", k[i].name);
+    return GS_OK;
 }
 
 static int c_trace(session_t *s, int argc, char **argv, char *r, int n)
 {
     gs_err_t err;
     if (argc == 3 && strcmp(argv[1], "start") == 0) {
-        if (prof_trace_start(&s->prof, argv[2], &err)) {
-            snprintf(r, (size_t)n, "%s", err.msg);
-            return GS_EINPUT;
-        }
-        snprintf(r, (size_t)n, "tracing to %s", argv[2]);
-        return 0;
+        if (prof_trace_start(&s->prof, argv[2], &err)) return say(r, n, GS_EINPUT, "%s", err.msg);
+        return say(r, n, GS_OK, "tracing to %s", argv[2]);
     }
     if (argc == 2 && strcmp(argv[1], "stop") == 0) {
-        if (prof_trace_stop(&s->prof, &err)) {
-            snprintf(r, (size_t)n, "%s", err.msg);
-            return GS_EFAIL;
-        }
-        snprintf(r, (size_t)n, "trace written");
-        return 0;
+        char path[4096];
+        int rc = prof_trace_stop_report(&s->prof, path, sizeof path, &err);
+        if (rc < 0) return say(r, n, GS_EINPUT, "trace stop: no trace is being written");
+        if (rc) return say(r, n, GS_EFAIL, "%s", err.msg);
+        return say(r, n, GS_OK, "trace written to %s", path);
     }
-    snprintf(r, (size_t)n, "trace: usage: trace start FILE | trace stop");
-    return GS_EINPUT;
+    return say(r, n, GS_EINPUT, "trace: usage: trace start FILE | trace stop");
 }
 
 static int c_checkpoint(session_t *s, int argc, char **argv, char *r, int n)
 {
-    if (argc != 3 || strcmp(argv[1], "save") != 0) {
-        snprintf(r, (size_t)n, "checkpoint: usage: checkpoint save FILE");
-        return GS_EINPUT;
-    }
+    if (argc != 3 || strcmp(argv[1], "save") != 0) return say(r, n, GS_EINPUT, "checkpoint: usage: checkpoint save FILE");
     gs_err_t err;
-    pthread_mutex_lock(&s->lock); /* the engine applies knobs under it, but trains outside it */
-    int rc = trainer_save(&s->t, argv[2], &err);
+    if (atomic_target_ok(argv[2], &err)) return say(r, n, GS_EINPUT, "checkpoint: %s", err.msg);
+    pthread_mutex_lock(&s->lock);
+    int rc = s->nsaves < SESSION_MAX_SAVES ? GS_OK : GS_EINPUT;
+    if (!rc) snprintf(s->saves[s->nsaves++], sizeof s->saves[0], "%s", argv[2]), pthread_cond_broadcast(&s->wake);
     pthread_mutex_unlock(&s->lock);
-    snprintf(r, (size_t)n, rc ? "%s" : "checkpoint saved to %s", rc ? err.msg : argv[2]);
-    return rc;
+    if (rc) return say(r, n, rc, "checkpoint: %d saves are already waiting for the epoch to end", SESSION_MAX_SAVES);
+    return say(r, n, GS_OK, "checkpoint to %s when the current epoch ends", argv[2]);
 }
 
 static int c_export(session_t *s, int argc, char **argv, char *r, int n)
 {
-    if (argc != 3 || strcmp(argv[1], "metrics") != 0) {
-        snprintf(r, (size_t)n, "export: usage: export metrics FILE");
-        return GS_EINPUT;
-    }
+    if (argc != 3 || strcmp(argv[1], "metrics") != 0) return say(r, n, GS_EINPUT, "export: usage: export metrics FILE");
     gs_err_t err;
     pthread_mutex_lock(&s->snap_lock); /* the engine appends rows under the snapshot lock */
     int rc = metrics_write(&s->metrics, argv[2], &err);
     pthread_mutex_unlock(&s->snap_lock);
-    snprintf(r, (size_t)n, rc ? "%s" : "metrics written to %s", rc ? err.msg : argv[2]);
-    return rc;
+    if (rc) return say(r, n, rc, "export: %s", err.msg);
+    return say(r, n, GS_OK, "metrics written to %s", argv[2]);
 }
 
 /* Queues a reopen with cfg; it happens at the next epoch boundary. */
@@ -306,66 +402,51 @@ static int queue_reload(session_t *s, const train_cfg_t *cfg, char *r, int n, co
     pthread_mutex_lock(&s->lock);
     s->reload = *cfg;
     s->reload_pending = 1;
-    if (s->paused && s->steps == 0) s->steps = 1; /* apply it now even when paused */
     pthread_cond_broadcast(&s->wake);
     pthread_mutex_unlock(&s->lock);
-    snprintf(r, (size_t)n, "%s at the next epoch boundary (weights start afresh)", what);
-    return 0;
+    return say(r, n, GS_OK, "%s at the next epoch boundary (weights start afresh; a failure keeps this run)", what);
+}
+
+static train_cfg_t reload_base(session_t *s)
+{
+    pthread_mutex_lock(&s->lock);
+    train_cfg_t c = s->reload_pending ? s->reload : base_cfg(s);
+    pthread_mutex_unlock(&s->lock);
+    return c;
 }
 
 static int c_load(session_t *s, int argc, char **argv, char *r, int n)
 {
-    if (argc != 2) {
-        snprintf(r, (size_t)n, "load: usage: load cora|DIR|FILE");
-        return GS_EINPUT;
-    }
-    pthread_mutex_lock(&s->lock);
-    train_cfg_t c = s->reload_pending ? s->reload : s->t.cfg;
-    pthread_mutex_unlock(&s->lock);
-    snprintf(c.dataset, sizeof c.dataset, "%s", argv[1]);
-    char what[128];
+    if (argc != 2) return say(r, n, GS_EINPUT, "load: usage: load cora|DIR|FILE");
+    train_cfg_t c = reload_base(s);
+    const opt_t *o = knob_find("dataset");
+    char why[256], what[160];
+    if (opt_parse(o, &c, argv[1], why, sizeof why)) return say(r, n, GS_EINPUT, "load: %s", why);
     snprintf(what, sizeof what, "loading %.100s", argv[1]);
     return queue_reload(s, &c, r, n, what);
 }
 
 static int c_model(session_t *s, int argc, char **argv, char *r, int n)
 {
-    if (argc < 2 || argc % 2) {
-        snprintf(r, (size_t)n, "model: usage: model NAME [layers L] [hidden H] [heads K] [dropout X]");
-        return GS_EINPUT;
-    }
-    if (!model_find(argv[1])) {
-        snprintf(r, (size_t)n, "model: unknown model '%s' (%s)", argv[1], model_names());
-        return GS_EINPUT;
-    }
-    pthread_mutex_lock(&s->lock);
-    train_cfg_t c = s->reload_pending ? s->reload : s->t.cfg;
-    pthread_mutex_unlock(&s->lock);
-    snprintf(c.model, sizeof c.model, "%s", argv[1]);
+    if (argc < 2 || argc % 2) return say(r, n, GS_EINPUT, "model: usage: model NAME [layers L] [hidden H] [heads K] [dropout X]");
+    train_cfg_t c = reload_base(s);
+    char why[256], what[64];
+    if (opt_parse(knob_find("model"), &c, argv[1], why, sizeof why)) return say(r, n, GS_EINPUT, "model: %s", why);
     for (int i = 2; i < argc; i += 2) {
-        char *end;
-        double v = strtod(argv[i + 1], &end);
-        int ok = *argv[i + 1] && !*end;
-        if (!strcmp(argv[i], "layers") && ok && v >= 1 && v <= 64 && v == (int)v) c.layers = (int)v;
-        else if (!strcmp(argv[i], "hidden") && ok && v >= 1 && v <= 65536 && v == (int)v) c.hidden = (int64_t)v;
-        else if (!strcmp(argv[i], "heads") && ok && v >= 1 && v <= 64 && v == (int)v) c.heads = (int)v;
-        else if (!strcmp(argv[i], "dropout") && ok && v >= 0 && v < 1) c.dropout = (float)v;
-        else {
-            snprintf(r, (size_t)n, "model: '%s %s' is not valid (layers 1-64, hidden 1-65536, heads 1-64, dropout [0,1))",
-                     argv[i], argv[i + 1]);
-            return GS_EINPUT;
-        }
+        const opt_t *o = knob_find(argv[i]);
+        int ok = o && (!strcmp(argv[i], "layers") || !strcmp(argv[i], "hidden") || !strcmp(argv[i], "heads") ||
+                       !strcmp(argv[i], "dropout"));
+        if (!ok) return say(r, n, GS_EINPUT, "model: '%s' is not one of layers, hidden, heads, dropout", argv[i]);
+        if (opt_parse(o, &c, argv[i + 1], why, sizeof why)) return say(r, n, GS_EINPUT, "model: %s %s", argv[i], why);
     }
-    char what[64];
-    snprintf(what, sizeof what, "switching to %s", argv[1]);
+    snprintf(what, sizeof what, "switching to %s", c.model);
     return queue_reload(s, &c, r, n, what);
 }
 
 static int c_quit(session_t *s, int argc, char **argv, char *r, int n)
 {
     (void)s, (void)argc, (void)argv;
-    snprintf(r, (size_t)n, "quitting");
-    return 1;
+    return say(r, n, SESSION_QUIT, "quitting");
 }
 
 static int c_help(session_t *s, int argc, char **argv, char *r, int n);
@@ -385,7 +466,7 @@ static const struct {
     {"load", c_load, "load DATASET: restart on another dataset"},
     {"model", c_model, "model NAME [layers L] [hidden H] [heads K] [dropout X]: restart with another model"},
     {"trace", c_trace, "trace start FILE | trace stop"},
-    {"checkpoint", c_checkpoint, "checkpoint save FILE"},
+    {"checkpoint", c_checkpoint, "checkpoint save FILE: when the current epoch ends"},
     {"export", c_export, "export metrics FILE: one CSV row per epoch so far"},
     {"help", c_help, "list the commands"},
     {"quit", c_quit, "leave (the current epoch finishes)"},
@@ -397,7 +478,7 @@ static int c_help(session_t *s, int argc, char **argv, char *r, int n)
     (void)s, (void)argc, (void)argv;
     int w = snprintf(r, (size_t)n, "commands:");
     for (int i = 0; i < NCOMMANDS && w < n; i++) w += snprintf(r + w, (size_t)(n - w), " %s", commands[i].name);
-    return 0;
+    return GS_OK;
 }
 
 const char *const *session_command_names(void)
@@ -422,9 +503,8 @@ int session_command(session_t *s, const char *line, char *reply, int n)
     snprintf(buf, sizeof buf, "%s", line);
     for (char *tok = strtok(buf, " \t"); tok && argc < 8; tok = strtok(NULL, " \t")) argv[argc++] = tok;
     reply[0] = '\0';
-    if (argc == 0) return 0;
+    if (argc == 0) return GS_OK;
     for (int i = 0; i < NCOMMANDS; i++)
         if (strcmp(argv[0], commands[i].name) == 0) return commands[i].fn(s, argc, argv, reply, n);
-    snprintf(reply, (size_t)n, "unknown command '%s' (try 'help')", argv[0]);
-    return GS_EINPUT;
+    return say(reply, n, GS_EINPUT, "unknown command '%.64s' (try 'help')", argv[0]);
 }

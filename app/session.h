@@ -1,8 +1,12 @@
-/* session.h - owns the engine thread for the workbench. The engine trains
- * epoch after epoch (or one step at a time when paused); the UI thread
- * never touches the trainer directly: it sends commands through the
- * session and reads a snapshot that the engine refreshes after every
- * epoch. Knob changes go through knobs.h and apply at the epoch boundary. */
+/* session.h - the workbench's run: the engine thread and the commands that
+ * reach it. The engine thread alone touches the trainer (docs/
+ * ARCHITECTURE.md, "Threads"): the UI thread and the console send it
+ * requests (knob changes, checkpoints, a new dataset or model) under the
+ * session lock, and the engine applies them at the next epoch boundary,
+ * outside the lock, then publishes a snapshot that the UI reads. A knob
+ * value is validated in full when it is typed, so a value the run cannot
+ * use is refused at once and changes nothing. Nothing done under either
+ * lock is unbounded. */
 #ifndef GS_SESSION_H
 #define GS_SESSION_H
 
@@ -14,6 +18,13 @@
 #include "metrics_csv.h"
 
 #define SESSION_HISTORY 512
+#define SESSION_MAX_KNOBS 48
+/* session_command's return for `quit` (beside GS_OK, GS_EINPUT and GS_EFAIL). */
+#define SESSION_QUIT 100
+
+typedef struct {
+    char name[24], value[48];
+} session_knob_t;
 
 typedef struct {
     epoch_stats_t epochs[SESSION_HISTORY]; /* the most recent, oldest first */
@@ -21,6 +32,8 @@ typedef struct {
     prof_totals_t last_totals;             /* profiler totals of the last epoch */
     int paused, finished, failed;
     char error[512];
+    char notice[512];  /* the outcome of the last request the engine served (checkpoint, load, set) */
+    uint64_t notice_seq;
     char dataset[64], model[32], topology[32];
     char backend[16]; /* where the kernels run: memory (host), cpu (virtual devices) or cuda */
     char gpu_note[256]; /* why the GPU timeline is missing, if it is */
@@ -29,22 +42,33 @@ typedef struct {
     int nlinks;
     char link_name[TOPO_MAX_LINKS][24];
     double link_rate[TOPO_MAX_LINKS]; /* bytes/s over the last epoch */
+    train_cfg_t cfg;                  /* the configuration in force */
+    knob_facts_t facts;               /* what knob values the run allows */
+    session_knob_t knobs[SESSION_MAX_KNOBS]; /* every live knob's value in force, as text */
+    int nknobs;
+    int64_t epoch;                    /* epochs completed */
 } session_snapshot_t;
 
+#define SESSION_MAX_SAVES 4
+
 typedef struct {
-    trainer_t t;
+    trainer_t *t;              /* the engine thread's alone (a load swaps it) */
     prof_t prof;
     pthread_t engine;
-    pthread_mutex_t lock;      /* trainer knobs and the run state */
+    pthread_mutex_t lock;      /* requests and the run state */
     pthread_cond_t wake;
-    pthread_mutex_t snap_lock; /* the snapshot */
+    pthread_mutex_t snap_lock; /* the snapshot and the metrics rows */
     session_snapshot_t snap;
     int paused, quit, started;
     long steps;                /* epochs to run while paused (step / run N) */
     long max_epochs;           /* stop after this many (0 = no limit) */
     char checkpoint[4096];     /* saved after every epoch when set */
+    train_cfg_t want;          /* set: the pending configuration, validated */
+    int has_want;
     train_cfg_t reload;        /* load / model: the configuration to reopen with */
     int reload_pending;
+    char saves[SESSION_MAX_SAVES][4096]; /* checkpoint save requests, served at the next boundary */
+    int nsaves;
     metrics_csv_t metrics;     /* every epoch's row; written each epoch when it has a path */
     char gpu_note[256];        /* set when CUPTI could not start */
 } session_t;
@@ -52,12 +76,15 @@ typedef struct {
 /* checkpoint and metrics may be empty. */
 int session_open(session_t *s, train_cfg_t *cfg, long max_epochs, const char *checkpoint, const char *metrics,
                  gs_err_t *err);
-/* Asks the engine to stop after the current epoch and joins it. */
+/* Asks the engine to stop after the current chunk and joins it. */
 void session_close(session_t *s);
 void session_snapshot(session_t *s, session_snapshot_t *out);
+/* The pending value of a live knob as text, or "" when none is pending. */
+void session_pending(session_t *s, const char *knob, char *out, size_t n);
 
 /* Runs one console command line; writes a one-line reply into reply.
- * Returns 0, GS_EINPUT for a bad command (nothing changed), or 1 for quit. */
+ * Returns GS_OK, GS_EINPUT for a bad command (nothing changed), GS_EFAIL
+ * when it failed, or SESSION_QUIT for quit. */
 int session_command(session_t *s, const char *line, char *reply, int replysz);
 /* NULL-terminated command names (for completion and help). */
 const char *const *session_command_names(void);

@@ -1,20 +1,30 @@
-/* train_opts.h - the flags of `gnnscope train`, shared with `gnnscope tui`
- * (which accepts every train flag, plus --max-epochs and --script). */
+/* train_opts.h - the flags of `gnnscope train` and of the workbench
+ * (`gnnscope [tui]`): every run option of engine/knobs.c, plus the
+ * command's own (checkpoints, traces, JSON; the workbench's --max-epochs
+ * and --script). Each command starts from its own defaults (the workbench
+ * streams Cora through 2 emulated devices under one switch), and --help
+ * prints those. */
 #ifndef GS_TRAIN_OPTS_H
 #define GS_TRAIN_OPTS_H
 
 #include "../engine/train.h"
 
+/* The --backend choices, in order. */
+enum { BACKEND_MEMORY, BACKEND_CPU, BACKEND_CUDA, BACKEND_AUTO };
+typedef enum { OPTS_TRAIN, OPTS_TUI } opts_cmd_t;
+
 typedef struct {
     train_cfg_t cfg;
     char checkpoint[4096], resume[4096], trace[4096], metrics[4096], script[4096];
-    int json, quiet, profile;
-    long max_epochs; /* tui: quit after this many epochs (0 = never) */
+    int json, quiet, profile, backend;
+    int64_t max_epochs; /* tui: quit after this many epochs (0 = never) */
 } train_opts_t;
 
-/* Parses argv into o (defaults first). GS_EINPUT with err on bad usage. */
-int train_opts_parse(const char *cmd, int argc, char **argv, train_opts_t *o, int *help, gs_err_t *err);
-/* Prints usage, then every flag with its default. */
-void train_opts_help(const char *usage);
+/* Parses argv into o, starting from cmd's defaults. GS_EINPUT with err on
+ * bad usage. --backend auto says on stderr why it did not pick the GPU;
+ * --devices N beyond the topology picks a topology and says which. */
+int train_opts_parse(opts_cmd_t cmd, int argc, char **argv, train_opts_t *o, int *help, gs_err_t *err);
+/* Prints usage, then every flag with what it accepts and cmd's default. */
+void train_opts_help(opts_cmd_t cmd, const char *usage);
 
 #endif

@@ -18,6 +18,7 @@
 #include "console.h"
 #include "script.h"
 #include "session.h"
+#include "../engine/parse.h"
 #include "train_opts.h"
 
 static volatile sig_atomic_t got_signal;
@@ -61,52 +62,51 @@ typedef struct {
     uint64_t last_window;
 } ui_t;
 
-/* Reads the knob rows; while the engine holds the lock (applying a change
- * that re-partitions) the previous rows are shown, so drawing never waits. */
-static void knob_rows(session_t *s, view_state_t *v)
+/* The knob rows: values in force from the snapshot, pending ones from the session. */
+static void knob_rows(session_t *s, const session_snapshot_t *snap, view_state_t *v)
 {
-    static knob_row_t last[16];
-    static int nlast;
-    gs_err_t err;
-    if (pthread_mutex_trylock(&s->lock) != 0) {
-        memcpy(v->knobs, last, sizeof last);
-        v->nknobs = nlast;
-        return;
-    }
     v->nknobs = 0;
-    for (const knob_desc_t *k = knob_list(); k->name && v->nknobs < 16; k++) {
+    for (int i = 0; i < snap->nknobs && v->nknobs < VIEW_MAX_KNOBS; i++) {
         knob_row_t *r = &v->knobs[v->nknobs++];
-        snprintf(r->name, sizeof r->name, "%s", k->name);
-        knob_get(&s->t, k->name, 0, r->value, sizeof r->value, &err);
-        if (knob_get(&s->t, k->name, 1, r->pending, sizeof r->pending, &err) != 1) r->pending[0] = '\0';
+        snprintf(r->name, sizeof r->name, "%s", snap->knobs[i].name);
+        snprintf(r->value, sizeof r->value, "%s", snap->knobs[i].value);
+        session_pending(s, r->name, r->pending, sizeof r->pending);
+        const opt_t *o = knob_find(r->name);
+        r->key = o ? o->key : 0;
     }
-    pthread_mutex_unlock(&s->lock);
-    memcpy(last, v->knobs, sizeof last);
-    nlast = v->nknobs;
 }
 
-/* Cycles a knob through its values (digit keys). */
-static void toggle(session_t *s, const char *knob, const char *const *values, int n)
+/* Cycles knob o through its choices (its key), from the pending value or the one in force. */
+static void cycle(session_t *s, const opt_t *o)
 {
-    char cur[64], cmd[128];
-    gs_err_t err;
-    if (pthread_mutex_trylock(&s->lock) != 0) { /* never wait on the engine */
-        console_set_reply("busy applying the last change; press again in a moment");
-        return;
+    char cur[96], cmd[160], next[64];
+    session_snapshot_t *snap = malloc(sizeof *snap);
+    if (!snap) return;
+    session_pending(s, o->name, cur, sizeof cur);
+    if (!cur[0]) {
+        session_snapshot(s, snap);
+        opt_format(o, &snap->cfg, cur, sizeof cur);
     }
-    if (knob_get(&s->t, knob, 1, cur, sizeof cur, &err) != 1) knob_get(&s->t, knob, 0, cur, sizeof cur, &err);
-    pthread_mutex_unlock(&s->lock);
-    int k = 0;
-    for (int i = 0; i < n; i++)
-        if (strncmp(cur, values[i], strlen(values[i])) == 0) k = i;
-    snprintf(cmd, sizeof cmd, "set %s %s", knob, values[(k + 1) % n]);
+    free(snap);
+    int k = gs_choice_index(o->choices, cur), count = 0;
+    for (const char *p = o->choices; p; p = strchr(p, '|') ? strchr(p, '|') + 1 : NULL) count++;
+    gs_choice_name(o->choices, (k + 1) % count, next, sizeof next);
+    snprintf(cmd, sizeof cmd, "set %s %s", o->name, next);
     console_run(cmd);
+}
+
+/* The knob whose key is ch, or NULL. */
+static const opt_t *knob_of_key(int ch)
+{
+    int n;
+    const opt_t *k = knob_table(&n);
+    for (int i = 0; i < n; i++)
+        if (k[i].key && k[i].key == ch && k[i].kind == OPT_CHOICE) return &k[i];
+    return NULL;
 }
 
 static int handle_key(session_t *s, ui_t *u, int ch)
 {
-    static const char *onoff[] = {"off", "on"}, *sel[] = {"off", "on", "auto"}, *md[] = {"naive", "chain", "ring"},
-                      *ord[] = {"none", "random", "metis"}, *plan[] = {"stream", "lru", "roc"};
     if (u->focused) {
         if (ch == 27) u->focused = 0; /* Esc leaves the console */
         else return console_key(ch);
@@ -122,19 +122,15 @@ static int handle_key(session_t *s, ui_t *u, int ch)
         session_snapshot(s, &snap);
         console_run(snap.paused ? "resume" : "pause");
         break;
-    case '1': toggle(s, "selective", sel, 3); break;
-    case '2': toggle(s, "pipeline", onoff, 2); break;
-    case '3': toggle(s, "swap", onoff, 2); break;
-    case '4': toggle(s, "multidev", md, 3); break;
-    case '5': toggle(s, "order", ord, 3); break;
-    case '6': toggle(s, "memplan", plan, 3); break;
     case '+': case '=': if (u->span > 100000) u->span /= 2; break;
     case '-': if (u->span < 600000000000ull) u->span *= 2; break;
     case KEY_LEFT: u->follow = 0, u->t_end -= u->span / 4; break;
     case KEY_RIGHT: u->follow = 0, u->t_end += u->span / 4; break;
     case 'f': u->follow = 1; break;
     case '\t': break; /* focus cycles between the panels and the console */
-    default: break;
+    default:
+        if (knob_of_key(ch)) cycle(s, knob_of_key(ch));
+        break;
     }
     if (ch == '\t') u->focused = !u->focused;
     return 0;
@@ -185,7 +181,7 @@ static int run_loop(session_t *s)
                  v.emulated ? " (emulated)" : snap.streaming ? " streamed" : "", snap.nepochs ? (int)snap.epochs[snap.nepochs - 1].epoch : 0,
                  snap.failed ? "  ERROR" : snap.paused ? "  PAUSED" : snap.finished ? "  done" : "  running");
         if (snap.failed && !console_reply()[0]) console_set_reply("error: %s", snap.error);
-        knob_rows(s, &v);
+        knob_rows(s, &snap, &v);
         snprintf(v.reply, sizeof v.reply, "%s", sc && script_banner(sc)[0] ? script_banner(sc) : console_reply());
         v.input = u.focused ? console_line(&v.cursor) : NULL;
         v.help = u.help;
@@ -238,36 +234,19 @@ static int run_headless(session_t *s)
     return failed ? 1 : got_signal ? 130 : 0;
 }
 
-static int flag_given(int argc, char **argv, const char *flag)
-{
-    size_t n = strlen(flag);
-    for (int i = 0; i < argc; i++)
-        if (strncmp(argv[i], flag, n) == 0 && (argv[i][n] == '\0' || argv[i][n] == '=')) return 1;
-    return 0;
-}
-
 int cmd_tui(int argc, char **argv)
 {
     train_opts_t o;
     gs_err_t err = {0};
     int help = 0;
-    if (train_opts_parse("gnnscope tui", argc, argv, &o, &help, &err)) {
+    if (train_opts_parse(OPTS_TUI, argc, argv, &o, &help, &err)) {
         fprintf(stderr, "gnnscope: error: %s\n", err.msg);
         return 2;
     }
     if (help) {
-        train_opts_help("usage: gnnscope [tui] [train flags] [--max-epochs N] [--script FILE]\n\n"
-                        "Opens the workbench. Without flags: Cora, GCN, 2 emulated devices.");
+        train_opts_help(OPTS_TUI, "usage: gnnscope [tui] [train flags] [--max-epochs N] [--script FILE]\n\n"
+                                  "Opens the workbench. Without flags: Cora, GCN, 2 emulated devices.");
         return 0;
-    }
-    /* the default experience: streaming through 2 devices under one switch with a
-     * small cap, so every knob's effect shows at once; flags given win */
-    if (!flag_given(argc, argv, "--backend")) {
-        o.cfg.stream = 1;
-        if (!flag_given(argc, argv, "--devices")) o.cfg.devices = 2;
-        if (!flag_given(argc, argv, "--topology")) snprintf(o.cfg.topology, sizeof o.cfg.topology, "pcie-4gpu-2switch");
-        if (!flag_given(argc, argv, "--device-mem")) o.cfg.device_mem = 512 * 1024;
-        if (!flag_given(argc, argv, "--multidev")) o.cfg.knobs.multidev = MD_NAIVE; /* key 4 cycles chain, ring */
     }
     int tty = isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
     if (!tty && !o.script[0]) {

@@ -1,7 +1,8 @@
 /* cuda_common.h - state and helpers shared by the CUDA plugin's files:
- * the stream and cuBLAS handle that in-memory training runs on, the
- * sticky error that `sync` reports, and launch-size helpers. Plugin-
- * internal; nothing here is seen by the main binary. */
+ * the compute table's context (the stream and cuBLAS handle in-memory
+ * training runs on, and its scratch), the sticky error that `sync`
+ * reports, and launch-size helpers. Plugin-internal; nothing here is seen
+ * by the main binary. */
 #ifndef GS_CUDA_COMMON_H
 #define GS_CUDA_COMMON_H
 
@@ -11,10 +12,18 @@
 
 #include "../engine/cuda_plugin.h"
 
-/* The in-memory executor's stream and handle (created by cu_init). */
-extern cudaStream_t cu_stream;
-extern cublasHandle_t cu_blas;
+/* kops.h's context: a stream and a cuBLAS handle on it, and the scratch
+ * the loss, accuracy and column sums use. */
+struct kops_ctx {
+    cudaStream_t stream;
+    cublasHandle_t blas;
+    float *ones; /* (nones) ones for column sums */
+    int64_t nones;
+    double *scalar;
+    unsigned long long *count;
+};
 
+/* Checks for a driver and a GPU and selects GPU 0: 0, or -1 with why. */
 int cu_init(char *why, size_t n);
 /* Row-major c (m, n) (+)= op(a) op(b) on h's stream, FP32 as the CPU computes it. */
 void cu_sgemm(cublasHandle_t h, int ta, int tb, int64_t m, int64_t n, int64_t k, const float *a, const float *b,
@@ -54,38 +63,38 @@ typedef struct {
     int64_t nsplit;
 } cu_items_t;
 
-/* Per mirror graph: the items for CSC (forward) and CSR (backward). */
+/* Per mirror graph (kept in its aux): the items for CSC (forward, over its
+ * n destinations) and CSR (backward, over its nsrc sources). */
 typedef struct {
-    const graph_t *mirror;
     cu_items_t csc, csr;
 } cu_graph_items_t;
 
 const cu_graph_items_t *cu_items_of(const graph_t *mirror);
-int cu_items_build(const graph_t *host, const graph_t *mirror, gs_err_t *err);
-void cu_items_free(const graph_t *mirror);
+int cu_items_build(const graph_t *host, graph_t *mirror, gs_err_t *err);
+void cu_items_free(graph_t *mirror);
 
 extern const kops_t cu_kops;
 extern const backend_ops_t cu_backend;
 
 /* sparse kernels (sparse_kernels.cu) */
-void cu_gather_sum(const graph_t *g, agg_weight_t w, const float *x, int64_t f, float *y, int acc);
-void cu_gather_sum_bwd(const graph_t *g, agg_weight_t w, const float *dy, int64_t f, float *dx, int acc);
-void cu_gather_max(const graph_t *g, const float *x, int64_t f, float *y, int32_t *argmax);
-void cu_gather_max_bwd(const graph_t *g, const int32_t *argmax, const float *dy, int64_t f, float *dx, int acc);
-void cu_scatter_src(const graph_t *g, const float *x, int64_t f, float *y);
-void cu_scatter_dst(const graph_t *g, const float *x, int64_t f, float *y);
-void cu_scatter_src_bwd(const graph_t *g, const float *dy, int64_t f, float *dx, int acc);
-void cu_scatter_dst_bwd(const graph_t *g, const float *dy, int64_t f, float *dx, int acc);
-void cu_gather_edge(const graph_t *g, agg_weight_t w, const float *m, int64_t f, float *y, int acc);
-void cu_gather_edge_bwd(const graph_t *g, agg_weight_t w, const float *dy, int64_t f, float *dm, int acc);
-void cu_edge_uaddv(const graph_t *g, const float *l, const float *r, int64_t k, float *s);
-void cu_edge_softmax(const graph_t *g, const float *s, int64_t k, float *a);
-void cu_edge_softmax_bwd(const graph_t *g, const float *a, const float *da, int64_t k, float *ds, int acc);
-void cu_gather_attn(const graph_t *g, const float *x, const float *a, int64_t k, int64_t h, float *y);
-void cu_gather_attn_bwd(const graph_t *g, const float *a, const float *dy, int64_t k, int64_t h, float *dx, int acc);
-void cu_sddmm(const graph_t *g, const float *p, const float *q, int64_t k, int64_t h, float *out, int acc);
-void cu_gather_typed(const graph_t *g, agg_weight_t w, const float *z, int64_t h, float *y, int acc);
-void cu_gather_typed_bwd(const graph_t *g, agg_weight_t w, const float *dy, int64_t h, float *dz, int acc);
+void cu_gather_sum(kops_ctx_t *cx, const graph_t *g, agg_weight_t w, const float *x, int64_t f, float *y, int acc);
+void cu_gather_sum_bwd(kops_ctx_t *cx, const graph_t *g, agg_weight_t w, const float *dy, int64_t f, float *dx, int acc);
+void cu_gather_max(kops_ctx_t *cx, const graph_t *g, const float *x, int64_t f, float *y, int32_t *argmax);
+void cu_gather_max_bwd(kops_ctx_t *cx, const graph_t *g, const int32_t *argmax, const float *dy, int64_t f, float *dx, int acc);
+void cu_scatter_src(kops_ctx_t *cx, const graph_t *g, const float *x, int64_t f, float *y);
+void cu_scatter_dst(kops_ctx_t *cx, const graph_t *g, const float *x, int64_t f, float *y);
+void cu_scatter_src_bwd(kops_ctx_t *cx, const graph_t *g, const float *dy, int64_t f, float *dx, int acc);
+void cu_scatter_dst_bwd(kops_ctx_t *cx, const graph_t *g, const float *dy, int64_t f, float *dx, int acc);
+void cu_gather_edge(kops_ctx_t *cx, const graph_t *g, agg_weight_t w, const float *m, int64_t f, float *y, int acc);
+void cu_gather_edge_bwd(kops_ctx_t *cx, const graph_t *g, agg_weight_t w, const float *dy, int64_t f, float *dm, int acc);
+void cu_edge_uaddv(kops_ctx_t *cx, const graph_t *g, const float *l, const float *r, int64_t k, float *s);
+void cu_edge_softmax(kops_ctx_t *cx, const graph_t *g, const float *s, int64_t k, float *a);
+void cu_edge_softmax_bwd(kops_ctx_t *cx, const graph_t *g, const float *a, const float *da, int64_t k, float *ds, int acc);
+void cu_gather_attn(kops_ctx_t *cx, const graph_t *g, const float *x, const float *a, int64_t k, int64_t h, float *y);
+void cu_gather_attn_bwd(kops_ctx_t *cx, const graph_t *g, const float *a, const float *dy, int64_t k, int64_t h, float *dx, int acc);
+void cu_sddmm(kops_ctx_t *cx, const graph_t *g, const float *p, const float *q, int64_t k, int64_t h, float *out, int acc);
+void cu_gather_typed(kops_ctx_t *cx, const graph_t *g, agg_weight_t w, const float *z, int64_t h, float *y, int acc);
+void cu_gather_typed_bwd(kops_ctx_t *cx, const graph_t *g, agg_weight_t w, const float *dy, int64_t h, float *dz, int acc);
 /* The streaming backend's chunk gather (same rule as backend_cpu's). */
 void cu_chunk_gather(const kernel_call_t *c, cudaStream_t st);
 

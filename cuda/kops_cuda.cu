@@ -1,6 +1,6 @@
 /* kops_cuda.cu - the plugin's compute-op table (kops.h) for training in
- * GPU memory: cudaMalloc'd tensors, one stream, cuBLAS for the matrix
- * products (plain FP32, no TF32), and our kernels for everything else.
+ * GPU memory: cudaMalloc'd tensors, the context's stream, cuBLAS for the
+ * matrix products (plain FP32, no TF32), and our kernels for everything else.
  * Failures are sticky and reported by sync, as an asynchronous device
  * reports them. The graph mirror copies every CSC/CSR array to the device
  * and builds the work items of the sparse pulls (cuda_common.h). */
@@ -15,8 +15,6 @@
 #include "../engine/train_math.h"
 #include "cuda_common.h"
 
-cudaStream_t cu_stream;
-cublasHandle_t cu_blas;
 static pthread_mutex_t err_lock = PTHREAD_MUTEX_INITIALIZER;
 static char first_error[200];
 
@@ -62,61 +60,96 @@ int cu_init(char *why, size_t n)
         snprintf(why, n, "the CUDA driver sees no GPU");
         return -1;
     }
-    if ((e = cudaSetDevice(0)) != cudaSuccess || (e = cudaStreamCreateWithFlags(&cu_stream, cudaStreamNonBlocking)) != cudaSuccess) {
+    if ((e = cudaSetDevice(0)) != cudaSuccess) {
         snprintf(why, n, "%s", cudaGetErrorString(e));
         return -1;
     }
-    cublasStatus_t s = cublasCreate(&cu_blas);
-    if (s != CUBLAS_STATUS_SUCCESS) {
-        snprintf(why, n, "cuBLAS cannot start (status %d)", (int)s);
-        return -1;
-    }
-    cublasSetStream(cu_blas, cu_stream);
-    cublasSetMathMode(cu_blas, CUBLAS_PEDANTIC_MATH); /* FP32 as the CPU reference computes it */
     return 0;
+}
+
+/* ---------------- the context ---------------- */
+
+static void d_close(kops_ctx_t *cx);
+
+static kops_ctx_t *d_open(gs_err_t *err)
+{
+    kops_ctx_t *cx = (kops_ctx_t *)calloc(1, sizeof *cx);
+    if (!cx) {
+        gs_fail(err, GS_EFAIL, "out of memory");
+        return NULL;
+    }
+    cudaError_t e = cudaStreamCreateWithFlags(&cx->stream, cudaStreamNonBlocking);
+    if (e != cudaSuccess) {
+        gs_fail(err, GS_EFAIL, "GPU: cannot create a stream: %s", cudaGetErrorString(e));
+        free(cx);
+        return NULL;
+    }
+    cublasStatus_t s = cublasCreate(&cx->blas);
+    if (s != CUBLAS_STATUS_SUCCESS) {
+        gs_fail(err, GS_EFAIL, "GPU: cuBLAS cannot start (status %d)", (int)s);
+        cudaStreamDestroy(cx->stream);
+        free(cx);
+        return NULL;
+    }
+    cublasSetStream(cx->blas, cx->stream);
+    cublasSetMathMode(cx->blas, CUBLAS_PEDANTIC_MATH); /* FP32 as the CPU reference computes it */
+    return cx;
 }
 
 /* ---------------- memory ---------------- */
 
-static void *d_alloc(size_t bytes)
+static void *d_alloc(kops_ctx_t *cx, size_t bytes)
 {
     void *p = NULL;
     if (cudaMalloc(&p, bytes ? bytes : 256) != cudaSuccess) {
         cudaGetLastError(); /* an out-of-memory here is reported by the caller, not sticky */
         return NULL;
     }
-    cu_note(cudaMemsetAsync(p, 0, bytes, cu_stream), "memset");
+    cu_note(cudaMemsetAsync(p, 0, bytes, cx->stream), "memset");
     return p;
 }
 
-static void d_release(void *p)
+static void d_release(kops_ctx_t *cx, void *p)
 {
-    cudaStreamSynchronize(cu_stream);
+    cudaStreamSynchronize(cx->stream);
     cu_note(cudaFree(p), "cudaFree");
 }
-static void d_zero(void *p, size_t bytes) { cu_note(cudaMemsetAsync(p, 0, bytes, cu_stream), "memset"); }
-static void d_copy(void *dst, const void *src, size_t bytes)
+static void d_zero(kops_ctx_t *cx, void *p, size_t bytes) { cu_note(cudaMemsetAsync(p, 0, bytes, cx->stream), "memset"); }
+static void d_copy(kops_ctx_t *cx, void *dst, const void *src, size_t bytes)
 {
-    if (dst != src) cu_note(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, cu_stream), "copy");
+    if (dst != src) cu_note(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, cx->stream), "copy");
 }
-static void d_upload(void *dst, const void *host, size_t bytes)
+static void d_upload(kops_ctx_t *cx, void *dst, const void *host, size_t bytes)
 {
-    cu_note(cudaMemcpyAsync(dst, host, bytes, cudaMemcpyHostToDevice, cu_stream), "upload");
-    cu_note(cudaStreamSynchronize(cu_stream), "upload"); /* the caller may free host right after */
+    cu_note(cudaMemcpyAsync(dst, host, bytes, cudaMemcpyHostToDevice, cx->stream), "upload");
+    cu_note(cudaStreamSynchronize(cx->stream), "upload"); /* the caller may free host right after */
 }
-static void d_download(void *host, const void *src, size_t bytes)
+static void d_download(kops_ctx_t *cx, void *host, const void *src, size_t bytes)
 {
-    cu_note(cudaMemcpyAsync(host, src, bytes, cudaMemcpyDeviceToHost, cu_stream), "download");
-    cu_note(cudaStreamSynchronize(cu_stream), "download");
+    cu_note(cudaMemcpyAsync(host, src, bytes, cudaMemcpyDeviceToHost, cx->stream), "download");
+    cu_note(cudaStreamSynchronize(cx->stream), "download");
 }
-static int d_sync(gs_err_t *err)
+static int d_sync(kops_ctx_t *cx, gs_err_t *err)
 {
-    cu_note(cudaStreamSynchronize(cu_stream), "kernel");
+    cu_note(cudaStreamSynchronize(cx->stream), "kernel");
     return cu_take_error(err);
 }
 
-static void d_annotate(int layer, int phase, const char *op)
+static void d_close(kops_ctx_t *cx)
 {
+    if (!cx) return;
+    cudaStreamSynchronize(cx->stream);
+    if (cx->ones) cudaFree(cx->ones);
+    if (cx->scalar) cudaFree(cx->scalar);
+    if (cx->count) cudaFree(cx->count);
+    cublasDestroy(cx->blas);
+    cudaStreamDestroy(cx->stream);
+    free(cx);
+}
+
+static void d_annotate(kops_ctx_t *cx, int layer, int phase, const char *op)
+{
+    (void)cx;
     chunk_tag_t tag = {(int16_t)layer, (int8_t)phase, -1, -1, -1};
     cu_prof_tag(0, tag, op, NULL, NULL);
 }
@@ -125,11 +158,12 @@ static void d_annotate(int layer, int phase, const char *op)
 
 #define MIRROR_ARRAYS(X)                                                                                                  \
     X(in_ptr, int64_t, n + 1) X(in_src, int32_t, m) X(in_dst, int32_t, m) X(etype, int32_t, m) X(w_norm, float, m)      \
-    X(w_mean, float, m) X(out_ptr, int64_t, n + 1) X(out_dst, int32_t, m) X(out_eid, int64_t, m) X(out_w_norm, float, m) \
-    X(out_w_mean, float, m) X(orig_id, int32_t, n)
+    X(w_mean, float, m) X(out_ptr, int64_t, nsrc + 1) X(out_dst, int32_t, m) X(out_eid, int64_t, m) X(out_w_norm, float, m) \
+    X(out_w_mean, float, m) X(orig_id, int32_t, nsrc)
 
-static void mirror_release(graph_t *g)
+static void mirror_release(kops_ctx_t *cx, graph_t *g)
 {
+    (void)cx;
     cu_items_free(g);
 #define FREE_ONE(name, type, count) \
     if (g->name) cudaFree(g->name);
@@ -138,26 +172,26 @@ static void mirror_release(graph_t *g)
     memset(g, 0, sizeof *g);
 }
 
-static int mirror(const graph_t *h, graph_t *g, gs_err_t *err)
+static int mirror(kops_ctx_t *cx, const graph_t *h, graph_t *g, gs_err_t *err)
 {
     memset(g, 0, sizeof *g);
-    g->n = h->n, g->m = h->m, g->ntypes = h->ntypes;
-    int64_t n = h->n, m = h->m;
-    (void)n, (void)m;
+    g->n = h->n, g->nsrc = h->nsrc, g->m = h->m, g->ntypes = h->ntypes;
+    int64_t n = h->n, nsrc = h->nsrc, m = h->m;
+    (void)n, (void)nsrc, (void)m;
 #define COPY_ONE(name, type, count)                                                                                  \
     if (h->name) {                                                                                                   \
         size_t bytes = sizeof(type) * (size_t)(count);                                                               \
-        if (!(g->name = (type *)d_alloc(bytes))) {                                                                    \
-            mirror_release(g);                                                                                       \
+        if (!(g->name = (type *)d_alloc(cx, bytes))) {                                                                \
+            mirror_release(cx, g);                                                                                       \
             return gs_fail(err, GS_EINPUT, "the graph does not fit in GPU memory (%s: %zu bytes)", #name, bytes);   \
         }                                                                                                            \
-        d_upload(g->name, h->name, bytes);                                                                           \
+        d_upload(cx, g->name, h->name, bytes);                                                                           \
     }
     MIRROR_ARRAYS(COPY_ONE)
 #undef COPY_ONE
     int rc = cu_items_build(h, g, err);
-    if (!rc) rc = d_sync(err);
-    if (rc) mirror_release(g);
+    if (!rc) rc = d_sync(cx, err);
+    if (rc) mirror_release(cx, g);
     return rc;
 }
 
@@ -182,9 +216,10 @@ void cu_sgemm(cublasHandle_t h, int ta, int tb, int64_t m, int64_t n, int64_t k,
                  "sgemm");
 }
 
-static void d_gemm(int ta, int tb, int64_t m, int64_t n, int64_t k, const float *a, const float *b, float *c, int acc)
+static void d_gemm(kops_ctx_t *cx, int ta, int tb, int64_t m, int64_t n, int64_t k, const float *a, const float *b,
+                   float *c, int acc)
 {
-    cu_sgemm(cu_blas, ta, tb, m, n, k, a, b, c, acc);
+    cu_sgemm(cx->blas, ta, tb, m, n, k, a, b, c, acc);
 }
 
 /* ---------------- elementwise ---------------- */
@@ -263,45 +298,43 @@ static graph_t drop_graph(const ew_args_t *a)
     return g;
 }
 
-static void d_ew_forward(const ew_args_t *a)
+static void d_ew_forward(kops_ctx_t *cx, const ew_args_t *a)
 {
     if (a->rows * a->cols == 0) return;
-    ew_fwd_kernel<<<cu_blocks(a->rows * a->cols, 256), 256, 0, cu_stream>>>(*a, drop_graph(a));
+    ew_fwd_kernel<<<cu_blocks(a->rows * a->cols, 256), 256, 0, cx->stream>>>(*a, drop_graph(a));
     CU_LAUNCHED("elementwise");
 }
 
-static void d_ew_backward(const ew_args_t *a)
+static void d_ew_backward(kops_ctx_t *cx, const ew_args_t *a)
 {
     if ((!a->da && !a->db && !a->dc) || a->rows * a->cols == 0) return;
-    ew_bwd_kernel<<<cu_blocks(a->rows * a->cols, 256), 256, 0, cu_stream>>>(*a, drop_graph(a));
+    ew_bwd_kernel<<<cu_blocks(a->rows * a->cols, 256), 256, 0, cx->stream>>>(*a, drop_graph(a));
     CU_LAUNCHED("elementwise");
 }
 
 /* ---------------- column sums (bias gradients) through gemv ---------------- */
 
-static float *ones;
-static int64_t nones;
-
-static void d_colsum(const float *x, int64_t rows, int64_t cols, float *out, int acc)
+static void d_colsum(kops_ctx_t *cx, const float *x, int64_t rows, int64_t cols, float *out, int acc)
 {
-    if (rows > nones) {
+    if (rows > cx->nones) {
         float *h = (float *)malloc(sizeof(float) * (size_t)rows);
         if (!h) return cu_note(cudaErrorMemoryAllocation, "colsum");
         for (int64_t i = 0; i < rows; i++) h[i] = 1.0f;
-        if (ones) d_release(ones);
-        ones = (float *)d_alloc(sizeof(float) * (size_t)rows);
-        if (!ones) {
+        if (cx->ones) d_release(cx, cx->ones);
+        cx->ones = (float *)d_alloc(cx, sizeof(float) * (size_t)rows);
+        if (!cx->ones) {
             free(h);
-            nones = 0;
+            cx->nones = 0;
             return cu_note(cudaErrorMemoryAllocation, "colsum");
         }
-        d_upload(ones, h, sizeof(float) * (size_t)rows);
+        d_upload(cx, cx->ones, h, sizeof(float) * (size_t)rows);
         free(h);
-        nones = rows;
+        cx->nones = rows;
     }
     const float one = 1.0f, beta = acc ? 1.0f : 0.0f;
     /* x (rows, cols) row-major is (cols, rows) column-major: out = x^T 1 */
-    cu_note_blas(cublasSgemv(cu_blas, CUBLAS_OP_N, (int)cols, (int)rows, &one, x, (int)cols, ones, 1, &beta, out, 1), "colsum");
+    cu_note_blas(cublasSgemv(cx->blas, CUBLAS_OP_N, (int)cols, (int)rows, &one, x, (int)cols, cx->ones, 1, &beta, out, 1),
+                 "colsum");
 }
 
 /* ---------------- head dot ---------------- */
@@ -338,27 +371,24 @@ __global__ void head_dot_dw_kernel(const float *a, const float *dy, int64_t rows
     }
 }
 
-static void d_head_dot(const float *a, const float *w, int64_t rows, int64_t k, int64_t h, float *y)
+static void d_head_dot(kops_ctx_t *cx, const float *a, const float *w, int64_t rows, int64_t k, int64_t h, float *y)
 {
-    head_dot_kernel<<<cu_blocks(rows * k, 256), 256, 0, cu_stream>>>(a, w, rows, k, h, y);
+    head_dot_kernel<<<cu_blocks(rows * k, 256), 256, 0, cx->stream>>>(a, w, rows, k, h, y);
     CU_LAUNCHED("head_dot");
 }
 
-static void d_head_dot_bwd(const float *a, const float *w, const float *dy, int64_t rows, int64_t k, int64_t h, float *da,
-                           int acc_a, float *dw, int acc_w)
+static void d_head_dot_bwd(kops_ctx_t *cx, const float *a, const float *w, const float *dy, int64_t rows, int64_t k,
+                           int64_t h, float *da, int acc_a, float *dw, int acc_w)
 {
-    if (da) head_dot_da_kernel<<<cu_blocks(rows * k * h, 256), 256, 0, cu_stream>>>(w, dy, rows, k, h, da, acc_a);
+    if (da) head_dot_da_kernel<<<cu_blocks(rows * k * h, 256), 256, 0, cx->stream>>>(w, dy, rows, k, h, da, acc_a);
     if (dw) {
-        if (!acc_w) d_zero(dw, sizeof(float) * (size_t)(k * h));
-        head_dot_dw_kernel<<<256, 128, 0, cu_stream>>>(a, dy, rows, k, h, dw);
+        if (!acc_w) d_zero(cx, dw, sizeof(float) * (size_t)(k * h));
+        head_dot_dw_kernel<<<256, 128, 0, cx->stream>>>(a, dy, rows, k, h, dw);
     }
     CU_LAUNCHED("head_dot_bwd");
 }
 
 /* ---------------- loss, accuracy, optimiser ---------------- */
-
-static double *d_scalar;
-static unsigned long long *d_count;
 
 __global__ void xent_kernel(const float *z, int64_t c, const int32_t *label, const int32_t *idx, int64_t n, int64_t counted,
                             float *dz, double *loss)
@@ -371,17 +401,17 @@ __global__ void xent_kernel(const float *z, int64_t c, const int32_t *label, con
     }
 }
 
-static double d_xent(const float *logits, int64_t nrows, int64_t c, const int32_t *label, const int32_t *idx, int64_t n,
-                     int64_t counted, float *dlogits)
+static double d_xent(kops_ctx_t *cx, const float *logits, int64_t nrows, int64_t c, const int32_t *label,
+                     const int32_t *idx, int64_t n, int64_t counted, float *dlogits)
 {
-    if (dlogits) d_zero(dlogits, sizeof(float) * (size_t)(nrows * c));
+    if (dlogits) d_zero(cx, dlogits, sizeof(float) * (size_t)(nrows * c));
     if (counted == 0) return 0;
-    if (!d_scalar && !(d_scalar = (double *)d_alloc(sizeof(double)))) return NAN;
-    d_zero(d_scalar, sizeof(double));
-    xent_kernel<<<cu_blocks(n, 128), 128, 0, cu_stream>>>(logits, c, label, idx, n, counted, dlogits, d_scalar);
+    if (!cx->scalar && !(cx->scalar = (double *)d_alloc(cx, sizeof(double)))) return NAN;
+    d_zero(cx, cx->scalar, sizeof(double));
+    xent_kernel<<<cu_blocks(n, 128), 128, 0, cx->stream>>>(logits, c, label, idx, n, counted, dlogits, cx->scalar);
     CU_LAUNCHED("xent");
     double total = 0;
-    d_download(&total, d_scalar, sizeof total);
+    d_download(cx, &total, cx->scalar, sizeof total);
     return total / (double)counted;
 }
 
@@ -400,15 +430,16 @@ __global__ void correct_kernel(const float *z, int64_t c, const int32_t *label, 
     }
 }
 
-static int64_t d_correct(const float *logits, int64_t c, const int32_t *label, const int32_t *idx, int64_t n)
+static int64_t d_correct(kops_ctx_t *cx, const float *logits, int64_t c, const int32_t *label, const int32_t *idx,
+                         int64_t n)
 {
     if (n == 0) return 0;
-    if (!d_count && !(d_count = (unsigned long long *)d_alloc(sizeof *d_count))) return 0;
-    d_zero(d_count, sizeof *d_count);
-    correct_kernel<<<cu_blocks(n, 128), 128, 0, cu_stream>>>(logits, c, label, idx, n, d_count);
+    if (!cx->count && !(cx->count = (unsigned long long *)d_alloc(cx, sizeof *cx->count))) return 0;
+    d_zero(cx, cx->count, sizeof *cx->count);
+    correct_kernel<<<cu_blocks(n, 128), 128, 0, cx->stream>>>(logits, c, label, idx, n, cx->count);
     CU_LAUNCHED("accuracy");
     unsigned long long ok = 0;
-    d_download(&ok, d_count, sizeof ok);
+    d_download(cx, &ok, cx->count, sizeof ok);
     return (int64_t)ok;
 }
 
@@ -417,16 +448,19 @@ __global__ void adam_kernel(float *w, const float *g, float *m, float *v, int64_
     GRID_STRIDE(j, n) gs_adam_elem(w, g, m, v, j, lr, wd, c1, c2);
 }
 
-static void d_adam(float *w, const float *g, float *m, float *v, int64_t n, float lr, float wd, float c1, float c2)
+static void d_adam(kops_ctx_t *cx, float *w, const float *g, float *m, float *v, int64_t n, float lr, float wd, float c1,
+                   float c2)
 {
     if (n == 0) return;
-    adam_kernel<<<cu_blocks(n, 256), 256, 0, cu_stream>>>(w, g, m, v, n, lr, wd, c1, c2);
+    adam_kernel<<<cu_blocks(n, 256), 256, 0, cx->stream>>>(w, g, m, v, n, lr, wd, c1, c2);
     CU_LAUNCHED("adam");
 }
 
 const kops_t cu_kops = {
     "cuda",
     1,
+    d_open,
+    d_close,
     d_alloc,
     d_release,
     d_zero,

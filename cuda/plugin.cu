@@ -30,8 +30,9 @@ static void metrics(gpu_metrics_t *out)
     cu_nvml_metrics(out);
 }
 
+/* abi: this compilation's layout of the shared structs (C++ initialises it when the library loads) */
 static const gs_cuda_t table = {
-    GS_CUDA_ABI, &cu_kops, &cu_backend, probe, cu_prof_start, cu_prof_flush, cu_prof_stop, metrics,
+    gs_cuda_abi(), &cu_kops, &cu_backend, probe, cu_prof_start, cu_prof_flush, cu_prof_stop, metrics,
 };
 
 extern "C" __attribute__((visibility("default"))) const gs_cuda_t *gs_cuda_plugin(void) { return &table; }

@@ -11,6 +11,7 @@
 
 /* ---------------- the generic pull ---------------- */
 
+/* kernels.h's k_pull on the GPU: the same arrays, over work items. */
 typedef struct {
     const cu_item_t *items;
     int64_t nitems;
@@ -27,10 +28,10 @@ typedef struct {
     int64_t f;
     int acc;
     int group;            /* lanes per item (power of two <= 32) */
-} pull_t;
+} cu_pull_t;
 
 template <int VEC>
-__global__ void pull_kernel(pull_t p)
+__global__ void pull_kernel(cu_pull_t p)
 {
     int64_t tid = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     int lane = (int)(tid & (p.group - 1));
@@ -89,77 +90,77 @@ static int group_for(int64_t f, int vec)
 
 static int aligned16(const void *p) { return ((uintptr_t)p & 15) == 0; }
 
-static void pull(pull_t p, const cu_items_t *it)
+static void pull(kops_ctx_t *cx, cu_pull_t p, const cu_items_t *it)
 {
     if (it->nitems == 0) return;
     p.items = it->items, p.nitems = it->nitems;
     if (!p.acc && it->nsplit) {
-        zero_rows_kernel<<<cu_blocks(it->nsplit * p.f, 256), 256, 0, cu_stream>>>(it->split_rows, it->nsplit, p.y, p.f);
+        zero_rows_kernel<<<cu_blocks(it->nsplit * p.f, 256), 256, 0, cx->stream>>>(it->split_rows, it->nsplit, p.y, p.f);
         CU_LAUNCHED("zero rows");
     }
     int vec4 = p.f % 4 == 0 && p.x_stride % 4 == 0 && aligned16(p.x);
     p.group = group_for(p.f, vec4 ? 4 : 1);
     int64_t threads = p.nitems * p.group;
-    if (vec4) pull_kernel<4><<<cu_blocks(threads, 256), 256, 0, cu_stream>>>(p);
-    else pull_kernel<1><<<cu_blocks(threads, 256), 256, 0, cu_stream>>>(p);
+    if (vec4) pull_kernel<4><<<cu_blocks(threads, 256), 256, 0, cx->stream>>>(p);
+    else pull_kernel<1><<<cu_blocks(threads, 256), 256, 0, cx->stream>>>(p);
     CU_LAUNCHED("gather");
 }
 
 
-void cu_gather_sum(const graph_t *g, agg_weight_t w, const float *x, int64_t f, float *y, int acc)
+void cu_gather_sum(kops_ctx_t *cx, const graph_t *g, agg_weight_t w, const float *x, int64_t f, float *y, int acc)
 {
-    pull_t p = {};
+    cu_pull_t p = {};
     p.nbr = g->in_src, p.w = k_weights_csc(g, w), p.x = x, p.x_stride = f, p.y = y, p.f = f, p.acc = acc;
-    pull(p, &cu_items_of(g)->csc);
+    pull(cx, p, &cu_items_of(g)->csc);
 }
 
-void cu_gather_sum_bwd(const graph_t *g, agg_weight_t w, const float *dy, int64_t f, float *dx, int acc)
+void cu_gather_sum_bwd(kops_ctx_t *cx, const graph_t *g, agg_weight_t w, const float *dy, int64_t f, float *dx, int acc)
 {
-    pull_t p = {};
+    cu_pull_t p = {};
     p.nbr = g->out_dst, p.eid = g->out_eid, p.w = k_weights_csr(g, w), p.x = dy, p.x_stride = f, p.y = dx, p.f = f, p.acc = acc;
-    pull(p, &cu_items_of(g)->csr);
+    pull(cx, p, &cu_items_of(g)->csr);
 }
 
-void cu_scatter_src_bwd(const graph_t *g, const float *dy, int64_t f, float *dx, int acc)
+void cu_scatter_src_bwd(kops_ctx_t *cx, const graph_t *g, const float *dy, int64_t f, float *dx, int acc)
 {
-    pull_t p = {};
+    cu_pull_t p = {};
     p.nbr = g->out_dst, p.eid = g->out_eid, p.src_edge = 1, p.x = dy, p.x_stride = f, p.y = dx, p.f = f, p.acc = acc;
-    pull(p, &cu_items_of(g)->csr);
+    pull(cx, p, &cu_items_of(g)->csr);
 }
 
-void cu_gather_edge(const graph_t *g, agg_weight_t w, const float *m, int64_t f, float *y, int acc)
+void cu_gather_edge(kops_ctx_t *cx, const graph_t *g, agg_weight_t w, const float *m, int64_t f, float *y, int acc)
 {
-    pull_t p = {};
+    cu_pull_t p = {};
     p.nbr = g->in_src, p.src_edge = 1, p.w = k_weights_csc(g, w), p.x = m, p.x_stride = f, p.y = y, p.f = f, p.acc = acc;
-    pull(p, &cu_items_of(g)->csc);
+    pull(cx, p, &cu_items_of(g)->csc);
 }
 
-void cu_scatter_dst_bwd(const graph_t *g, const float *dy, int64_t f, float *dx, int acc)
+void cu_scatter_dst_bwd(kops_ctx_t *cx, const graph_t *g, const float *dy, int64_t f, float *dx, int acc)
 {
-    cu_gather_edge(g, AGG_ONE, dy, f, dx, acc);
+    cu_gather_edge(cx, g, AGG_ONE, dy, f, dx, acc);
 }
 
-void cu_gather_attn(const graph_t *g, const float *x, const float *a, int64_t k, int64_t h, float *y)
+void cu_gather_attn(kops_ctx_t *cx, const graph_t *g, const float *x, const float *a, int64_t k, int64_t h, float *y)
 {
-    pull_t p = {};
+    cu_pull_t p = {};
     p.nbr = g->in_src, p.x = x, p.x_stride = k * h, p.att = a, p.att_k = k, p.att_h = h, p.y = y, p.f = k * h;
-    pull(p, &cu_items_of(g)->csc);
+    pull(cx, p, &cu_items_of(g)->csc);
 }
 
-void cu_gather_attn_bwd(const graph_t *g, const float *a, const float *dy, int64_t k, int64_t h, float *dx, int acc)
+void cu_gather_attn_bwd(kops_ctx_t *cx, const graph_t *g, const float *a, const float *dy, int64_t k, int64_t h, float *dx, int acc)
 {
-    pull_t p = {};
+    cu_pull_t p = {};
     p.nbr = g->out_dst, p.eid = g->out_eid, p.x = dy, p.x_stride = k * h, p.att = a, p.att_k = k, p.att_h = h, p.y = dx,
     p.f = k * h, p.acc = acc;
-    pull(p, &cu_items_of(g)->csr);
+    pull(cx, p, &cu_items_of(g)->csr);
 }
 
-void cu_gather_typed(const graph_t *g, agg_weight_t w, const float *z, int64_t h, float *y, int acc)
+void cu_gather_typed(kops_ctx_t *cx, const graph_t *g, agg_weight_t w, const float *z, int64_t h, float *y, int acc)
 {
-    pull_t p = {};
+    cu_pull_t p = {};
     p.nbr = g->in_src, p.w = k_weights_csc(g, w), p.x = z, p.x_stride = (int64_t)g->ntypes * h, p.etype = g->etype, p.y = y,
     p.f = h, p.acc = acc;
-    pull(p, &cu_items_of(g)->csc);
+    pull(cx, p, &cu_items_of(g)->csc);
 }
 
 /* dZ[u, type(e)*h + j] (+)= w dY[v, j] over u's out-edges: the output block
@@ -177,12 +178,12 @@ __global__ void typed_bwd_kernel(const int64_t *ptr, const int32_t *dst, const i
     }
 }
 
-void cu_gather_typed_bwd(const graph_t *g, agg_weight_t w, const float *dy, int64_t h, float *dz, int acc)
+void cu_gather_typed_bwd(kops_ctx_t *cx, const graph_t *g, agg_weight_t w, const float *dy, int64_t h, float *dz, int acc)
 {
     int64_t zf = (int64_t)g->ntypes * h;
-    if (!acc) cu_note(cudaMemsetAsync(dz, 0, sizeof(float) * (size_t)(g->n * zf), cu_stream), "memset");
-    typed_bwd_kernel<<<cu_blocks(g->n * h, 256), 256, 0, cu_stream>>>(g->out_ptr, g->out_dst, g->out_eid, g->etype,
-                                                                       k_weights_csr(g, w), dy, g->n, h, zf, dz);
+    if (!acc) cu_note(cudaMemsetAsync(dz, 0, sizeof(float) * (size_t)(g->nsrc * zf), cx->stream), "memset");
+    typed_bwd_kernel<<<cu_blocks(g->nsrc * h, 256), 256, 0, cx->stream>>>(g->out_ptr, g->out_dst, g->out_eid, g->etype,
+                                                                          k_weights_csr(g, w), dy, g->nsrc, h, zf, dz);
     CU_LAUNCHED("gather_typed_bwd");
 }
 
@@ -205,9 +206,9 @@ __global__ void gather_max_kernel(const int64_t *ptr, const int32_t *src, const 
     }
 }
 
-void cu_gather_max(const graph_t *g, const float *x, int64_t f, float *y, int32_t *argmax)
+void cu_gather_max(kops_ctx_t *cx, const graph_t *g, const float *x, int64_t f, float *y, int32_t *argmax)
 {
-    gather_max_kernel<<<cu_blocks(g->n * f, 256), 256, 0, cu_stream>>>(g->in_ptr, g->in_src, x, g->n, f, y, argmax);
+    gather_max_kernel<<<cu_blocks(g->n * f, 256), 256, 0, cx->stream>>>(g->in_ptr, g->in_src, x, g->n, f, y, argmax);
     CU_LAUNCHED("gather_max");
 }
 
@@ -226,9 +227,10 @@ __global__ void gather_max_bwd_kernel(const int64_t *ptr, const int32_t *dst, co
     }
 }
 
-void cu_gather_max_bwd(const graph_t *g, const int32_t *argmax, const float *dy, int64_t f, float *dx, int acc)
+void cu_gather_max_bwd(kops_ctx_t *cx, const graph_t *g, const int32_t *argmax, const float *dy, int64_t f, float *dx, int acc)
 {
-    gather_max_bwd_kernel<<<cu_blocks(g->n * f, 256), 256, 0, cu_stream>>>(g->out_ptr, g->out_dst, argmax, dy, g->n, f, dx, acc);
+    gather_max_bwd_kernel<<<cu_blocks(g->nsrc * f, 256), 256, 0, cx->stream>>>(g->out_ptr, g->out_dst, argmax, dy, g->nsrc, f,
+                                                                             dx, acc);
     CU_LAUNCHED("gather_max_bwd");
 }
 
@@ -241,15 +243,15 @@ __global__ void rows_by_index_kernel(const int32_t *idx, const float *x, int64_t
         y[i] = x[(int64_t)idx[i / f] * f + i % f];
 }
 
-void cu_scatter_src(const graph_t *g, const float *x, int64_t f, float *y)
+void cu_scatter_src(kops_ctx_t *cx, const graph_t *g, const float *x, int64_t f, float *y)
 {
-    rows_by_index_kernel<<<cu_blocks(g->m * f, 256), 256, 0, cu_stream>>>(g->in_src, x, g->m, f, y);
+    rows_by_index_kernel<<<cu_blocks(g->m * f, 256), 256, 0, cx->stream>>>(g->in_src, x, g->m, f, y);
     CU_LAUNCHED("scatter_src");
 }
 
-void cu_scatter_dst(const graph_t *g, const float *x, int64_t f, float *y)
+void cu_scatter_dst(kops_ctx_t *cx, const graph_t *g, const float *x, int64_t f, float *y)
 {
-    rows_by_index_kernel<<<cu_blocks(g->m * f, 256), 256, 0, cu_stream>>>(g->in_dst, x, g->m, f, y);
+    rows_by_index_kernel<<<cu_blocks(g->m * f, 256), 256, 0, cx->stream>>>(g->in_dst, x, g->m, f, y);
     CU_LAUNCHED("scatter_dst");
 }
 
@@ -263,9 +265,9 @@ __global__ void edge_bwd_kernel(const int32_t *dst, const float *w, const float 
     }
 }
 
-void cu_gather_edge_bwd(const graph_t *g, agg_weight_t w, const float *dy, int64_t f, float *dm, int acc)
+void cu_gather_edge_bwd(kops_ctx_t *cx, const graph_t *g, agg_weight_t w, const float *dy, int64_t f, float *dm, int acc)
 {
-    edge_bwd_kernel<<<cu_blocks(g->m * f, 256), 256, 0, cu_stream>>>(g->in_dst, k_weights_csc(g, w), dy, g->m, f, dm, acc);
+    edge_bwd_kernel<<<cu_blocks(g->m * f, 256), 256, 0, cx->stream>>>(g->in_dst, k_weights_csc(g, w), dy, g->m, f, dm, acc);
     CU_LAUNCHED("gather_edge_bwd");
 }
 
@@ -279,9 +281,9 @@ __global__ void uaddv_kernel(const int32_t *src, const int32_t *dst, const float
     }
 }
 
-void cu_edge_uaddv(const graph_t *g, const float *l, const float *r, int64_t k, float *s)
+void cu_edge_uaddv(kops_ctx_t *cx, const graph_t *g, const float *l, const float *r, int64_t k, float *s)
 {
-    uaddv_kernel<<<cu_blocks(g->m * k, 256), 256, 0, cu_stream>>>(g->in_src, g->in_dst, l, r, g->m, k, s);
+    uaddv_kernel<<<cu_blocks(g->m * k, 256), 256, 0, cx->stream>>>(g->in_src, g->in_dst, l, r, g->m, k, s);
     CU_LAUNCHED("edge_uaddv");
 }
 
@@ -298,9 +300,9 @@ __global__ void softmax_kernel(const int64_t *ptr, const float *s, int64_t n, in
     }
 }
 
-void cu_edge_softmax(const graph_t *g, const float *s, int64_t k, float *a)
+void cu_edge_softmax(kops_ctx_t *cx, const graph_t *g, const float *s, int64_t k, float *a)
 {
-    softmax_kernel<<<cu_blocks(g->n * k, 256), 256, 0, cu_stream>>>(g->in_ptr, s, g->n, k, a);
+    softmax_kernel<<<cu_blocks(g->n * k, 256), 256, 0, cx->stream>>>(g->in_ptr, s, g->n, k, a);
     CU_LAUNCHED("edge_softmax");
 }
 
@@ -318,9 +320,9 @@ __global__ void softmax_bwd_kernel(const int64_t *ptr, const float *a, const flo
     }
 }
 
-void cu_edge_softmax_bwd(const graph_t *g, const float *a, const float *da, int64_t k, float *ds, int acc)
+void cu_edge_softmax_bwd(kops_ctx_t *cx, const graph_t *g, const float *a, const float *da, int64_t k, float *ds, int acc)
 {
-    softmax_bwd_kernel<<<cu_blocks(g->n * k, 256), 256, 0, cu_stream>>>(g->in_ptr, a, da, g->n, k, ds, acc);
+    softmax_bwd_kernel<<<cu_blocks(g->n * k, 256), 256, 0, cx->stream>>>(g->in_ptr, a, da, g->n, k, ds, acc);
     CU_LAUNCHED("edge_softmax_bwd");
 }
 
@@ -338,9 +340,9 @@ __global__ void sddmm_kernel(const int32_t *src, const int32_t *dst, const float
     }
 }
 
-void cu_sddmm(const graph_t *g, const float *p, const float *q, int64_t k, int64_t h, float *out, int acc)
+void cu_sddmm(kops_ctx_t *cx, const graph_t *g, const float *p, const float *q, int64_t k, int64_t h, float *out, int acc)
 {
-    sddmm_kernel<<<cu_blocks(g->m * k, 256), 256, 0, cu_stream>>>(g->in_src, g->in_dst, p, q, g->m, k, h, out, acc);
+    sddmm_kernel<<<cu_blocks(g->m * k, 256), 256, 0, cx->stream>>>(g->in_src, g->in_dst, p, q, g->m, k, h, out, acc);
     CU_LAUNCHED("sddmm");
 }
 

@@ -1,20 +1,16 @@
 /* work_items.cu - builds the work items of the sparse pulls for a mirrored
  * graph (cuda_common.h): each row's edges in pieces of at most CU_SPLIT,
  * built on the host from the CSC and CSR offsets and uploaded once. Kept
- * per mirror in a small table; a handful of graphs are alive at a time. */
+ * in the mirror's aux, so they live and die with it. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cuda_common.h"
 
-#define MAX_GRAPHS 16
-static cu_graph_items_t table[MAX_GRAPHS];
-
 const cu_graph_items_t *cu_items_of(const graph_t *mirror)
 {
-    static const cu_graph_items_t none = {NULL, {NULL, 0, NULL, 0}, {NULL, 0, NULL, 0}};
-    for (int i = 0; i < MAX_GRAPHS; i++)
-        if (table[i].mirror == mirror) return &table[i];
+    static const cu_graph_items_t none = {{NULL, 0, NULL, 0}, {NULL, 0, NULL, 0}};
+    if (mirror->aux) return (const cu_graph_items_t *)mirror->aux;
     cu_note(cudaErrorInvalidValue, "sparse kernel on a graph that was not mirrored");
     return &none;
 }
@@ -75,28 +71,26 @@ static int items_build(const int64_t *ptr, int64_t n, cu_items_t *out, gs_err_t 
     return rc;
 }
 
-int cu_items_build(const graph_t *host, const graph_t *mirror, gs_err_t *err)
+int cu_items_build(const graph_t *host, graph_t *mirror, gs_err_t *err)
 {
-    for (int i = 0; i < MAX_GRAPHS; i++) {
-        if (table[i].mirror) continue;
-        cu_graph_items_t *t = &table[i];
-        int rc = items_build(host->in_ptr, host->n, &t->csc, err);
-        if (!rc) rc = items_build(host->out_ptr, host->n, &t->csr, err);
-        if (rc) {
-            items_free(&t->csc), items_free(&t->csr);
-            return rc;
-        }
-        t->mirror = mirror;
-        return GS_OK;
+    cu_graph_items_t *t = (cu_graph_items_t *)calloc(1, sizeof *t);
+    if (!t) return gs_fail(err, GS_EFAIL, "out of memory building GPU work items");
+    int rc = items_build(host->in_ptr, host->n, &t->csc, err);
+    if (!rc) rc = items_build(host->out_ptr, host->nsrc, &t->csr, err);
+    if (rc) {
+        items_free(&t->csc), items_free(&t->csr);
+        free(t);
+        return rc;
     }
-    return gs_fail(err, GS_EFAIL, "too many graphs mirrored on the GPU at once (%d)", MAX_GRAPHS);
+    mirror->aux = t;
+    return GS_OK;
 }
 
-void cu_items_free(const graph_t *mirror)
+void cu_items_free(graph_t *mirror)
 {
-    for (int i = 0; i < MAX_GRAPHS; i++)
-        if (table[i].mirror == mirror) {
-            items_free(&table[i].csc), items_free(&table[i].csr);
-            table[i].mirror = NULL;
-        }
+    cu_graph_items_t *t = (cu_graph_items_t *)mirror->aux;
+    if (!t) return;
+    items_free(&t->csc), items_free(&t->csr);
+    free(t);
+    mirror->aux = NULL;
 }

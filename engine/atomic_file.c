@@ -2,6 +2,7 @@
 #include "atomic_file.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <string.h>
@@ -43,8 +44,28 @@ int atomic_commit(const char *tmp, const char *path, gs_err_t *err)
     return GS_OK;
 }
 
+int atomic_target_ok(const char *path, gs_err_t *err)
+{
+    struct stat st;
+    if (!path[0]) return gs_fail(err, GS_EINPUT, "an output file needs a name");
+    if (lstat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) return gs_fail(err, GS_EINPUT, "%s: is a directory, not a file", path);
+        if (S_ISLNK(st.st_mode)) return gs_fail(err, GS_EINPUT, "%s: is a symbolic link; name the file itself", path);
+        if (!S_ISREG(st.st_mode)) return gs_fail(err, GS_EINPUT, "%s: is not a regular file (a device or a FIFO)", path);
+    } else if (errno != ENOENT) {
+        return gs_fail(err, GS_EINPUT, "%s: %s", path, strerror(errno));
+    }
+    char copy[4096];
+    snprintf(copy, sizeof copy, "%s", path);
+    const char *dir = dirname(copy);
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) return gs_fail(err, GS_EINPUT, "%s: no such directory %s", path, dir);
+    if (access(dir, W_OK) != 0) return gs_fail(err, GS_EINPUT, "%s: directory %s is not writable", path, dir);
+    return GS_OK;
+}
+
 FILE *atomic_fopen(const char *path, char *tmp, size_t tmpsz, gs_err_t *err)
 {
+    if (atomic_target_ok(path, err)) return NULL;
     atomic_tmp_name(path, tmp, tmpsz);
     FILE *f = fopen(tmp, "wb");
     if (!f) gs_fail(err, GS_EINPUT, "%s: cannot create (%s)", path, strerror(errno));

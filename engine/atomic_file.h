@@ -22,6 +22,11 @@ FILE *atomic_fopen(const char *path, char *tmp, size_t tmpsz, gs_err_t *err);
 /* fflush + fclose + atomic_commit; removes tmp if the stream had errors. */
 int atomic_fclose(FILE *f, const char *tmp, const char *path, gs_err_t *err);
 
+/* Whether path can be an output file: absent, or a regular file (not a
+ * directory, device, FIFO or symlink, which a rename would replace), in
+ * an existing writable directory. GS_EINPUT with the reason otherwise. */
+int atomic_target_ok(const char *path, gs_err_t *err);
+
 /* Creates a directory and its parents (mode 0755). */
 int mkdir_p(const char *dir, gs_err_t *err);
 

@@ -41,9 +41,8 @@ typedef struct {
  * the gather, zeroing, the ApplyVertex matmul of a block of rows, and the
  * add of the gradient all-reduce. */
 typedef enum { KERN_CHUNK_GATHER, KERN_ZERO, KERN_GEMM, KERN_ADD } kernel_id_t;
-/* Typed gathers (GG-NN) pick an f-wide block by edge type: in the input
- * row (forward) or in the output row (backward). */
-typedef enum { TYPED_NONE, TYPED_IN, TYPED_OUT } typed_mode_t;
+/* Typed gathers (GG-NN) pick an f-wide block by edge type (typed_mode_t,
+ * kernels.h): in the input row (forward) or in the output row (backward). */
 
 /* out[orow[r]] += sum over the chunk's edges k of row r: w[k] * in[lidx[k]]
  * (KERN_ZERO: out = 0 over nd rows of out_cols). A sub-chunk lists only

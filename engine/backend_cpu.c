@@ -68,27 +68,14 @@ static double now_s(void)
 
 /* ---- kernels ---- */
 
-typedef struct {
-    const kernel_call_t *c;
-} kctx_t;
-
-static void chunk_gather_range(void *p, int64_t b, int64_t e)
+/* A chunk's gather is the generic pull (kernels.h) over the sub-chunk's
+ * listed rows, always adding into the column's accumulator. */
+static void chunk_gather(const kernel_call_t *c)
 {
-    const kernel_call_t *c = ((kctx_t *)p)->c;
-    int64_t f = c->f;
-    for (int64_t r = b; r < e; r++) {
-        float *y = c->out + (c->orow ? c->orow[r] : r) * c->out_cols;
-        int64_t k1 = c->ptr[r + 1];
-        for (int64_t k = c->ptr[r]; k < k1; k++) {
-            if (k + 4 < k1) __builtin_prefetch(c->in + (int64_t)c->lidx[k + 4] * c->in_cols);
-            float w = c->w ? c->w[k] : 1.0f;
-            const float *x = c->in + (int64_t)c->lidx[k] * c->in_cols;
-            float *yy = y;
-            if (c->typed == TYPED_IN) x += (int64_t)c->etype[c->eid[k]] * f;
-            else if (c->typed == TYPED_OUT) yy += (int64_t)c->etype[c->eid[k]] * f;
-            for (int64_t j = 0; j < f; j++) yy[j] += w * x[j];
-        }
-    }
+    k_pull_t p = {.ptr = c->ptr, .orow = c->orow, .nbr = c->lidx, .eid = c->eid, .w = c->w, .etype = c->etype,
+                  .typed = c->typed, .x = c->in, .x_stride = c->in_cols, .y = c->out, .y_stride = c->out_cols,
+                  .f = c->f, .acc = 1};
+    k_pull(&p, c->nd);
 }
 
 static void run_kernel(const kernel_call_t *c)
@@ -99,11 +86,7 @@ static void run_kernel(const kernel_call_t *c)
     case KERN_ADD:
         for (int64_t i = 0; i < c->m; i++) c->out[i] += c->in[i];
         break;
-    case KERN_CHUNK_GATHER: {
-        kctx_t k = {c};
-        gs_parallel_for(c->nd, 32, chunk_gather_range, &k);
-        break;
-    }
+    case KERN_CHUNK_GATHER: chunk_gather(c); break;
     }
 }
 

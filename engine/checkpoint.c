@@ -50,11 +50,11 @@ static void fill_header(const trainer_t *t, ckpt_header_t *h)
     memset(h, 0, sizeof *h);
     memcpy(h->magic, CKPT_MAGIC, 8);
     h->version = CKPT_VERSION;
-    h->nparams = (uint32_t)t->params.n;
+    h->nparams = (uint32_t)t->model.params.n;
     snprintf(h->model, sizeof h->model, "%s", t->cfg.model);
     h->layers = t->cfg.layers, h->heads = t->cfg.heads, h->hidden = t->cfg.hidden;
-    h->n = t->g.n, h->f = t->ds.f, h->c = t->ds.c, h->m = t->g.m, h->seed = t->cfg.seed;
-    h->epoch = t->epoch, h->adam_t = t->adam_t, h->best_epoch = t->best_epoch;
+    h->n = t->data.g.n, h->f = t->data.ds.f, h->c = t->data.ds.c, h->m = t->data.g.m, h->seed = t->cfg.seed;
+    h->epoch = t->epoch, h->adam_t = t->model.adam_t, h->best_epoch = t->best_epoch;
     h->best_val = t->best_val, h->test_at_best = t->test_at_best;
 }
 
@@ -67,7 +67,7 @@ int trainer_save(const trainer_t *t, const char *path, gs_err_t *err)
     ckpt_header_t h;
     fill_header(t, &h);
     hio_write(&io, &h, sizeof h);
-    const params_t *ps = &t->params;
+    const params_t *ps = &t->model.params;
     for (int i = 0; i < ps->n && !io.bad; i++) {
         int64_t shape[2] = {ps->w[i].rows, ps->w[i].cols};
         size_t bytes = tensor_bytes(&ps->w[i]);
@@ -80,7 +80,7 @@ int trainer_save(const trainer_t *t, const char *path, gs_err_t *err)
         hio_write(&io, shape, sizeof shape);
         const tensor_t *parts[3] = {&ps->w[i], &ps->m[i], &ps->v[i]};
         for (int k = 0; k < 3; k++) {
-            ps->K->download(host, parts[k]->data, bytes);
+            ps->kp.K->download(ps->kp.cx, host, parts[k]->data, bytes);
             hio_write(&io, host, bytes);
         }
         free(host);
@@ -126,7 +126,7 @@ int trainer_resume(trainer_t *t, const char *path, gs_err_t *err)
         goto done;
     }
     if (h.nparams != want.nparams) { MISMATCH("parameter count", "%u", h.nparams, want.nparams); goto done; }
-    params_t *ps = &t->params;
+    params_t *ps = &t->model.params;
     int64_t total = params_count(ps);
     staged = malloc(sizeof(float) * (size_t)(3 * total + 1)); /* uploaded only once the checksum holds */
     if (!staged) {
@@ -154,9 +154,10 @@ int trainer_resume(trainer_t *t, const char *path, gs_err_t *err)
     off = 0;
     for (int i = 0; i < ps->n; i++) {
         tensor_t *parts[3] = {&ps->w[i], &ps->m[i], &ps->v[i]};
-        for (int k = 0; k < 3; k++, off += tensor_numel(&ps->w[i])) ps->K->upload(parts[k]->data, staged + off, tensor_bytes(parts[k]));
+        for (int k = 0; k < 3; k++, off += tensor_numel(&ps->w[i]))
+            ps->kp.K->upload(ps->kp.cx, parts[k]->data, staged + off, tensor_bytes(parts[k]));
     }
-    t->epoch = h.epoch, t->adam_t = h.adam_t, t->best_epoch = h.best_epoch;
+    t->epoch = h.epoch, t->model.adam_t = h.adam_t, t->best_epoch = h.best_epoch;
     t->best_val = h.best_val, t->test_at_best = h.test_at_best;
     t->cfg.seed = t->ex.seed = h.seed; /* dropout masks continue the saved run's */
     rc = GS_OK;

@@ -61,9 +61,10 @@ static void load_once(void)
     }
     const gs_cuda_t *(*entry)(void) = (const gs_cuda_t *(*)(void))dlsym(h, GS_CUDA_ENTRY);
     const gs_cuda_t *p = entry ? entry() : NULL;
-    if (!p || p->abi != GS_CUDA_ABI) {
-        gs_fail(&load_err, GS_EINPUT, "no CUDA backend: %s is from another gnnscope version (ABI %d, want %d)", path,
-                p ? p->abi : -1, GS_CUDA_ABI);
+    if (!p || p->abi != gs_cuda_abi()) {
+        gs_fail(&load_err, GS_EINPUT, "no CUDA backend: %s was built from other sources (interface %016llx, this binary "
+                                      "%016llx); rebuild it with make",
+                path, p ? (unsigned long long)p->abi : 0ull, (unsigned long long)gs_cuda_abi());
         dlclose(h);
         return;
     }

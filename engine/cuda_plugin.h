@@ -10,12 +10,12 @@
 #define GS_CUDA_PLUGIN_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "backend.h"
 #include "error.h"
 #include "kops.h"
 
-#define GS_CUDA_ABI 1
 #define GS_CUDA_ENTRY "gs_cuda_plugin"
 
 /* One kernel, copy or memset as the GPU ran it (CUPTI activity record),
@@ -48,7 +48,7 @@ typedef struct {
 } gpu_metrics_t;
 
 typedef struct gs_cuda {
-    int abi;
+    uint64_t abi; /* gs_cuda_abi() as the plugin was compiled; stays the first field */
     const kops_t *kops;
     const backend_ops_t *backend;
     /* 0 when a GPU answers; otherwise why not, in one line. */
@@ -60,6 +60,26 @@ typedef struct gs_cuda {
     void (*prof_stop)(void);
     void (*metrics)(gpu_metrics_t *out);
 } gs_cuda_t;
+
+/* A signature of every struct the binary and the plugin share, from their
+ * sizes and field offsets as this compilation lays them out: a plugin built
+ * against other headers has another signature and is refused. Bump
+ * GS_CUDA_ABI_REVISION when a shared struct changes meaning but not layout. */
+#define GS_CUDA_ABI_REVISION 3
+#define GS_ABI_MIX(h, v) (((h) ^ (uint64_t)(v)) * 0x100000001b3ULL)
+static inline uint64_t gs_cuda_abi(void)
+{
+    const uint64_t v[] = {
+        GS_CUDA_ABI_REVISION, sizeof(gs_cuda_t), sizeof(kops_t), offsetof(kops_t, adam), sizeof(backend_ops_t),
+        offsetof(backend_ops_t, reset_stats), sizeof(kernel_call_t), offsetof(kernel_call_t, flops),
+        offsetof(kernel_call_t, b), sizeof(graph_t), offsetof(graph_t, nsrc), offsetof(graph_t, aux), sizeof(ew_args_t),
+        offsetof(ew_args_t, key), sizeof(chunk_tag_t), sizeof(gpu_span_t), sizeof(gpu_metrics_t), sizeof(backend_cfg_t),
+        sizeof(backend_stats_t), sizeof(topology_t), TOPO_MAX_DEV, LANE__COUNT, OP__COUNT,
+    };
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) h = GS_ABI_MIX(h, v[i]);
+    return h;
+}
 
 /* Loads the plugin and checks that a GPU answers. NULL with err set
  * (GS_EINPUT) when either fails; err says which and why. */

@@ -1,7 +1,8 @@
 /* exec.c - forward execution of op programs and the derived backward pass.
  * Each op has a forward rule and a vector-Jacobian rule; backward walks the
  * program in reverse and accumulates into input gradients. The first write
- * to a gradient overwrites it, later ones add, so nothing is zeroed. */
+ * to a gradient overwrites it, later ones add, so nothing is zeroed.
+ * Levels, hops and row counts follow exec.h. */
 #include "exec.h"
 
 #include <math.h>
@@ -11,126 +12,183 @@
 
 #include "rng.h"
 
-/* ---------------- parameters ---------------- */
+/* ---------------- levels and hops ---------------- */
 
-static int alloc_in(const kops_t *K, tensor_t *t, int64_t rows, int64_t cols, gs_err_t *err)
+/* Whether operand k of op is read by source index (its rows past the
+ * destination set are needed). */
+static int reads_by_source(op_kind_t op, int k)
 {
-    t->rows = rows, t->cols = cols;
-    t->data = K->alloc(sizeof(float) * (size_t)(rows * cols));
-    if (!t->data) return gs_fail(err, GS_EFAIL, "out of %s memory for a (%lld, %lld) tensor", K->name, (long long)rows, (long long)cols);
-    return GS_OK;
+    switch (op) {
+    case OP_GATHER: case OP_GATHER_MAX: case OP_GATHER_TYPED: case OP_GATHER_ATTN: case OP_SCATTER_SRC: case OP_EDGE_UADDV:
+        return k == 0;
+    default: return 0;
+    }
 }
 
-static void free_in(const kops_t *K, tensor_t *t)
+/* Graph ops and the hop they use: vertex -> vertex or vertex -> edge steps
+ * up a level; edge -> vertex and edge -> edge stay on the edges' hop. */
+static int op_hop(const program_t *P, const instr_t *in, const int8_t *level)
 {
-    if (t->data) K->release(t->data);
-    t->data = NULL;
+    switch (in->op) {
+    case OP_GATHER: case OP_GATHER_MAX: case OP_GATHER_TYPED: case OP_GATHER_ATTN: case OP_SCATTER_SRC: case OP_SCATTER_DST:
+    case OP_EDGE_UADDV:
+        return level[in->in[0]] + 1;
+    case OP_GATHER_EDGE: case OP_EDGE_SOFTMAX: return level[in->in[0]];
+    default: (void)P; return 0;
+    }
 }
 
-int params_init(params_t *ps, const program_t *prog, uint64_t seed, const kops_t *K, gs_err_t *err)
+static int layout(exec_t *ex, gs_err_t *err)
 {
-    memset(ps, 0, sizeof *ps);
-    ps->K = K;
-    ps->n = prog->nparams;
-    ps->w = calloc((size_t)ps->n + 1, sizeof(tensor_t));
-    ps->g = calloc((size_t)ps->n + 1, sizeof(tensor_t));
-    ps->m = calloc((size_t)ps->n + 1, sizeof(tensor_t));
-    ps->v = calloc((size_t)ps->n + 1, sizeof(tensor_t));
-    ps->names = calloc((size_t)ps->n + 1, sizeof *ps->names);
-    if (!ps->w || !ps->g || !ps->m || !ps->v || !ps->names) return gs_fail(err, GS_EFAIL, "out of memory");
-    for (int i = 0; i < prog->nvals; i++) {
-        const value_t *v = &prog->vals[i];
-        if (v->dom != DOM_PARAM) continue;
-        int k = v->param, rc;
-        if ((rc = alloc_in(K, &ps->w[k], v->rows, v->cols, err)) || (rc = alloc_in(K, &ps->g[k], v->rows, v->cols, err)) ||
-            (rc = alloc_in(K, &ps->m[k], v->rows, v->cols, err)) || (rc = alloc_in(K, &ps->v[k], v->rows, v->cols, err)))
-            return rc;
-        memcpy(ps->names[k], v->name, sizeof ps->names[k]);
-        if (v->init == INIT_GLOROT) {
-            tensor_t init;
-            if ((rc = tensor_alloc(&init, v->rows, v->cols, err))) return rc;
-            float lim = sqrtf(6.0f / (float)(v->rows + v->cols));
-            for (int64_t j = 0; j < v->rows * v->cols; j++)
-                init.data[j] = lim * (2.0f * gs_uniform(gs_hash3(seed, 0x1417 + (uint64_t)k, (uint64_t)j)) - 1.0f);
-            K->upload(ps->w[k].data, init.data, tensor_bytes(&init));
-            tensor_free(&init);
+    const program_t *P = ex->prog;
+    uint8_t *seen = calloc((size_t)P->nvals + 1, 1);
+    if (!seen) return gs_fail(err, GS_EFAIL, "out of memory");
+    ex->level[P->input] = 0;
+    for (int i = 0; i < P->ncode; i++) {
+        const instr_t *in = &P->code[i];
+        int h = op_hop(P, in, ex->level), lv = 0;
+        if (h > EXEC_MAX_HOPS) {
+            free(seen);
+            return gs_fail(err, GS_EINPUT, "the model has more than %d gathers in a chain", EXEC_MAX_HOPS);
         }
+        ex->hop[i] = (int8_t)h;
+        if (h > ex->nhops) ex->nhops = h;
+        if (in->op == OP_GATHER_EDGE || in->op == OP_EDGE_SOFTMAX || h == 0)
+            for (int k = 0; k < in->nin; k++) /* the latest level among the operands */
+                if (P->vals[in->in[k]].dom != DOM_PARAM && ex->level[in->in[k]] > lv) lv = ex->level[in->in[k]];
+        ex->level[in->out] = (int8_t)(h && in->op != OP_GATHER_EDGE && in->op != OP_EDGE_SOFTMAX ? h : lv);
+        for (int k = 0; k < in->nin; k++)
+            if (reads_by_source(in->op, k) && !seen[in->in[k]]) seen[in->in[k]] = 1, ex->first_src[i] |= (uint8_t)(1u << k);
     }
+    free(seen);
     return GS_OK;
 }
 
-void params_free(params_t *ps)
+int64_t exec_level_rows(const exec_t *ex, int k)
 {
-    for (int i = 0; i < ps->n && ps->w; i++) {
-        free_in(ps->K, &ps->w[i]), free_in(ps->K, &ps->g[i]), free_in(ps->K, &ps->m[i]), free_in(ps->K, &ps->v[i]);
-    }
-    free(ps->w), free(ps->g), free(ps->m), free(ps->v), free(ps->names);
-    memset(ps, 0, sizeof *ps);
+    return k == 0 ? ex->block[1]->nsrc : ex->block[k]->n;
 }
 
-int64_t params_count(const params_t *ps)
+/* Rows a value has, and has room for, under the current binding. */
+static int64_t rows_of(const exec_t *ex, int v)
 {
-    int64_t n = 0;
-    for (int i = 0; i < ps->n; i++) n += tensor_numel(&ps->w[i]);
-    return n;
+    const value_t *val = &ex->prog->vals[v];
+    if (val->dom == DOM_PARAM) return val->rows;
+    if (val->dom == DOM_EDGE) return ex->block[ex->level[v]]->m;
+    return exec_level_rows(ex, ex->level[v]);
+}
+
+static int64_t room_of(const exec_t *ex, int v)
+{
+    const value_t *val = &ex->prog->vals[v];
+    int k = ex->level[v];
+    if (val->dom != DOM_VERTEX && val->dom != DOM_INPUT) return rows_of(ex, v);
+    return k < ex->nhops ? ex->block[k + 1]->nsrc : exec_level_rows(ex, k);
+}
+
+/* The block whose orig_id keys value v's rows (dropout masks): the one
+ * reading the level, else (the last level, or a program without gathers)
+ * the one writing it. */
+static const graph_t *keys_of(const exec_t *ex, int v)
+{
+    int k = ex->level[v];
+    if (ex->prog->vals[v].dom == DOM_EDGE) return ex->block[k];
+    return ex->block[k < ex->nhops || k == 0 ? k + 1 : k];
 }
 
 /* ---------------- setup ---------------- */
 
-static int64_t rows_of(const exec_t *ex, const value_t *v)
-{
-    return v->dom == DOM_EDGE ? ex->g->m : v->dom == DOM_PARAM ? v->rows : ex->g->n;
-}
-
-int exec_init(exec_t *ex, const program_t *prog, const graph_t *g, params_t *params, uint64_t seed, gs_err_t *err)
+int exec_init(exec_t *ex, const program_t *prog, kplace_t kp, params_t *params, uint64_t seed, gs_err_t *err)
 {
     memset(ex, 0, sizeof *ex);
-    ex->prog = prog, ex->g = g, ex->params = params, ex->seed = seed, ex->K = params->K;
+    ex->prog = prog, ex->params = params, ex->seed = seed, ex->kp = kp;
+    ex->engine = (exec_engine_t){&exec_memory_ops, &ex->kp};
     ex->val = calloc((size_t)prog->nvals, sizeof(tensor_t));
     ex->grad = calloc((size_t)prog->nvals, sizeof(tensor_t));
     ex->grad_set = calloc((size_t)prog->nvals, 1);
+    ex->level = calloc((size_t)prog->nvals, 1);
+    ex->cap = calloc((size_t)prog->nvals, sizeof(int64_t));
+    ex->hop = calloc((size_t)prog->ncode + 1, 1);
+    ex->first_src = calloc((size_t)prog->ncode + 1, 1);
     ex->argmax = calloc((size_t)prog->ncode + 1, sizeof(int32_t *));
-    if (!ex->val || !ex->grad || !ex->grad_set || !ex->argmax) return gs_fail(err, GS_EFAIL, "out of memory");
-    for (int i = 0; i < prog->nvals; i++) {
-        const value_t *v = &prog->vals[i];
-        int rc;
-        if (v->dom == DOM_PARAM) {
-            ex->val[i] = params->w[v->param];
-            ex->grad[i] = params->g[v->param];
-            continue;
-        }
-        if (v->dom == DOM_INPUT) continue;
-        if ((rc = alloc_in(ex->K, &ex->val[i], rows_of(ex, v), v->cols, err))) return rc;
-        if (v->requires_grad && (rc = alloc_in(ex->K, &ex->grad[i], rows_of(ex, v), v->cols, err))) return rc;
-    }
-    for (int i = 0; i < prog->ncode; i++)
-        if (prog->code[i].op == OP_GATHER_MAX) {
-            size_t cnt = (size_t)(g->n * prog->vals[prog->code[i].out].cols);
-            ex->argmax[i] = ex->K->alloc(sizeof(int32_t) * (cnt ? cnt : 1));
-            if (!ex->argmax[i]) return gs_fail(err, GS_EFAIL, "out of %s memory for gather-max winners", ex->K->name);
-        }
-    return GS_OK;
+    ex->argmax_cap = calloc((size_t)prog->ncode + 1, sizeof(int64_t));
+    if (!ex->val || !ex->grad || !ex->grad_set || !ex->level || !ex->cap || !ex->hop || !ex->first_src || !ex->argmax ||
+        !ex->argmax_cap)
+        return gs_fail(err, GS_EFAIL, "out of memory");
+    for (int i = 0; i < prog->nvals; i++)
+        if (prog->vals[i].dom == DOM_PARAM) ex->val[i] = params->w[prog->vals[i].param], ex->grad[i] = params->g[prog->vals[i].param];
+    return layout(ex, err);
 }
 
 void exec_free(exec_t *ex)
 {
     if (!ex->prog) return;
-    for (int i = 0; i < ex->prog->nvals; i++) {
+    for (int i = 0; ex->val && i < ex->prog->nvals; i++) {
         val_domain_t d = ex->prog->vals[i].dom;
-        if (d == DOM_VERTEX || d == DOM_EDGE) free_in(ex->K, &ex->val[i]), free_in(ex->K, &ex->grad[i]);
+        if (d == DOM_VERTEX || d == DOM_EDGE) place_free(ex->kp, &ex->val[i]), place_free(ex->kp, &ex->grad[i]);
     }
-    for (int i = 0; i < ex->prog->ncode; i++)
-        if (ex->argmax[i]) ex->K->release(ex->argmax[i]);
-    free(ex->val), free(ex->grad), free(ex->grad_set), free(ex->argmax);
+    for (int i = 0; ex->argmax && i < ex->prog->ncode; i++)
+        if (ex->argmax[i]) ex->kp.K->release(ex->kp.cx, ex->argmax[i]);
+    free(ex->val), free(ex->grad), free(ex->grad_set), free(ex->argmax), free(ex->argmax_cap);
+    free(ex->level), free(ex->cap), free(ex->hop), free(ex->first_src);
     memset(ex, 0, sizeof *ex);
 }
 
-/* ---------------- forward ---------------- */
-
-static void stream_or_fail(exec_t *ex, int rc)
+/* Gives t room for rows x cols (reallocating only to grow) and sets its rows. */
+static int fit(exec_t *ex, tensor_t *t, int64_t *cap, int64_t room, int64_t rows, int64_t cols, gs_err_t *err)
 {
-    if (rc) ex->failed = 1;
+    if (!t->data || room > *cap) {
+        place_free(ex->kp, t);
+        int rc = place_alloc(ex->kp, t, room, cols, err);
+        if (rc) return rc;
+        *cap = room;
+    }
+    t->rows = rows, t->cols = cols;
+    return GS_OK;
 }
+
+int exec_bind(exec_t *ex, const graph_t *const *block, gs_err_t *err)
+{
+    const program_t *P = ex->prog;
+    for (int h = 1; h <= ex->nhops || h == 1; h++) { /* block[1] sizes the input even without a gather */
+        if (block[h]->nsrc < block[h]->n || (h > 1 && block[h]->nsrc < block[h - 1]->n))
+            return gs_fail(err, GS_EFAIL, "hop %d: its block's sets are not nested", h);
+        ex->block[h] = block[h];
+    }
+    for (int v = 0; v < P->nvals; v++) {
+        const value_t *val = &P->vals[v];
+        if (val->dom == DOM_PARAM || val->dom == DOM_INPUT) continue;
+        int64_t rows = rows_of(ex, v), room = room_of(ex, v), grad_cap = ex->cap[v]; /* the gradient's room is the value's */
+        int rc = fit(ex, &ex->val[v], &ex->cap[v], room, rows, val->cols, err);
+        if (!rc && val->requires_grad) rc = fit(ex, &ex->grad[v], &grad_cap, room, rows, val->cols, err);
+        if (rc) return rc;
+    }
+    for (int i = 0; i < P->ncode; i++)
+        if (P->code[i].op == OP_GATHER_MAX) {
+            int64_t cnt = ex->block[ex->hop[i]]->n * P->vals[P->code[i].out].cols;
+            if (cnt <= ex->argmax_cap[i] && ex->argmax[i]) continue;
+            if (ex->argmax[i]) ex->kp.K->release(ex->kp.cx, ex->argmax[i]);
+            ex->argmax[i] = ex->kp.K->alloc(ex->kp.cx, sizeof(int32_t) * (size_t)(cnt ? cnt : 1));
+            if (!ex->argmax[i]) return gs_fail(err, GS_EFAIL, "out of %s memory for gather-max winners", ex->kp.K->name);
+            ex->argmax_cap[i] = cnt;
+        }
+    return GS_OK;
+}
+
+int exec_bind_graph(exec_t *ex, const graph_t *g, gs_err_t *err)
+{
+    const graph_t *block[EXEC_MAX_HOPS + 1];
+    for (int h = 0; h <= EXEC_MAX_HOPS; h++) block[h] = g;
+    return exec_bind(ex, block, err);
+}
+
+xtensor_t exec_xtensor(const exec_t *ex, int v, int grad)
+{
+    const tensor_t *t = grad ? &ex->grad[v] : &ex->val[v];
+    return (xtensor_t){2 * v + (grad != 0), t->data, t->rows, t->cols};
+}
+
+/* ---------------- forward ---------------- */
 
 static double mono_s(void)
 {
@@ -142,7 +200,7 @@ static double mono_s(void)
 /* Seconds since t0 of the op just issued (waiting for a device to finish it). */
 static double op_seconds(exec_t *ex, double t0)
 {
-    if (ex->K->device) ex->K->sync(&ex->err);
+    if (ex->kp.K->device) ex->kp.K->sync(ex->kp.cx, &ex->err);
     return mono_s() - t0;
 }
 
@@ -156,29 +214,17 @@ static void sample(double (*rows)[3], int *n, double x1, double x2, double t)
 
 static const float *D(exec_t *ex, int v) { return ex->val[v].data; }
 
-/* With a streamer, a vertex-by-weight matmul (ApplyVertex) runs on the
- * devices; edge-domain matmuls stay on the host. */
-int exec_streams_matmul(const program_t *P, const instr_t *in)
+static void engine_failed(exec_t *ex, int rc)
 {
-    if (in->op != OP_MATMUL) return 0;
-    val_domain_t a = P->vals[in->in[0]].dom;
-    return (a == DOM_VERTEX || a == DOM_INPUT) && P->vals[in->in[1]].dom == DOM_PARAM;
+    if (rc) ex->failed = 1;
 }
 
-static int streamed_matmul(const exec_t *ex, const instr_t *in) { return ex->stream && exec_streams_matmul(ex->prog, in); }
-
-/* Whether the op runs on the devices (its writes are the streamer's to track). */
-static int streamed_op(const exec_t *ex, const instr_t *in)
+/* Tells the engine that one of the executor's ops wrote value v (or its gradient). */
+static void host_wrote(exec_t *ex, int v, int grad)
 {
-    return streamed_matmul(ex, in) || (ex->stream && (in->op == OP_GATHER || in->op == OP_GATHER_TYPED));
-}
-
-/* Tells the memory plan that a host op wrote value v (data): the devices'
- * copies of it are stale. Only vertex tensors are ever kept. */
-static void host_wrote(exec_t *ex, int v, const float *data)
-{
-    if (ex->stream && v >= 0 && data && ex->prog->vals[v].dom == DOM_VERTEX)
-        streamer_host_wrote(ex->stream, data, ex->prog->vals[v].cols);
+    if (v < 0 || !ex->engine.ops->host_wrote || ex->prog->vals[v].dom != DOM_VERTEX) return;
+    xtensor_t t = exec_xtensor(ex, v, grad);
+    if (t.data) ex->engine.ops->host_wrote(ex->engine.self, &t);
 }
 
 /* The drop probability in force: dropout is the identity outside training. */
@@ -195,86 +241,137 @@ static void count_aggregation(exec_t *ex, const instr_t *in, int phase, double f
         ex->agg_flops[in->layer][phase] += flops;
 }
 
+static gather_call_t gather_call(const exec_t *ex, int i, int backward)
+{
+    const instr_t *in = &ex->prog->code[i];
+    const graph_t *g = ex->block[ex->hop[i]];
+    gather_call_t c = {.g = g, .hop = ex->hop[i], .layer = in->layer, .agg = (agg_weight_t)in->iparam,
+                       .f = ex->prog->vals[in->out].cols};
+    if (!backward) {
+        c.typed = in->op == OP_GATHER_TYPED ? TYPED_IN : TYPED_NONE;
+        c.in = exec_xtensor(ex, in->in[0], 0), c.out = exec_xtensor(ex, in->out, 0);
+        c.in.rows = g->nsrc;
+    } else {
+        c.typed = in->op == OP_GATHER_TYPED ? TYPED_OUT : TYPED_NONE;
+        c.in = exec_xtensor(ex, in->out, 1), c.out = exec_xtensor(ex, in->in[0], 1);
+        c.out.rows = g->nsrc;
+    }
+    return c;
+}
+
+static matmul_call_t matmul_call(const exec_t *ex, const instr_t *in)
+{
+    val_domain_t a = ex->prog->vals[in->in[0]].dom;
+    return (matmul_call_t){.layer = in->layer, .a_vertex = a == DOM_VERTEX || a == DOM_INPUT,
+                           .a = exec_xtensor(ex, in->in[0], 0), .w = ex->val[in->in[1]].data,
+                           .f = ex->prog->vals[in->out].cols, .out = exec_xtensor(ex, in->out, 0)};
+}
+
+/* Before instruction i: the ghost rows of the operands it reads by source index first. */
+static void src_ready(exec_t *ex, int i)
+{
+    const instr_t *in = &ex->prog->code[i];
+    for (int k = 0; k < in->nin && ex->engine.ops->src_ready && !ex->failed; k++)
+        if (ex->first_src[i] >> k & 1)
+            engine_failed(ex, ex->engine.ops->src_ready(ex->engine.self, ex, in->in[k], ex->hop[i], &ex->err));
+}
+
+static void src_grad_ready(exec_t *ex, int i)
+{
+    const instr_t *in = &ex->prog->code[i];
+    for (int k = 0; k < in->nin && ex->engine.ops->src_grad_ready && !ex->failed; k++)
+        if ((ex->first_src[i] >> k & 1) && ex->prog->vals[in->in[k]].requires_grad && ex->grad_set[in->in[k]])
+            engine_failed(ex, ex->engine.ops->src_grad_ready(ex->engine.self, ex, in->in[k], ex->hop[i], &ex->err));
+}
+
+static ew_args_t ew_args(const exec_t *ex, const instr_t *in)
+{
+    const tensor_t *out = &ex->val[in->out];
+    return (ew_args_t){.op = in->op, .a = ex->val[in->in[0]].data, .b = in->nin > 1 ? ex->val[in->in[1]].data : NULL,
+                       .c = in->nin > 2 ? ex->val[in->in[2]].data : NULL, .rows = out->rows, .cols = out->cols,
+                       .fp = dropout_p(ex, in), .g = keys_of(ex, in->out),
+                       .edge = ex->prog->vals[in->out].dom == DOM_EDGE,
+                       .key = gs_hash3(ex->seed, (uint64_t)ex->epoch, (uint64_t)in->iparam)};
+}
+
 const tensor_t *exec_forward(exec_t *ex, const tensor_t *x, int training, int64_t epoch)
 {
     const program_t *P = ex->prog;
-    const graph_t *g = ex->g;
-    const kops_t *K = ex->K;
+    const kops_t *K = ex->kp.K;
+    kops_ctx_t *cx = ex->kp.cx;
+    const exec_engine_t *E = &ex->engine;
     ex->val[P->input] = *x;
     ex->training = training;
     ex->epoch = epoch;
     ex->flops = 0;
     if (training) memset(ex->agg_flops, 0, sizeof ex->agg_flops);
-    for (int i = 0; i < P->ncode; i++) {
+    for (int i = 0; i < P->ncode && !ex->failed; i++) {
         const instr_t *in = &P->code[i];
         tensor_t *out = &ex->val[in->out];
         const tensor_t *A = &ex->val[in->in[0]];
+        const graph_t *g = ex->block[ex->hop[i]];
         int64_t f = out->cols, rows = out->rows;
-        if (K->annotate) K->annotate(in->layer, 0, op_name(in->op));
-        if (ex->samples && K->device) K->sync(&ex->err); /* kernel timings need an idle device */
-        double t0 = ex->samples || ex->on_op ? mono_s() : 0, flops0 = ex->flops;
+        if (K->annotate) K->annotate(cx, in->layer, 0, op_name(in->op));
+        if (ex->samples && K->device) K->sync(cx, &ex->err); /* kernel timings need an idle device */
+        src_ready(ex, i);
+        double t0 = mono_s(), flops0 = ex->flops;
+        int engine_op = in->op == OP_MATMUL || in->op == OP_GATHER || in->op == OP_GATHER_TYPED;
         switch (in->op) {
-        case OP_MATMUL:
-            if (streamed_matmul(ex, in))
-                stream_or_fail(ex, streamer_matmul(ex->stream, A->data, A->cols, D(ex, in->in[1]), f, out->data,
-                                                   in->layer, &ex->err));
-            else K->gemm(0, 0, A->rows, f, A->cols, A->data, D(ex, in->in[1]), out->data, 0);
+        case OP_MATMUL: {
+            matmul_call_t c = matmul_call(ex, in);
+            engine_failed(ex, E->ops->matmul(E->self, &c, &ex->err));
             ex->flops += 2.0 * (double)A->rows * (double)A->cols * (double)f;
             if (ex->samples)
                 sample(ex->samples->gemm, &ex->samples->ngemm, (double)A->rows * A->cols * f, (double)A->rows * f, op_seconds(ex, t0));
             break;
+        }
         case OP_DROPOUT: case OP_BIAS: case OP_ADD: case OP_MUL: case OP_LERP: case OP_RELU:
         case OP_LEAKY_RELU: case OP_ELU: case OP_SIGMOID: case OP_TANH: {
-            ew_args_t c = {.op = in->op, .a = A->data, .b = in->nin > 1 ? D(ex, in->in[1]) : NULL,
-                           .c = in->nin > 2 ? D(ex, in->in[2]) : NULL, .out = out->data, .rows = rows, .cols = f,
-                           .fp = dropout_p(ex, in), .g = g, .edge = P->vals[in->out].dom == DOM_EDGE,
-                           .key = gs_hash3(ex->seed, (uint64_t)epoch, (uint64_t)in->iparam)};
-            K->ew_forward(&c);
+            ew_args_t c = ew_args(ex, in);
+            c.out = out->data;
+            K->ew_forward(cx, &c);
             ex->flops += (double)rows * (double)f;
             break;
         }
         case OP_HEAD_DOT:
-            K->head_dot(A->data, D(ex, in->in[1]), rows, in->iparam, A->cols / in->iparam, out->data);
+            K->head_dot(cx, A->data, D(ex, in->in[1]), rows, in->iparam, A->cols / in->iparam, out->data);
             ex->flops += 2.0 * (double)rows * (double)A->cols;
             break;
         case OP_GATHER:
-            if (ex->stream) stream_or_fail(ex, streamer_gather(ex->stream, (agg_weight_t)in->iparam, TYPED_NONE,
-                                                               A->data, f, out->data, f, f, 0, in->layer, &ex->err));
-            else K->gather_sum(g, (agg_weight_t)in->iparam, A->data, f, out->data, 0);
+        case OP_GATHER_TYPED: {
+            gather_call_t c = gather_call(ex, i, 0);
+            engine_failed(ex, E->ops->gather(E->self, &c, &ex->err));
             ex->flops += 2.0 * (double)g->m * (double)f;
-            if (ex->samples)
+            if (ex->samples && in->op == OP_GATHER)
                 sample(ex->samples->gather, &ex->samples->ngather, (double)g->m * f, (double)g->n * f, op_seconds(ex, t0));
             break;
+        }
         case OP_GATHER_MAX:
-            K->gather_max(g, A->data, f, out->data, ex->argmax[i]);
+            K->gather_max(cx, g, A->data, f, out->data, ex->argmax[i]);
             ex->flops += (double)g->m * (double)f;
             break;
-        case OP_SCATTER_SRC: K->scatter_src(g, A->data, f, out->data); break;
-        case OP_SCATTER_DST: K->scatter_dst(g, A->data, f, out->data); break;
+        case OP_SCATTER_SRC: K->scatter_src(cx, g, A->data, f, out->data); break;
+        case OP_SCATTER_DST: K->scatter_dst(cx, g, A->data, f, out->data); break;
         case OP_GATHER_EDGE:
-            K->gather_edge(g, (agg_weight_t)in->iparam, A->data, f, out->data, 0);
+            K->gather_edge(cx, g, (agg_weight_t)in->iparam, A->data, f, out->data, 0);
             ex->flops += 2.0 * (double)g->m * (double)f;
             break;
-        case OP_EDGE_UADDV: K->edge_uaddv(g, A->data, D(ex, in->in[1]), f, out->data); break;
+        case OP_EDGE_UADDV: K->edge_uaddv(cx, g, A->data, D(ex, in->in[1]), f, out->data); break;
         case OP_EDGE_SOFTMAX:
-            K->edge_softmax(g, A->data, f, out->data);
+            K->edge_softmax(cx, g, A->data, f, out->data);
             ex->flops += 4.0 * (double)g->m * (double)f;
             break;
         case OP_GATHER_ATTN:
-            K->gather_attn(g, A->data, D(ex, in->in[1]), in->iparam, f / in->iparam, out->data);
-            ex->flops += 2.0 * (double)g->m * (double)f;
-            break;
-        case OP_GATHER_TYPED:
-            if (ex->stream) stream_or_fail(ex, streamer_gather(ex->stream, (agg_weight_t)in->iparam, TYPED_IN,
-                                                               A->data, A->cols, out->data, f, f, 0, in->layer, &ex->err));
-            else K->gather_typed(g, (agg_weight_t)in->iparam, A->data, f, out->data, 0);
+            K->gather_attn(cx, g, A->data, D(ex, in->in[1]), in->iparam, f / in->iparam, out->data);
             ex->flops += 2.0 * (double)g->m * (double)f;
             break;
         default: break;
         }
-        if (!streamed_op(ex, in)) host_wrote(ex, in->out, out->data);
+        if (!engine_op) host_wrote(ex, in->out, 0);
         if (training) count_aggregation(ex, in, 0, ex->flops - flops0);
-        if (ex->on_op) ex->on_op(ex->op_user, in, 0, t0, mono_s(), ex->flops - flops0);
+        double t1 = mono_s();
+        if (!engine_op) ex->own_s += t1 - t0;
+        if (ex->on_op) ex->on_op(ex->op_user, in, 0, t0, t1, ex->flops - flops0);
     }
     return &ex->val[P->output];
 }
@@ -294,104 +391,102 @@ static float *gtarget(exec_t *ex, int v, int *acc)
 void exec_backward(exec_t *ex, const tensor_t *dout)
 {
     const program_t *P = ex->prog;
-    const graph_t *g = ex->g;
-    const kops_t *K = ex->K;
+    const kops_t *K = ex->kp.K;
+    kops_ctx_t *cx = ex->kp.cx;
+    const exec_engine_t *E = &ex->engine;
     memset(ex->grad_set, 0, (size_t)P->nvals);
     int oacc;
     float *go = gtarget(ex, P->output, &oacc);
     if (!go) return;
-    K->copy(go, dout->data, tensor_bytes(dout));
-    host_wrote(ex, P->output, go);
-    for (int i = P->ncode - 1; i >= 0; i--) {
+    K->copy(cx, go, dout->data, tensor_bytes(dout));
+    host_wrote(ex, P->output, 1);
+    for (int i = P->ncode - 1; i >= 0 && !ex->failed; i--) {
         const instr_t *in = &P->code[i];
         if (!ex->grad_set[in->out]) continue; /* no gradient flows here */
         const float *dy = ex->grad[in->out].data;
         const tensor_t *A = &ex->val[in->in[0]], *Y = &ex->val[in->out];
+        const graph_t *g = ex->block[ex->hop[i]];
         int64_t f = Y->cols, rows = Y->rows;
         int acc_a = 0, acc_b = 0, acc_c = 0;
-        if (K->annotate) K->annotate(in->layer, 1, op_name(in->op));
-        double t0 = ex->on_op ? mono_s() : 0, flops0 = ex->flops;
+        if (K->annotate) K->annotate(cx, in->layer, 1, op_name(in->op));
+        double t0 = mono_s(), flops0 = ex->flops;
         float *da = gtarget(ex, in->in[0], &acc_a);
         float *db = in->nin > 1 ? gtarget(ex, in->in[1], &acc_b) : NULL;
         float *dc = in->nin > 2 ? gtarget(ex, in->in[2], &acc_c) : NULL;
+        int engine_op = in->op == OP_MATMUL || in->op == OP_GATHER || in->op == OP_GATHER_TYPED;
         switch (in->op) {
-        case OP_MATMUL:
-            if (streamed_matmul(ex, in) && (da || db))
-                stream_or_fail(ex, streamer_matmul_bwd(ex->stream, A->data, A->cols, D(ex, in->in[1]), f, dy, da, acc_a,
-                                                       db, acc_b, in->layer, &ex->err));
-            else {
-                if (da) K->gemm(0, 1, A->rows, A->cols, f, dy, D(ex, in->in[1]), da, acc_a);
-                if (db) K->gemm(1, 0, A->cols, f, A->rows, A->data, dy, db, acc_b);
-            }
+        case OP_MATMUL: {
+            if (!da && !db) break;
+            matmul_call_t c = matmul_call(ex, in);
+            c.dy = exec_xtensor(ex, in->out, 1);
+            if (da) c.da = exec_xtensor(ex, in->in[0], 1);
+            c.acc_a = acc_a, c.dw = db, c.acc_w = acc_b;
+            engine_failed(ex, E->ops->matmul_bwd(E->self, &c, &ex->err));
             ex->flops += 2.0 * (double)A->rows * (double)A->cols * (double)f * ((da != NULL) + (db != NULL));
             break;
+        }
         case OP_BIAS:
-            if (db) K->colsum(dy, rows, f, db, acc_b);
+            if (db) K->colsum(cx, dy, rows, f, db, acc_b);
             db = NULL;
             /* fall through */
         case OP_DROPOUT: case OP_ADD: case OP_MUL: case OP_LERP: case OP_RELU: case OP_LEAKY_RELU:
         case OP_ELU: case OP_SIGMOID: case OP_TANH: {
-            ew_args_t c = {.op = in->op, .a = A->data, .b = in->nin > 1 ? D(ex, in->in[1]) : NULL,
-                           .c = in->nin > 2 ? D(ex, in->in[2]) : NULL, .y = Y->data, .dy = dy, .da = da, .db = db,
-                           .dc = dc, .acc_a = acc_a, .acc_b = acc_b, .acc_c = acc_c, .rows = rows, .cols = f,
-                           .fp = dropout_p(ex, in), .g = g, .edge = P->vals[in->out].dom == DOM_EDGE,
-                           .key = gs_hash3(ex->seed, (uint64_t)ex->epoch, (uint64_t)in->iparam)};
+            ew_args_t c = ew_args(ex, in);
+            c.y = Y->data, c.dy = dy, c.da = da, c.db = db, c.dc = dc, c.acc_a = acc_a, c.acc_b = acc_b, c.acc_c = acc_c;
             if (!da && !db && !dc) break;
-            K->ew_backward(&c);
+            K->ew_backward(cx, &c);
             ex->flops += 2.0 * (double)rows * (double)f;
             break;
         }
         case OP_HEAD_DOT:
-            K->head_dot_bwd(A->data, D(ex, in->in[1]), dy, rows, in->iparam, A->cols / in->iparam, da, acc_a, db, acc_b);
+            K->head_dot_bwd(cx, A->data, D(ex, in->in[1]), dy, rows, in->iparam, A->cols / in->iparam, da, acc_a, db, acc_b);
             ex->flops += 4.0 * (double)rows * (double)A->cols;
             break;
         case OP_GATHER:
-            if (da && ex->stream)
-                stream_or_fail(ex, streamer_gather_bwd(ex->stream, (agg_weight_t)in->iparam, TYPED_NONE,
-                                                       dy, f, da, f, f, acc_a, in->layer, &ex->err));
-            else if (da) K->gather_sum_bwd(g, (agg_weight_t)in->iparam, dy, f, da, acc_a);
-            if (da) ex->flops += 2.0 * (double)g->m * (double)f;
+        case OP_GATHER_TYPED: {
+            if (!da) break;
+            gather_call_t c = gather_call(ex, i, 1);
+            c.acc = acc_a;
+            engine_failed(ex, E->ops->gather_bwd(E->self, &c, &ex->err));
+            ex->flops += 2.0 * (double)g->m * (double)f;
             break;
+        }
         case OP_GATHER_MAX:
-            if (da) K->gather_max_bwd(g, ex->argmax[i], dy, f, da, acc_a);
+            if (da) K->gather_max_bwd(cx, g, ex->argmax[i], dy, f, da, acc_a);
             break;
-        case OP_SCATTER_SRC: if (da) K->scatter_src_bwd(g, dy, f, da, acc_a); break;
-        case OP_SCATTER_DST: if (da) K->scatter_dst_bwd(g, dy, f, da, acc_a); break;
+        case OP_SCATTER_SRC: if (da) K->scatter_src_bwd(cx, g, dy, f, da, acc_a); break;
+        case OP_SCATTER_DST: if (da) K->scatter_dst_bwd(cx, g, dy, f, da, acc_a); break;
         case OP_GATHER_EDGE:
-            if (da) K->gather_edge_bwd(g, (agg_weight_t)in->iparam, dy, f, da, acc_a);
+            if (da) K->gather_edge_bwd(cx, g, (agg_weight_t)in->iparam, dy, f, da, acc_a);
             break;
         case OP_EDGE_UADDV:
-            if (da) K->scatter_src_bwd(g, dy, f, da, acc_a);
-            if (db) K->scatter_dst_bwd(g, dy, f, db, acc_b);
+            if (da) K->scatter_src_bwd(cx, g, dy, f, da, acc_a);
+            if (db) K->scatter_dst_bwd(cx, g, dy, f, db, acc_b);
             break;
         case OP_EDGE_SOFTMAX:
-            if (da) K->edge_softmax_bwd(g, Y->data, dy, f, da, acc_a);
+            if (da) K->edge_softmax_bwd(cx, g, Y->data, dy, f, da, acc_a);
             break;
         case OP_GATHER_ATTN: {
             int64_t k = in->iparam, h = f / k;
-            if (da) K->gather_attn_bwd(g, D(ex, in->in[1]), dy, k, h, da, acc_a);
-            if (db) K->sddmm(g, dy, A->data, k, h, db, acc_b);
+            if (da) K->gather_attn_bwd(cx, g, D(ex, in->in[1]), dy, k, h, da, acc_a);
+            if (db) K->sddmm(cx, g, dy, A->data, k, h, db, acc_b);
             ex->flops += 4.0 * (double)g->m * (double)f;
             break;
         }
-        case OP_GATHER_TYPED:
-            if (da && ex->stream)
-                stream_or_fail(ex, streamer_gather_bwd(ex->stream, (agg_weight_t)in->iparam, TYPED_OUT,
-                                                       dy, f, da, A->cols, f, acc_a, in->layer, &ex->err));
-            else if (da) K->gather_typed_bwd(g, (agg_weight_t)in->iparam, dy, f, da, acc_a);
-            if (da) ex->flops += 2.0 * (double)g->m * (double)f;
-            break;
         default: break;
         }
-        if (!streamed_op(ex, in)) {
-            host_wrote(ex, in->in[0], da);
-            if (in->nin > 1) host_wrote(ex, in->in[1], db);
-            if (in->nin > 2) host_wrote(ex, in->in[2], dc);
+        if (!engine_op) {
+            if (da) host_wrote(ex, in->in[0], 1);
+            if (db) host_wrote(ex, in->in[1], 1);
+            if (dc) host_wrote(ex, in->in[2], 1);
         }
+        src_grad_ready(ex, i);
         count_aggregation(ex, in, 1, ex->flops - flops0);
-        if (ex->on_op) ex->on_op(ex->op_user, in, 1, t0, mono_s(), ex->flops - flops0);
+        double t1 = mono_s();
+        if (!engine_op) ex->own_s += t1 - t0;
+        if (ex->on_op) ex->on_op(ex->op_user, in, 1, t0, t1, ex->flops - flops0);
     }
     /* parameters that received no gradient this pass get zero */
     for (int v = 0; v < P->nvals; v++)
-        if (P->vals[v].dom == DOM_PARAM && !ex->grad_set[v]) K->zero(ex->grad[v].data, tensor_bytes(&ex->grad[v]));
+        if (P->vals[v].dom == DOM_PARAM && !ex->grad_set[v]) K->zero(cx, ex->grad[v].data, tensor_bytes(&ex->grad[v]));
 }

@@ -1,4 +1,4 @@
-/* kernels.h - the fixed kernel set of DESIGN.md §4, CPU reference versions.
+/* kernels.h - the fixed kernel set (docs/ARCHITECTURE.md, "Backends"), CPU reference versions.
  * These are the cpu backend's kernels and the reference every other
  * backend is tested against. Dense tensors are row-major; vertex tensors
  * are (N, F), edge tensors are (E, F) in CSC edge order.
@@ -15,13 +15,45 @@
 
 typedef enum { AGG_ONE = 0, AGG_NORM = 1, AGG_MEAN = 2 } agg_weight_t;
 
+/* One sparse pull, the loop every sum-gather shares: for each listed row
+ * r, y[row r] (+)= sum over entries q in [ptr[r], ptr[r+1]) of
+ * scale(q) * x[src(q)], where src(q) is nbr[q] (a neighbour's vertex row)
+ * or, with src_edge, the entry's edge id (an edge tensor's row); the
+ * edge id is eid[q], or q itself when eid is NULL (CSC order); scale(q)
+ * is w[q] (1 when w is NULL) times, with att, att[e * att_k + j / att_h]
+ * for feature j. Typed pulls pick an f-wide block by the edge's type:
+ * TYPED_IN in x's row, TYPED_OUT in y's row. Output row r is orow[r]
+ * (NULL: r); rows are x_stride and y_stride floats apart. */
+typedef enum { TYPED_NONE, TYPED_IN, TYPED_OUT } typed_mode_t;
+
+typedef struct {
+    const int64_t *ptr;   /* (rows + 1) entry offsets */
+    const int32_t *orow;  /* (rows) output row of each listed row, or NULL */
+    const int32_t *nbr;   /* (nnz) source row of each entry */
+    const int64_t *eid;   /* (nnz) edge id of each entry, or NULL: the entry index */
+    const float *w;       /* (nnz) weight of each entry, or NULL */
+    const float *att;     /* (E, att_k) per-head scale, or NULL */
+    int64_t att_k, att_h;
+    const int32_t *etype; /* (E) edge types (typed pulls) */
+    typed_mode_t typed;
+    int src_edge;         /* 1: x rows are edge ids */
+    const float *x;
+    int64_t x_stride;
+    float *y;
+    int64_t y_stride, f;  /* f: values added per entry */
+    int acc;              /* 0: a listed row's y is zeroed first */
+} k_pull_t;
+
+/* Runs rows [0, rows) of a pull on the thread pool (one writer per output row). */
+void k_pull(const k_pull_t *p, int64_t rows);
+
 /* C (+)= op(A) * op(B): (M, K) x (K, N), through OpenBLAS sgemm. */
 void k_gemm(int trans_a, int trans_b, int64_t m, int64_t n, int64_t k, const float *a, const float *b, float *c,
             int acc);
 
-/* Y[v] (+)= sum over in-edges e=(u->v) of w_e X[u].            X, Y: (N, F) */
+/* Y[v] (+)= sum over in-edges e=(u->v) of w_e X[u].   X: (nsrc, F), Y: (N, F) */
 void k_gather_sum(const graph_t *g, agg_weight_t w, const float *x, int64_t f, float *y, int acc);
-/* dX[u] (+)= sum over out-edges e=(u->v) of w_e dY[v]. */
+/* dX[u] (+)= sum over out-edges e=(u->v) of w_e dY[v], over the nsrc source rows. */
 void k_gather_sum_bwd(const graph_t *g, agg_weight_t w, const float *dy, int64_t f, float *dx, int acc);
 /* Y[v,j] = max over in-edges of X[u,j]; argmax (N, F) keeps the winning u. */
 void k_gather_max(const graph_t *g, const float *x, int64_t f, float *y, int32_t *argmax);

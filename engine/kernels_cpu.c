@@ -1,8 +1,10 @@
 /* kernels_cpu.c - CPU implementations of kernels.h.
- * Vertex-parallel over CSC (forward) or CSR (backward) so that every
- * output row has exactly one writer: no atomics, bitwise deterministic
- * results for any thread count. Inner loops run over features and are
- * left to the compiler's vectoriser. */
+ * Every sum-gather (forward and backward, vertex or edge sources, typed,
+ * attention-scaled, and the streaming backend's chunk gathers) is one pull
+ * loop, k_pull, over a CSC or CSR pointer array; only the arrays differ.
+ * Vertex-parallel so that every output row has exactly one writer: no
+ * atomics, bitwise deterministic results for any thread count. Inner loops
+ * run over features and are left to the compiler's vectoriser. */
 #include "kernels.h"
 
 #include <cblas.h>
@@ -13,16 +15,6 @@
 #include "threadpool.h"
 
 #define GRAIN 32
-
-typedef struct {
-    const graph_t *g;
-    const float *w;   /* edge weights in the order the loop walks, or NULL */
-    const float *x, *y2; /* inputs */
-    float *out;
-    int32_t *idx;
-    int64_t f, k, h;
-    int acc;
-} sp_ctx_t;
 
 void k_gemm(int trans_a, int trans_b, int64_t m, int64_t n, int64_t k, const float *a, const float *b, float *c,
             int acc)
@@ -37,64 +29,126 @@ void k_gemm(int trans_a, int trans_b, int64_t m, int64_t n, int64_t k, const flo
                 c, (int)n);
 }
 
-
 static inline void axpy_row(float *restrict y, const float *restrict x, float a, int64_t f)
 {
     for (int64_t j = 0; j < f; j++) y[j] += a * x[j];
 }
 
-static inline void add_row(float *restrict y, const float *restrict x, int64_t f)
-{
-    for (int64_t j = 0; j < f; j++) y[j] += x[j];
-}
+/* ---------------- the pull ---------------- */
 
-/* ---- gather sum: CSC pull ---- */
-static void gather_sum_range(void *p, int64_t b, int64_t e)
+static void pull_range(void *ctx, int64_t b, int64_t e)
 {
-    const sp_ctx_t *c = p;
-    const graph_t *g = c->g;
-    int64_t f = c->f;
-    for (int64_t v = b; v < e; v++) {
-        float *y = c->out + v * f;
-        if (!c->acc) memset(y, 0, sizeof(float) * (size_t)f);
-        int64_t e0 = g->in_ptr[v], e1 = g->in_ptr[v + 1];
-        for (int64_t q = e0; q < e1; q++) {
-            if (q + 4 < e1) __builtin_prefetch(c->x + (int64_t)g->in_src[q + 4] * f);
-            axpy_row(y, c->x + (int64_t)g->in_src[q] * f, c->w ? c->w[q] : 1.0f, f);
+    const k_pull_t *p = ctx;
+    int64_t f = p->f;
+    for (int64_t r = b; r < e; r++) {
+        float *y = p->y + (p->orow ? p->orow[r] : r) * p->y_stride;
+        if (!p->acc) memset(y, 0, sizeof(float) * (size_t)p->y_stride);
+        int64_t q1 = p->ptr[r + 1];
+        for (int64_t q = p->ptr[r]; q < q1; q++) {
+            int64_t eid = p->eid ? p->eid[q] : q;
+            int64_t src = p->src_edge ? eid : p->nbr[q];
+            if (!p->src_edge && q + 4 < q1) __builtin_prefetch(p->x + (int64_t)p->nbr[q + 4] * p->x_stride);
+            const float *x = p->x + src * p->x_stride;
+            float *yy = y;
+            if (p->typed == TYPED_IN) x += (int64_t)p->etype[eid] * f;
+            else if (p->typed == TYPED_OUT) yy += (int64_t)p->etype[eid] * f;
+            float s = p->w ? p->w[q] : 1.0f;
+            if (p->att) {
+                const float *a = p->att + eid * p->att_k;
+                for (int64_t j = 0; j < p->att_k; j++) axpy_row(yy + j * p->att_h, x + j * p->att_h, s * a[j], p->att_h);
+            } else {
+                axpy_row(yy, x, s, f);
+            }
         }
     }
+}
+
+void k_pull(const k_pull_t *p, int64_t rows) { gs_parallel_for(rows, GRAIN, pull_range, (void *)p); }
+
+/* A pull over the forward CSC (destinations) or the backward CSR (sources). */
+static k_pull_t csc_pull(const graph_t *g, const float *w, const float *x, int64_t x_stride, float *y, int64_t f, int acc)
+{
+    return (k_pull_t){.ptr = g->in_ptr, .nbr = g->in_src, .w = w, .x = x, .x_stride = x_stride, .y = y, .y_stride = f,
+                      .f = f, .acc = acc, .etype = g->etype};
+}
+
+static k_pull_t csr_pull(const graph_t *g, const float *w, const float *x, int64_t x_stride, float *y, int64_t f, int acc)
+{
+    return (k_pull_t){.ptr = g->out_ptr, .nbr = g->out_dst, .eid = g->out_eid, .w = w, .x = x, .x_stride = x_stride,
+                      .y = y, .y_stride = f, .f = f, .acc = acc, .etype = g->etype};
 }
 
 void k_gather_sum(const graph_t *g, agg_weight_t w, const float *x, int64_t f, float *y, int acc)
 {
-    sp_ctx_t c = {.g = g, .w = k_weights_csc(g, w), .x = x, .out = y, .f = f, .acc = acc};
-    gs_parallel_for(g->n, GRAIN, gather_sum_range, &c);
-}
-
-/* ---- gather sum backward: CSR push turned into a pull per source ---- */
-static void gather_sum_bwd_range(void *p, int64_t b, int64_t e)
-{
-    const sp_ctx_t *c = p;
-    const graph_t *g = c->g;
-    int64_t f = c->f;
-    for (int64_t u = b; u < e; u++) {
-        float *y = c->out + u * f;
-        if (!c->acc) memset(y, 0, sizeof(float) * (size_t)f);
-        int64_t e0 = g->out_ptr[u], e1 = g->out_ptr[u + 1];
-        for (int64_t q = e0; q < e1; q++) {
-            if (q + 4 < e1) __builtin_prefetch(c->x + (int64_t)g->out_dst[q + 4] * f);
-            axpy_row(y, c->x + (int64_t)g->out_dst[q] * f, c->w ? c->w[q] : 1.0f, f);
-        }
-    }
+    k_pull_t p = csc_pull(g, k_weights_csc(g, w), x, f, y, f, acc);
+    k_pull(&p, g->n);
 }
 
 void k_gather_sum_bwd(const graph_t *g, agg_weight_t w, const float *dy, int64_t f, float *dx, int acc)
 {
-    sp_ctx_t c = {.g = g, .w = k_weights_csr(g, w), .x = dy, .out = dx, .f = f, .acc = acc};
-    gs_parallel_for(g->n, GRAIN, gather_sum_bwd_range, &c);
+    k_pull_t p = csr_pull(g, k_weights_csr(g, w), dy, f, dx, f, acc);
+    k_pull(&p, g->nsrc);
 }
 
-/* ---- gather max ---- */
+void k_scatter_src_bwd(const graph_t *g, const float *dy, int64_t f, float *dx, int acc)
+{
+    k_pull_t p = csr_pull(g, NULL, dy, f, dx, f, acc);
+    p.src_edge = 1;
+    k_pull(&p, g->nsrc);
+}
+
+void k_gather_edge(const graph_t *g, agg_weight_t w, const float *m, int64_t f, float *y, int acc)
+{
+    k_pull_t p = csc_pull(g, k_weights_csc(g, w), m, f, y, f, acc);
+    p.src_edge = 1;
+    k_pull(&p, g->n);
+}
+
+void k_scatter_dst_bwd(const graph_t *g, const float *dy, int64_t f, float *dx, int acc)
+{
+    k_gather_edge(g, AGG_ONE, dy, f, dx, acc);
+}
+
+void k_gather_attn(const graph_t *g, const float *x, const float *a, int64_t k, int64_t h, float *y)
+{
+    k_pull_t p = csc_pull(g, NULL, x, k * h, y, k * h, 0);
+    p.att = a, p.att_k = k, p.att_h = h;
+    k_pull(&p, g->n);
+}
+
+void k_gather_attn_bwd(const graph_t *g, const float *a, const float *dy, int64_t k, int64_t h, float *dx, int acc)
+{
+    k_pull_t p = csr_pull(g, NULL, dy, k * h, dx, k * h, acc);
+    p.att = a, p.att_k = k, p.att_h = h;
+    k_pull(&p, g->nsrc);
+}
+
+void k_gather_typed(const graph_t *g, agg_weight_t w, const float *z, int64_t h, float *y, int acc)
+{
+    k_pull_t p = csc_pull(g, k_weights_csc(g, w), z, (int64_t)g->ntypes * h, y, h, acc);
+    p.typed = TYPED_IN;
+    k_pull(&p, g->n);
+}
+
+void k_gather_typed_bwd(const graph_t *g, agg_weight_t w, const float *dy, int64_t h, float *dz, int acc)
+{
+    k_pull_t p = csr_pull(g, k_weights_csr(g, w), dy, h, dz, h, acc);
+    p.typed = TYPED_OUT, p.y_stride = (int64_t)g->ntypes * h;
+    k_pull(&p, g->nsrc);
+}
+
+/* ---------------- the other graph kernels ---------------- */
+
+typedef struct {
+    const graph_t *g;
+    const float *w;      /* edge weights in the order the loop walks, or NULL */
+    const float *x, *y2; /* inputs */
+    float *out;
+    int32_t *idx;
+    int64_t f, k, h;
+    int acc;
+} sp_ctx_t;
+
 static void gather_max_range(void *p, int64_t b, int64_t e)
 {
     const sp_ctx_t *c = p;
@@ -142,10 +196,9 @@ static void gather_max_bwd_range(void *p, int64_t b, int64_t e)
 void k_gather_max_bwd(const graph_t *g, const int32_t *argmax, const float *dy, int64_t f, float *dx, int acc)
 {
     sp_ctx_t c = {.g = g, .x = dy, .out = dx, .idx = (int32_t *)argmax, .f = f, .acc = acc};
-    gs_parallel_for(g->n, GRAIN, gather_max_bwd_range, &c);
+    gs_parallel_for(g->nsrc, GRAIN, gather_max_bwd_range, &c);
 }
 
-/* ---- scatter ---- */
 static void scatter_range(void *p, int64_t b, int64_t e)
 {
     const sp_ctx_t *c = p;
@@ -164,48 +217,6 @@ void k_scatter_dst(const graph_t *g, const float *x, int64_t f, float *y)
 {
     sp_ctx_t c = {.g = g, .x = x, .out = y, .idx = g->in_dst, .f = f};
     gs_parallel_for(g->m, 1024, scatter_range, &c);
-}
-
-static void scatter_src_bwd_range(void *p, int64_t b, int64_t e)
-{
-    const sp_ctx_t *c = p;
-    const graph_t *g = c->g;
-    int64_t f = c->f;
-    for (int64_t u = b; u < e; u++) {
-        float *dx = c->out + u * f;
-        if (!c->acc) memset(dx, 0, sizeof(float) * (size_t)f);
-        for (int64_t q = g->out_ptr[u]; q < g->out_ptr[u + 1]; q++) add_row(dx, c->x + g->out_eid[q] * f, f);
-    }
-}
-
-void k_scatter_src_bwd(const graph_t *g, const float *dy, int64_t f, float *dx, int acc)
-{
-    sp_ctx_t c = {.g = g, .x = dy, .out = dx, .f = f, .acc = acc};
-    gs_parallel_for(g->n, GRAIN, scatter_src_bwd_range, &c);
-}
-
-/* ---- gather of edge data (also the scatter-dst backward with w = 1) ---- */
-static void gather_edge_range(void *p, int64_t b, int64_t e)
-{
-    const sp_ctx_t *c = p;
-    const graph_t *g = c->g;
-    int64_t f = c->f;
-    for (int64_t v = b; v < e; v++) {
-        float *y = c->out + v * f;
-        if (!c->acc) memset(y, 0, sizeof(float) * (size_t)f);
-        for (int64_t q = g->in_ptr[v]; q < g->in_ptr[v + 1]; q++) axpy_row(y, c->x + q * f, c->w ? c->w[q] : 1.0f, f);
-    }
-}
-
-void k_gather_edge(const graph_t *g, agg_weight_t w, const float *m, int64_t f, float *y, int acc)
-{
-    sp_ctx_t c = {.g = g, .w = k_weights_csc(g, w), .x = m, .out = y, .f = f, .acc = acc};
-    gs_parallel_for(g->n, GRAIN, gather_edge_range, &c);
-}
-
-void k_scatter_dst_bwd(const graph_t *g, const float *dy, int64_t f, float *dx, int acc)
-{
-    k_gather_edge(g, AGG_ONE, dy, f, dx, acc);
 }
 
 static void gather_edge_bwd_range(void *p, int64_t b, int64_t e)
@@ -230,7 +241,6 @@ void k_gather_edge_bwd(const graph_t *g, agg_weight_t w, const float *dy, int64_
     gs_parallel_for(g->m, 1024, gather_edge_bwd_range, &c);
 }
 
-/* ---- attention pieces ---- */
 static void uaddv_range(void *p, int64_t b, int64_t e)
 {
     const sp_ctx_t *c = p;
@@ -301,49 +311,6 @@ void k_edge_softmax_bwd(const graph_t *g, const float *a, const float *da, int64
     gs_parallel_for(g->n, GRAIN, softmax_bwd_range, &c);
 }
 
-static void gather_attn_range(void *p, int64_t b, int64_t e)
-{
-    const sp_ctx_t *c = p;
-    const graph_t *g = c->g;
-    int64_t k = c->k, h = c->h, f = k * h;
-    for (int64_t v = b; v < e; v++) {
-        float *y = c->out + v * f;
-        memset(y, 0, sizeof(float) * (size_t)f);
-        for (int64_t q = g->in_ptr[v]; q < g->in_ptr[v + 1]; q++) {
-            const float *x = c->x + (int64_t)g->in_src[q] * f;
-            for (int64_t j = 0; j < k; j++) axpy_row(y + j * h, x + j * h, c->y2[q * k + j], h);
-        }
-    }
-}
-
-void k_gather_attn(const graph_t *g, const float *x, const float *a, int64_t k, int64_t h, float *y)
-{
-    sp_ctx_t c = {.g = g, .x = x, .y2 = a, .out = y, .k = k, .h = h};
-    gs_parallel_for(g->n, GRAIN, gather_attn_range, &c);
-}
-
-static void gather_attn_bwd_range(void *p, int64_t b, int64_t e)
-{
-    const sp_ctx_t *c = p;
-    const graph_t *g = c->g;
-    int64_t k = c->k, h = c->h, f = k * h;
-    for (int64_t u = b; u < e; u++) {
-        float *dx = c->out + u * f;
-        if (!c->acc) memset(dx, 0, sizeof(float) * (size_t)f);
-        for (int64_t q = g->out_ptr[u]; q < g->out_ptr[u + 1]; q++) {
-            const float *dy = c->x + (int64_t)g->out_dst[q] * f;
-            const float *a = c->y2 + g->out_eid[q] * k;
-            for (int64_t j = 0; j < k; j++) axpy_row(dx + j * h, dy + j * h, a[j], h);
-        }
-    }
-}
-
-void k_gather_attn_bwd(const graph_t *g, const float *a, const float *dy, int64_t k, int64_t h, float *dx, int acc)
-{
-    sp_ctx_t c = {.g = g, .x = dy, .y2 = a, .out = dx, .k = k, .h = h, .acc = acc};
-    gs_parallel_for(g->n, GRAIN, gather_attn_bwd_range, &c);
-}
-
 static void sddmm_range(void *p, int64_t b, int64_t e)
 {
     const sp_ctx_t *c = p;
@@ -363,45 +330,4 @@ void k_sddmm(const graph_t *g, const float *p, const float *q, int64_t k, int64_
 {
     sp_ctx_t c = {.g = g, .x = p, .y2 = q, .out = out, .k = k, .h = h, .acc = acc};
     gs_parallel_for(g->m, 1024, sddmm_range, &c);
-}
-
-/* ---- typed gather (GG-NN) ---- */
-static void gather_typed_range(void *p, int64_t b, int64_t e)
-{
-    const sp_ctx_t *c = p;
-    const graph_t *g = c->g;
-    int64_t h = c->h, zf = (int64_t)g->ntypes * h;
-    for (int64_t v = b; v < e; v++) {
-        float *y = c->out + v * h;
-        if (!c->acc) memset(y, 0, sizeof(float) * (size_t)h);
-        for (int64_t q = g->in_ptr[v]; q < g->in_ptr[v + 1]; q++)
-            axpy_row(y, c->x + (int64_t)g->in_src[q] * zf + (int64_t)g->etype[q] * h, c->w ? c->w[q] : 1.0f, h);
-    }
-}
-
-void k_gather_typed(const graph_t *g, agg_weight_t w, const float *z, int64_t h, float *y, int acc)
-{
-    sp_ctx_t c = {.g = g, .w = k_weights_csc(g, w), .x = z, .out = y, .h = h, .acc = acc};
-    gs_parallel_for(g->n, GRAIN, gather_typed_range, &c);
-}
-
-static void gather_typed_bwd_range(void *p, int64_t b, int64_t e)
-{
-    const sp_ctx_t *c = p;
-    const graph_t *g = c->g;
-    int64_t h = c->h, zf = (int64_t)g->ntypes * h;
-    for (int64_t u = b; u < e; u++) {
-        float *dz = c->out + u * zf;
-        if (!c->acc) memset(dz, 0, sizeof(float) * (size_t)zf);
-        for (int64_t q = g->out_ptr[u]; q < g->out_ptr[u + 1]; q++) {
-            int64_t eid = g->out_eid[q];
-            axpy_row(dz + (int64_t)g->etype[eid] * h, c->x + (int64_t)g->out_dst[q] * h, c->w ? c->w[q] : 1.0f, h);
-        }
-    }
-}
-
-void k_gather_typed_bwd(const graph_t *g, agg_weight_t w, const float *dy, int64_t h, float *dz, int acc)
-{
-    sp_ctx_t c = {.g = g, .w = k_weights_csr(g, w), .x = dy, .out = dz, .h = h, .acc = acc};
-    gs_parallel_for(g->n, GRAIN, gather_typed_bwd_range, &c);
 }

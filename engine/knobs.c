@@ -1,5 +1,6 @@
-/* knobs.c - see knobs.h. Pending values live in t->pending (a copy of the
- * configuration) until the next epoch boundary. */
+/* knobs.c - see knobs.h. The table below is the one place a run option's
+ * name, range, help, key and `when` are written. Pending values live in
+ * t->pending (a copy of the configuration) until the next epoch boundary. */
 #include "knobs.h"
 
 #include <math.h>
@@ -7,163 +8,151 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parse.h"
+#define F(field) offsetof(train_cfg_t, field), sizeof(((train_cfg_t *)0)->field)
 
-static const knob_desc_t knobs[] = {
-    {"lr", "a number > 0", "next epoch"},
-    {"dkp", "off|on|auto", "next epoch (rebuilds the op program)"},
-    {"selective", "off|on|auto", "next epoch"},
-    {"pipeline", "off|on", "next epoch"},
-    {"swap", "off|on", "next epoch"},
-    {"multidev", "naive|chain|ring", "next epoch"},
-    {"memplan", "stream|lru|roc", "next epoch (plans after one recorded epoch)"},
-    {"subchunks", "an integer in [1, 64]", "next epoch (re-chunks)"},
-    {"chunks", "auto or an integer in [1, 4096]", "next epoch (re-partitions)"},
-    {"order", "none|random|metis", "next epoch (re-partitions)"},
-    {"devices", "an integer in [1, 8]", "next epoch (reopens devices)"},
-    {"device-mem", "a size such as 512M, 0 = unlimited", "next epoch (reopens devices)"},
-    {"topology", "a name from gnnscope topologies", "next epoch (reopens devices)"},
-    {"link-scale", "auto or a number in (0, 1e6]", "next epoch (reopens devices)"},
-    {"links", "model|native", "next epoch (reopens devices)"},
-    {NULL, NULL, NULL},
+static const opt_t table[] = {
+    {"dataset", OPT_STR, F(dataset), NULL, NULL, 0, 0, "cora|DIR|FILE", "shipped name, OGB raw directory or SNAP edge list", NULL, WHEN_START, 0, 0},
+    {"model", OPT_STR, F(model), NULL, NULL, 0, 0, "NAME", "the GNN model", model_names, WHEN_START, 0, 0},
+    {"layers", OPT_INT, F(layers), NULL, NULL, 1, 64, "L", "number of GNN layers (GG-NN: propagation steps)", NULL, WHEN_START, 0, 0},
+    {"hidden", OPT_I64, F(hidden), NULL, NULL, 1, 65536, "H", "hidden width (per head for GAT)", NULL, WHEN_START, 0, 0},
+    {"heads", OPT_INT, F(heads), NULL, NULL, 1, 64, "K", "attention heads (GAT hidden layers)", NULL, WHEN_START, 0, 0},
+    {"epochs", OPT_INT, F(epochs), NULL, NULL, 0, 1e7, "E", "total epochs (a resumed run continues up to E)", NULL, WHEN_START, 0, 0},
+    {"lr", OPT_FLOAT, F(lr), NULL, NULL, 1e-9, 10, "X", "Adam learning rate", NULL, WHEN_EPOCH, 0, 0},
+    {"weight-decay", OPT_FLOAT, F(weight_decay), NULL, NULL, 0, 10, "X", "L2 weight decay added to gradients", NULL, WHEN_START, 0, 0},
+    {"dropout", OPT_FLOAT, F(dropout), NULL, NULL, 0, 0.99, "X", "dropout probability", NULL, WHEN_START, 0, 0},
+    {"seed", OPT_U64, F(seed), NULL, NULL, 0, 9e18, "S", "seed for initialisation and dropout masks", NULL, WHEN_START, 0, 0},
+    {"threads", OPT_INT, F(threads), NULL, "all", 0, 1024, "T", "worker threads (all: one per core)", NULL, WHEN_START, 0, 0},
+    {"dkp", OPT_CHOICE, F(dkp), "off|on|auto", NULL, 0, 0, "MODE", "reorder aggregation and combination (auto: by cost)", NULL, WHEN_PROGRAM, 0, 0},
+    {"feat-norm", OPT_CHOICE, F(feat_norm), "auto|row|none", NULL, 0, 0, "MODE", "row-normalise features (auto: if non-negative)", NULL, WHEN_START, 0, 0},
+    {"no-cache", OPT_BOOL, F(no_cache), NULL, NULL, 0, 0, "", "do not read or write the binary dataset cache", NULL, WHEN_START, 0, 0},
+    {"devices", OPT_INT, F(devices), NULL, NULL, 1, TOPO_MAX_DEV, "N", "emulated or logical devices", NULL, WHEN_REOPEN, 1, 0},
+    {"device-mem", OPT_SIZE, F(device_mem), NULL, "none", 1024, 1099511627776.0, "BYTES", "memory cap per device", NULL, WHEN_REOPEN, 1, 0},
+    {"topology", OPT_STR, F(topology), NULL, NULL, 0, 0, "NAME", "interconnect model (gnnscope topologies)", topology_names_joined, WHEN_REOPEN, 1, 0},
+    {"link-scale", OPT_DOUBLE, F(link_scale), NULL, "auto", 0.01, 1e6, "X", "link bandwidth factor (auto: host/GPU FLOP/s)", NULL, WHEN_REOPEN, 1, 0},
+    {"links", OPT_CHOICE, F(links_native), "model|native", NULL, 0, 0, "MODE", "native: copies are plain memcpys", NULL, WHEN_REOPEN, 1, 0},
+    {"chunks", OPT_INT, F(chunks), NULL, "auto", 1, 4096, "P", "vertex intervals (auto: the fewest that fit --device-mem)", NULL, WHEN_REOPEN, 1, 0},
+    {"order", OPT_CHOICE, F(order), "none|random|metis", NULL, 0, 0, "ORDER", "vertex order before chunking", NULL, WHEN_REOPEN, 1, '5'},
+    {"selective", OPT_CHOICE, F(knobs.selective), "off|on|auto", NULL, 0, 0, "MODE", "filter source rows on the host (NeuGraph 3.2)", NULL, WHEN_EPOCH, 1, '1'},
+    {"pipeline", OPT_CHOICE, F(knobs.pipeline), "off|on", NULL, 0, 0, "MODE", "double-buffer copies against compute", NULL, WHEN_EPOCH, 1, '2'},
+    {"subchunks", OPT_INT, F(knobs.subchunks), NULL, NULL, 1, 64, "K", "blocks per source interval", NULL, WHEN_REOPEN, 1, 0},
+    {"swap", OPT_CHOICE, F(knobs.swap), "off|on", NULL, 0, 0, "MODE", "reorder blocks by profiled times (NeuGraph Fig. 6)", NULL, WHEN_EPOCH, 1, '3'},
+    {"multidev", OPT_CHOICE, F(knobs.multidev), "naive|chain|ring", NULL, 0, 0, "MODE", "how devices share source blocks", NULL, WHEN_EPOCH, 1, '4'},
+    {"memplan", OPT_CHOICE, F(knobs.memplan), "stream|lru|roc", NULL, 0, 0, "PLAN", "tensors kept on the devices between ops (roc: ROC's DP)", NULL, WHEN_EPOCH, 1, '6'},
 };
+#undef F
 
-const knob_desc_t *knob_list(void) { return knobs; }
-
-static const knob_desc_t *find(const char *name)
+const opt_t *knob_table(int *n)
 {
-    for (const knob_desc_t *k = knobs; k->name; k++)
-        if (strcmp(k->name, name) == 0) return k;
-    return NULL;
+    *n = (int)(sizeof table / sizeof table[0]);
+    return table;
 }
 
-static int bad(gs_err_t *err, const knob_desc_t *k, const char *value)
+const opt_t *knob_find(const char *name)
 {
-    return gs_fail(err, GS_EINPUT, "set %s: '%s' is not valid (expected %s)", k->name, value, k->values);
+    int n;
+    const opt_t *t = knob_table(&n);
+    return opt_find(t, n, name, strlen(name));
 }
 
-static int parse_int(const char *v, long lo, long hi, long *out)
+knob_facts_t knob_facts(const trainer_t *t)
 {
-    char *end;
-    long x = strtol(v, &end, 10);
-    if (!*v || *end || x < lo || x > hi) return -1;
-    *out = x;
-    return 0;
+    knob_facts_t f = {t->data.g.n, 0};
+    if (t->data.g.n > 0) {
+        int k = t->cfg.knobs.subchunks < 1 ? 1 : t->cfg.knobs.subchunks;
+        f.min_device_mem = stream_working_set(&t->model.prog, t->data.g.n, (int)t->data.g.n, k);
+    }
+    return f;
+}
+
+int knob_parse(train_cfg_t *c, const char *name, const char *value, const knob_facts_t *facts, gs_err_t *err)
+{
+    const opt_t *o = knob_find(name);
+    if (!o) return gs_fail(err, GS_EINPUT, "set: unknown knob '%s' (see 'knobs')", name);
+    if (o->when == WHEN_START) return gs_fail(err, GS_EINPUT, "set: %s is fixed for the run (restart with --%s)", name, name);
+    char why[256];
+    train_cfg_t next = *c;
+    if (opt_parse(o, &next, value, why, sizeof why)) return gs_fail(err, GS_EINPUT, "set %s: %s", name, why);
+    if (facts && !strcmp(name, "chunks") && next.chunks > facts->vertices)
+        return gs_fail(err, GS_EINPUT, "set chunks: %d is more than the graph's %lld vertices", next.chunks,
+                       (long long)facts->vertices);
+    if (facts && !strcmp(name, "device-mem") && next.device_mem && next.device_mem < facts->min_device_mem)
+        return gs_fail(err, GS_EINPUT, "set device-mem: %s is below the %llu bytes this model needs at any chunk count", value,
+                       (unsigned long long)facts->min_device_mem);
+    if (o->streaming) next.stream = 1; /* a device knob turns streaming on */
+    if (!strcmp(name, "devices")) { /* more devices than the topology has: the smallest shipped one that fits */
+        topology_t tp;
+        const char *fit = topology_for_devices(next.devices);
+        if (topology_get(next.topology, &tp) == 0 && tp.ndev < next.devices && fit)
+            snprintf(next.topology, sizeof next.topology, "%s", fit);
+    }
+    *c = next;
+    return GS_OK;
 }
 
 int knob_set(trainer_t *t, const char *name, const char *value, gs_err_t *err)
 {
-    const knob_desc_t *k = find(name);
-    if (!k) return gs_fail(err, GS_EINPUT, "set: unknown knob '%s' (see 'knobs')", name);
     train_cfg_t c = t->has_pending ? t->pending : t->cfg;
-    long x;
-    int i;
-    char *end;
-    if (!strcmp(name, "lr")) {
-        double v = strtod(value, &end);
-        if (!*value || *end || !(v > 0) || v > 10) return bad(err, k, value);
-        c.lr = (float)v;
-    } else if (!strcmp(name, "dkp")) {
-        if ((i = gs_choice_index("off|on|auto", value)) < 0) return bad(err, k, value);
-        c.dkp = (dkp_mode_t)i;
-    } else if (!strcmp(name, "selective")) {
-        if ((i = gs_choice_index("off|on|auto", value)) < 0) return bad(err, k, value);
-        c.knobs.selective = (selective_t)i;
-    } else if (!strcmp(name, "pipeline") || !strcmp(name, "swap")) {
-        if ((i = gs_choice_index("off|on", value)) < 0) return bad(err, k, value);
-        *(name[0] == 'p' ? &c.knobs.pipeline : &c.knobs.swap) = i;
-    } else if (!strcmp(name, "multidev")) {
-        if ((i = gs_choice_index("naive|chain|ring", value)) < 0) return bad(err, k, value);
-        c.knobs.multidev = (multidev_t)i;
-    } else if (!strcmp(name, "memplan")) {
-        if ((i = gs_choice_index("stream|lru|roc", value)) < 0) return bad(err, k, value);
-        c.knobs.memplan = (memplan_kind_t)i;
-    } else if (!strcmp(name, "subchunks")) {
-        if (parse_int(value, 1, 64, &x)) return bad(err, k, value);
-        c.knobs.subchunks = (int)x;
-    } else if (!strcmp(name, "chunks")) {
-        if (strcmp(value, "auto") == 0) c.chunks = 0;
-        else if (parse_int(value, 1, 4096, &x) || x > t->g.n) return bad(err, k, value);
-        else c.chunks = (int)x;
-    } else if (!strcmp(name, "order")) {
-        if ((i = gs_choice_index("none|random|metis", value)) < 0) return bad(err, k, value);
-        c.order = (order_kind_t)i;
-    } else if (!strcmp(name, "devices")) {
-        if (parse_int(value, 1, TOPO_MAX_DEV, &x)) return bad(err, k, value);
-        c.devices = (int)x;
-    } else if (!strcmp(name, "device-mem")) {
-        if (gs_parse_bytes(value, &c.device_mem)) return bad(err, k, value);
-    } else if (!strcmp(name, "topology")) {
-        topology_t tp;
-        if (topology_get(value, &tp) != 0) return bad(err, k, value);
-        snprintf(c.topology, sizeof c.topology, "%s", value);
-    } else if (!strcmp(name, "link-scale")) {
-        if (strcmp(value, "auto") == 0) c.link_scale = 0;
-        else {
-            double v = strtod(value, &end);
-            if (!*value || *end || !(v > 0) || v > 1e6) return bad(err, k, value);
-            c.link_scale = v;
-        }
-    } else if (!strcmp(name, "links")) {
-        if ((i = gs_choice_index("model|native", value)) < 0) return bad(err, k, value);
-        c.links_native = i;
-    }
-    if (strcmp(name, "lr") != 0 && strcmp(name, "dkp") != 0) c.stream = 1; /* a device knob turns streaming on */
-    t->pending = c;
-    t->has_pending = 1;
-    return GS_OK;
+    knob_facts_t facts = knob_facts(t);
+    int rc = knob_parse(&c, name, value, &facts, err);
+    if (!rc) knob_set_all(t, &c);
+    return rc;
 }
 
-static void format(const train_cfg_t *c, const trainer_t *t, const char *name, char *out, size_t n)
+void knob_set_all(trainer_t *t, const train_cfg_t *want)
 {
-    if (!strcmp(name, "lr")) snprintf(out, n, "%g", c->lr);
-    else if (!strcmp(name, "dkp")) gs_choice_name("off|on|auto", c->dkp, out, (int)n);
-    else if (!strcmp(name, "selective")) gs_choice_name("off|on|auto", c->knobs.selective, out, (int)n);
-    else if (!strcmp(name, "pipeline")) gs_choice_name("off|on", c->knobs.pipeline, out, (int)n);
-    else if (!strcmp(name, "swap")) gs_choice_name("off|on", c->knobs.swap, out, (int)n);
-    else if (!strcmp(name, "multidev")) gs_choice_name("naive|chain|ring", c->knobs.multidev, out, (int)n);
-    else if (!strcmp(name, "memplan")) gs_choice_name("stream|lru|roc", c->knobs.memplan, out, (int)n);
-    else if (!strcmp(name, "subchunks")) snprintf(out, n, "%d", c->knobs.subchunks);
-    else if (!strcmp(name, "chunks")) {
-        if (c == &t->cfg && t->backend) snprintf(out, n, "%d%s", t->chunks, c->chunks ? "" : " (auto)");
-        else if (c->chunks) snprintf(out, n, "%d", c->chunks);
-        else snprintf(out, n, "auto");
-    } else if (!strcmp(name, "order")) gs_choice_name("none|random|metis", c->order, out, (int)n);
-    else if (!strcmp(name, "devices")) snprintf(out, n, "%d", c->devices);
-    else if (!strcmp(name, "device-mem")) snprintf(out, n, "%llu", (unsigned long long)c->device_mem);
-    else if (!strcmp(name, "topology")) snprintf(out, n, "%s", c->topology);
-    else if (!strcmp(name, "link-scale")) {
-        if (c->link_scale > 0) snprintf(out, n, "%g", c->link_scale);
-        else if (c == &t->cfg && t->backend) snprintf(out, n, "auto (%.4g)", t->link_scale);
-        else snprintf(out, n, "auto");
-    } else if (!strcmp(name, "links")) gs_choice_name("model|native", c->links_native, out, (int)n);
+    t->pending = *want;
+    t->has_pending = 1;
+}
+
+void knob_text(const trainer_t *t, const train_cfg_t *c, const opt_t *o, char *out, size_t n)
+{
+    int running = c == &t->cfg && t->streaming;
+    if (running && !strcmp(o->name, "chunks")) snprintf(out, n, "%d%s", t->stream.chunks, c->chunks ? "" : " (auto)");
+    else if (running && !strcmp(o->name, "link-scale") && c->link_scale == 0) snprintf(out, n, "auto (%.4g)", t->stream.link_scale);
+    else opt_format(o, c, out, n);
 }
 
 int knob_get(const trainer_t *t, const char *name, int pending, char *out, size_t outsz, gs_err_t *err)
 {
-    if (!find(name)) {
+    const opt_t *o = knob_find(name);
+    if (!o) {
         gs_fail(err, GS_EINPUT, "get: unknown knob '%s' (see 'knobs')", name);
         return -1;
     }
     if (pending && !t->has_pending) return 0;
-    char now[64], then[64];
-    format(&t->cfg, t, name, now, sizeof now);
+    char now[96], then[96];
+    knob_text(t, &t->cfg, o, now, sizeof now);
     if (!pending) {
         snprintf(out, outsz, "%s", now);
         return 1;
     }
-    format(&t->pending, t, name, then, sizeof then);
+    knob_text(t, &t->pending, o, then, sizeof then);
     if (strcmp(now, then) == 0) return 0;
     snprintf(out, outsz, "%s", then);
     return 1;
 }
 
-/* Whether a change needs the devices and chunks rebuilt. */
-static int structural(const train_cfg_t *a, const train_cfg_t *b)
+/* Whether a knob that reopens the devices differs between a and b. */
+static int needs_reopen(const train_cfg_t *a, const train_cfg_t *b)
 {
-    return a->stream != b->stream || a->chunks != b->chunks || a->order != b->order ||
-           a->knobs.subchunks != b->knobs.subchunks || a->devices != b->devices || a->device_mem != b->device_mem ||
-           strcmp(a->topology, b->topology) != 0 || a->link_scale != b->link_scale || a->links_native != b->links_native;
+    if (a->stream != b->stream) return 1;
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+        if (table[i].when != WHEN_REOPEN) continue;
+        char x[4200], y[4200];
+        opt_format(&table[i], a, x, sizeof x), opt_format(&table[i], b, y, sizeof y);
+        if (strcmp(x, y) != 0) return 1;
+    }
+    return 0;
+}
+
+/* Closes the streaming engine and opens it again under t->cfg; on failure
+ * the engine is closed. */
+static int reopen(trainer_t *t, gs_err_t *err)
+{
+    trainer_stream_close(t);
+    int rc = trainer_stream_open(t, err);
+    if (rc) trainer_stream_close(t);
+    return rc;
 }
 
 int knob_apply(trainer_t *t, gs_err_t *err)
@@ -171,45 +160,25 @@ int knob_apply(trainer_t *t, gs_err_t *err)
     if (!t->has_pending) return GS_OK;
     train_cfg_t old = t->cfg, want = t->pending;
     t->has_pending = 0;
-    int reopen = 0;
-    if (want.dkp != old.dkp) { /* new gather widths: re-plan the chunks too */
-        reopen = t->backend != NULL;
-        t->cfg.dkp = want.dkp;
-        int rc = trainer_rebuild_program(t, err);
-        if (rc) {
-            t->cfg.dkp = old.dkp;
-            gs_err_t ignored;
-            trainer_rebuild_program(t, &ignored);
-            return rc;
-        }
-    }
-    if (!reopen && !structural(&old, &want)) {
+    int rebuild = want.dkp != old.dkp; /* new gather widths: a streamed run re-plans its chunks too */
+    if (!needs_reopen(&old, &want) && !(rebuild && want.stream)) {
         t->cfg = want;
-        if (t->backend) streamer_set_knobs(&t->streamer, &want.knobs);
-        return GS_OK;
+        int rc = rebuild ? trainer_rebuild_program(t, err) : GS_OK;
+        if (rc) t->cfg = old;
+        if (t->streaming) streamer_set_knobs(&t->stream.streamer, &t->cfg.knobs);
+        return rc;
     }
-    if (t->K->device) { /* tensors on a GPU: the streamed engine keeps them on the host */
-        t->cfg = old;
+    if (t->kp.K->device) /* tensors on a GPU: the streamed engine keeps them on the host */
         return gs_fail(err, GS_EINPUT, "streaming knobs apply to streamed runs; this run trains in GPU memory "
                                        "(restart with --backend cuda and --device-mem or --chunks)");
-    }
-    trainer_stream_close(t);
-    t->ex.stream = NULL;
     t->cfg = want;
-    int rc = trainer_stream_open(t, err);
+    int rc = rebuild ? trainer_rebuild_program(t, err) : GS_OK;
+    if (!rc) rc = reopen(t, err);
     if (rc) { /* put the previous configuration back */
         gs_err_t ignored;
-        trainer_stream_close(t);
-        t->ex.stream = NULL;
         t->cfg = old;
-        if (want.dkp != old.dkp) trainer_rebuild_program(t, &ignored);
-        if (trainer_stream_open(t, &ignored) != GS_OK) {
-            trainer_stream_close(t);
-            t->ex.stream = NULL;
-            t->cfg.stream = 0;
-        }
+        if (rebuild) trainer_rebuild_program(t, &ignored);
+        if (reopen(t, &ignored)) t->cfg.stream = 0; /* the old devices no longer open: train in memory */
     }
-    gs_err_t ferr;
-    if (trainer_load_features(t, rc ? &ferr : err) && !rc) rc = err->code; /* the numbering may have changed */
     return rc;
 }

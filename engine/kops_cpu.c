@@ -2,7 +2,8 @@
  * kernels_cpu.c plus the elementwise ops, column sums, head dots, loss,
  * accuracy and Adam, all on the thread pool. This is the reference the
  * CUDA plugin's table is tested against. Memory is plain host memory; the
- * graph mirror is the graph itself. */
+ * graph mirror is the graph itself; the context is empty (the thread pool
+ * is process-wide), so every op ignores it. */
 #include "kops.h"
 
 #include <math.h>
@@ -14,33 +15,69 @@
 #include "train_math.h"
 #include "threadpool.h"
 
-/* ---------------- memory ---------------- */
+/* ---------------- context and memory ---------------- */
 
-static void *host_alloc(size_t bytes)
+static kops_ctx_t *host_open(gs_err_t *err)
 {
+    (void)err;
+    return NULL; /* nothing to hold: every op ignores its context */
+}
+static void host_close(kops_ctx_t *cx) { (void)cx; }
+
+kplace_t kplace_host(void) { return (kplace_t){&kops_cpu, NULL}; }
+
+static void *host_alloc(kops_ctx_t *cx, size_t bytes)
+{
+    (void)cx;
     void *p = gs_aligned_alloc(bytes ? bytes : 64);
     if (p) memset(p, 0, bytes);
     return p;
 }
 
-static void host_release(void *p) { free(p); }
-static void host_zero(void *p, size_t bytes) { memset(p, 0, bytes); }
-static void host_copy(void *dst, const void *src, size_t bytes)
+static void host_release(kops_ctx_t *cx, void *p) { (void)cx, free(p); }
+static void host_zero(kops_ctx_t *cx, void *p, size_t bytes) { (void)cx, memset(p, 0, bytes); }
+static void host_copy(kops_ctx_t *cx, void *dst, const void *src, size_t bytes)
 {
+    (void)cx;
     if (dst != src) memmove(dst, src, bytes);
 }
-static int host_sync(gs_err_t *err)
+static int host_sync(kops_ctx_t *cx, gs_err_t *err)
 {
-    (void)err;
+    (void)cx, (void)err;
     return GS_OK;
 }
-static int host_mirror(const graph_t *host, graph_t *out, gs_err_t *err)
+static int host_mirror(kops_ctx_t *cx, const graph_t *host, graph_t *out, gs_err_t *err)
 {
-    (void)err;
+    (void)cx, (void)err;
     *out = *host;
     return GS_OK;
 }
-static void host_mirror_release(graph_t *mirror) { memset(mirror, 0, sizeof *mirror); }
+static void host_mirror_release(kops_ctx_t *cx, graph_t *mirror) { (void)cx, memset(mirror, 0, sizeof *mirror); }
+
+/* ---------------- the graph kernels of kernels.h, with the context ---------------- */
+/* A reference kernel as a table op: the host's context is empty. */
+#define UNPAREN(...) __VA_ARGS__
+#define HOST_KERNEL(name, params, args) \
+    static void h_##name(kops_ctx_t *cx, UNPAREN params) { (void)cx, k_##name args; }
+HOST_KERNEL(gemm, (int ta, int tb, int64_t m, int64_t n, int64_t k, const float *a, const float *b, float *c, int acc), (ta, tb, m, n, k, a, b, c, acc))
+HOST_KERNEL(gather_sum, (const graph_t *g, agg_weight_t w, const float *x, int64_t f, float *y, int acc), (g, w, x, f, y, acc))
+HOST_KERNEL(gather_sum_bwd, (const graph_t *g, agg_weight_t w, const float *dy, int64_t f, float *dx, int acc), (g, w, dy, f, dx, acc))
+HOST_KERNEL(gather_max, (const graph_t *g, const float *x, int64_t f, float *y, int32_t *am), (g, x, f, y, am))
+HOST_KERNEL(gather_max_bwd, (const graph_t *g, const int32_t *am, const float *dy, int64_t f, float *dx, int acc), (g, am, dy, f, dx, acc))
+HOST_KERNEL(scatter_src, (const graph_t *g, const float *x, int64_t f, float *y), (g, x, f, y))
+HOST_KERNEL(scatter_dst, (const graph_t *g, const float *x, int64_t f, float *y), (g, x, f, y))
+HOST_KERNEL(scatter_src_bwd, (const graph_t *g, const float *dy, int64_t f, float *dx, int acc), (g, dy, f, dx, acc))
+HOST_KERNEL(scatter_dst_bwd, (const graph_t *g, const float *dy, int64_t f, float *dx, int acc), (g, dy, f, dx, acc))
+HOST_KERNEL(gather_edge, (const graph_t *g, agg_weight_t w, const float *m, int64_t f, float *y, int acc), (g, w, m, f, y, acc))
+HOST_KERNEL(gather_edge_bwd, (const graph_t *g, agg_weight_t w, const float *dy, int64_t f, float *dm, int acc), (g, w, dy, f, dm, acc))
+HOST_KERNEL(edge_uaddv, (const graph_t *g, const float *l, const float *r, int64_t k, float *s), (g, l, r, k, s))
+HOST_KERNEL(edge_softmax, (const graph_t *g, const float *s, int64_t k, float *a), (g, s, k, a))
+HOST_KERNEL(edge_softmax_bwd, (const graph_t *g, const float *a, const float *da, int64_t k, float *ds, int acc), (g, a, da, k, ds, acc))
+HOST_KERNEL(gather_attn, (const graph_t *g, const float *x, const float *a, int64_t k, int64_t h, float *y), (g, x, a, k, h, y))
+HOST_KERNEL(gather_attn_bwd, (const graph_t *g, const float *a, const float *dy, int64_t k, int64_t h, float *dx, int acc), (g, a, dy, k, h, dx, acc))
+HOST_KERNEL(sddmm, (const graph_t *g, const float *p, const float *q, int64_t k, int64_t h, float *out, int acc), (g, p, q, k, h, out, acc))
+HOST_KERNEL(gather_typed, (const graph_t *g, agg_weight_t w, const float *z, int64_t h, float *y, int acc), (g, w, z, h, y, acc))
+HOST_KERNEL(gather_typed_bwd, (const graph_t *g, agg_weight_t w, const float *dy, int64_t h, float *dz, int acc), (g, w, dy, h, dz, acc))
 
 /* ---------------- elementwise ops ---------------- */
 
@@ -130,10 +167,15 @@ static void ew_backward_range(void *p, int64_t rb, int64_t re)
 
 static int64_t ew_grain(int64_t cols) { return cols >= 4096 ? 1 : 4096 / (cols ? cols : 1); }
 
-static void ew_forward(const ew_args_t *a) { gs_parallel_for(a->rows, ew_grain(a->cols), ew_forward_range, (void *)a); }
-
-static void ew_backward(const ew_args_t *a)
+static void ew_forward(kops_ctx_t *cx, const ew_args_t *a)
 {
+    (void)cx;
+    gs_parallel_for(a->rows, ew_grain(a->cols), ew_forward_range, (void *)a);
+}
+
+static void ew_backward(kops_ctx_t *cx, const ew_args_t *a)
+{
+    (void)cx;
     if (!a->da && !a->db && !a->dc) return;
     gs_parallel_for(a->rows, ew_grain(a->cols), ew_backward_range, (void *)a);
 }
@@ -159,8 +201,9 @@ static void colsum_range(void *p, int64_t b, int64_t e)
     }
 }
 
-static void colsum(const float *x, int64_t rows, int64_t cols, float *out, int acc)
+static void colsum(kops_ctx_t *cx, const float *x, int64_t rows, int64_t cols, float *out, int acc)
 {
+    (void)cx;
     float *partial = malloc(sizeof(float) * (size_t)(COLSUM_BLOCKS * (cols ? cols : 1)));
     if (!partial) abort(); /* a few KB: treat as fatal like any other OOM in a kernel */
     colsum_ctx_t c = {x, rows, cols, partial};
@@ -175,8 +218,9 @@ static void colsum(const float *x, int64_t rows, int64_t cols, float *out, int a
 
 /* ---------------- head dot (GAT attention projections) ---------------- */
 
-static void head_dot(const float *a, const float *w, int64_t rows, int64_t k, int64_t h, float *y)
+static void head_dot(kops_ctx_t *cx, const float *a, const float *w, int64_t rows, int64_t k, int64_t h, float *y)
 {
+    (void)cx;
     for (int64_t r = 0; r < rows; r++)
         for (int64_t j = 0; j < k; j++) {
             float s = 0;
@@ -185,9 +229,10 @@ static void head_dot(const float *a, const float *w, int64_t rows, int64_t k, in
         }
 }
 
-static void head_dot_bwd(const float *a, const float *w, const float *dy, int64_t rows, int64_t k, int64_t h, float *da,
-                         int acc_a, float *dw, int acc_w)
+static void head_dot_bwd(kops_ctx_t *cx, const float *a, const float *w, const float *dy, int64_t rows, int64_t k,
+                         int64_t h, float *da, int acc_a, float *dw, int acc_w)
 {
+    (void)cx;
     if (dw && !acc_w) memset(dw, 0, sizeof(float) * (size_t)(k * h));
     for (int64_t r = 0; r < rows; r++)
         for (int64_t j = 0; j < k; j++) {
@@ -202,9 +247,10 @@ static void head_dot_bwd(const float *a, const float *w, const float *dy, int64_
 
 /* ---------------- loss, accuracy, optimiser ---------------- */
 
-static double xent(const float *logits, int64_t nrows, int64_t c, const int32_t *label, const int32_t *idx, int64_t n,
-                   int64_t counted, float *dlogits)
+static double xent(kops_ctx_t *cx, const float *logits, int64_t nrows, int64_t c, const int32_t *label,
+                   const int32_t *idx, int64_t n, int64_t counted, float *dlogits)
 {
+    (void)cx;
     double total = 0;
     if (dlogits) memset(dlogits, 0, sizeof(float) * (size_t)(nrows * c));
     if (counted == 0) return 0;
@@ -216,8 +262,10 @@ static double xent(const float *logits, int64_t nrows, int64_t c, const int32_t 
     return total / (double)counted;
 }
 
-static int64_t correct(const float *logits, int64_t c, const int32_t *label, const int32_t *idx, int64_t n)
+static int64_t correct(kops_ctx_t *cx, const float *logits, int64_t c, const int32_t *label, const int32_t *idx,
+                       int64_t n)
 {
+    (void)cx;
     int64_t ok = 0;
     for (int64_t i = 0; i < n; i++) {
         int64_t v = idx[i];
@@ -231,14 +279,18 @@ static int64_t correct(const float *logits, int64_t c, const int32_t *label, con
     return ok;
 }
 
-static void adam(float *w, const float *g, float *m, float *v, int64_t n, float lr, float wd, float c1, float c2)
+static void adam(kops_ctx_t *cx, float *w, const float *g, float *m, float *v, int64_t n, float lr, float wd, float c1,
+                 float c2)
 {
+    (void)cx;
     for (int64_t j = 0; j < n; j++) gs_adam_elem(w, g, m, v, j, lr, wd, c1, c2);
 }
 
 const kops_t kops_cpu = {
     .name = "cpu",
     .device = 0,
+    .open = host_open,
+    .close = host_close,
     .alloc = host_alloc,
     .release = host_release,
     .zero = host_zero,
@@ -248,25 +300,25 @@ const kops_t kops_cpu = {
     .sync = host_sync,
     .graph_mirror = host_mirror,
     .graph_release = host_mirror_release,
-    .gemm = k_gemm,
-    .gather_sum = k_gather_sum,
-    .gather_sum_bwd = k_gather_sum_bwd,
-    .gather_max = k_gather_max,
-    .gather_max_bwd = k_gather_max_bwd,
-    .scatter_src = k_scatter_src,
-    .scatter_dst = k_scatter_dst,
-    .scatter_src_bwd = k_scatter_src_bwd,
-    .scatter_dst_bwd = k_scatter_dst_bwd,
-    .gather_edge = k_gather_edge,
-    .gather_edge_bwd = k_gather_edge_bwd,
-    .edge_uaddv = k_edge_uaddv,
-    .edge_softmax = k_edge_softmax,
-    .edge_softmax_bwd = k_edge_softmax_bwd,
-    .gather_attn = k_gather_attn,
-    .gather_attn_bwd = k_gather_attn_bwd,
-    .sddmm = k_sddmm,
-    .gather_typed = k_gather_typed,
-    .gather_typed_bwd = k_gather_typed_bwd,
+    .gemm = h_gemm,
+    .gather_sum = h_gather_sum,
+    .gather_sum_bwd = h_gather_sum_bwd,
+    .gather_max = h_gather_max,
+    .gather_max_bwd = h_gather_max_bwd,
+    .scatter_src = h_scatter_src,
+    .scatter_dst = h_scatter_dst,
+    .scatter_src_bwd = h_scatter_src_bwd,
+    .scatter_dst_bwd = h_scatter_dst_bwd,
+    .gather_edge = h_gather_edge,
+    .gather_edge_bwd = h_gather_edge_bwd,
+    .edge_uaddv = h_edge_uaddv,
+    .edge_softmax = h_edge_softmax,
+    .edge_softmax_bwd = h_edge_softmax_bwd,
+    .gather_attn = h_gather_attn,
+    .gather_attn_bwd = h_gather_attn_bwd,
+    .sddmm = h_sddmm,
+    .gather_typed = h_gather_typed,
+    .gather_typed_bwd = h_gather_typed_bwd,
     .ew_forward = ew_forward,
     .ew_backward = ew_backward,
     .colsum = colsum,

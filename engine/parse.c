@@ -2,6 +2,7 @@
 #include "parse.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +12,7 @@ int gs_parse_bytes(const char *s, uint64_t *out)
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    if (end == s || errno || v < 0) return -1;
+    if (end == s || errno || !isfinite(v) || v < 0) return -1;
     double mul = 1;
     switch (*end) {
     case 'K': case 'k': mul = 1024.0; end++; break;
@@ -22,6 +23,7 @@ int gs_parse_bytes(const char *s, uint64_t *out)
     }
     if (*end == 'B' || *end == 'b') end++;
     if (*end || v * mul > 1.8e19) return -1;
+    if (v * mul != floor(v * mul)) return -2; /* a fraction of a byte */
     *out = (uint64_t)(v * mul);
     return 0;
 }

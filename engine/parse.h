@@ -5,7 +5,8 @@
 
 #include <stdint.h>
 
-/* "512M", "2G", "1048576" -> bytes. Returns 0, or -1 if malformed. */
+/* "512M", "2G", "1048576" -> bytes. Returns 0, -1 if malformed (or not
+ * finite, negative, past 2^64), or -2 if it is not a whole number of bytes. */
 int gs_parse_bytes(const char *s, uint64_t *out);
 /* Index of v in "a|b|c", or -1. */
 int gs_choice_index(const char *choices, const char *v);

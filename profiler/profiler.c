@@ -1,6 +1,7 @@
 /* profiler.c - see profiler.h. */
 #include "profiler.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -171,10 +172,18 @@ int prof_trace_start(prof_t *p, const char *path, gs_err_t *err)
 
 int prof_trace_stop(prof_t *p, gs_err_t *err)
 {
+    char path[16];
+    int rc = prof_trace_stop_report(p, path, sizeof path, err);
+    return rc < 0 ? GS_OK : rc;
+}
+
+int prof_trace_stop_report(prof_t *p, char *path, size_t n, gs_err_t *err)
+{
     prof_drain(p);
     pthread_mutex_lock(&p->lock);
-    int rc = GS_OK;
+    int rc = -1;
     if (p->tracing) {
+        snprintf(path, n, "%s", p->trace.path);
         close_window(p, prof_now_ns()); /* last counters */
         rc = trace_close(&p->trace, err);
         p->tracing = 0;

@@ -64,5 +64,8 @@ void prof_get_window(prof_t *p, prof_window_t *out);
 int prof_history(prof_t *p, prof_event_t *out, int max);
 int prof_trace_start(prof_t *p, const char *path, gs_err_t *err);
 int prof_trace_stop(prof_t *p, gs_err_t *err);
+/* The same, saying what happened: -1 when no trace was being written,
+ * else prof_trace_stop's code, with the trace's path in path. */
+int prof_trace_stop_report(prof_t *p, char *path, size_t n, gs_err_t *err);
 
 #endif

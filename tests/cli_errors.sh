@@ -5,10 +5,10 @@
 source "$(dirname "$0")/lib.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-expect_fail 2 "unknown model" -- "$BIN" train --model nope --epochs 1
+expect_fail 2 "--model: 'nope' is unknown (expected gcn|" -- "$BIN" train --model nope --epochs 1
 expect_fail 2 "unknown flag '--bogus'" -- "$BIN" train --bogus
 expect_fail 2 "--epochs: 'abc' is not an integer" -- "$BIN" train --epochs abc
-expect_fail 2 "--dropout: 1.5 is out of range" -- "$BIN" train --dropout 1.5
+expect_fail 2 "--dropout: '1.5' is out of range" -- "$BIN" train --dropout 1.5
 expect_fail 2 "--lr needs a value" -- "$BIN" train --lr
 expect_fail 2 "unknown command 'frobnicate'" -- "$BIN" frobnicate
 expect_fail 2 "no such file, directory or shipped dataset" -- "$BIN" train --dataset /nonexistent/x

@@ -52,11 +52,12 @@ static void check_program(program_t *p, int64_t in_cols, const char *what)
     exec_t ex;
     tensor_t x, r;
     assert_false(p->failed);
-    assert_int_equal(params_init(&ps, p, 5, &kops_cpu, &err), GS_OK);
+    assert_int_equal(params_init(&ps, p, 5, kplace_host(), &err), GS_OK);
     /* make zero-initialised biases non-trivial */
     for (int i = 0; i < ps.n; i++)
         for (int64_t j = 0; j < tensor_numel(&ps.w[i]); j++) ps.w[i].data[j] += 0.3f * gs_normal(gs_hash3(17, (uint64_t)i, (uint64_t)j));
-    assert_int_equal(exec_init(&ex, p, &gr, &ps, 77, &err), GS_OK);
+    assert_int_equal(exec_init(&ex, p, kplace_host(), &ps, 77, &err), GS_OK);
+    assert_int_equal(exec_bind_graph(&ex, &gr, &err), GS_OK);
     assert_int_equal(tensor_alloc(&x, gr.n, in_cols, &err), GS_OK);
     tu_fill(x.data, tensor_numel(&x), 31);
     const tensor_t *y = exec_forward(&ex, &x, 1, 3);

@@ -11,7 +11,7 @@
 
 #include "../engine/sched/memplan.h"
 
-static int key_of(mp_trace_t *tr, int k, uint64_t bytes) { return mp_trace_tensor(tr, (void *)(uintptr_t)(0x1000 + 64 * k), bytes); }
+static int key_of(mp_trace_t *tr, int k, uint64_t bytes) { return mp_trace_tensor(tr, 0x1000 + 64 * k, bytes); }
 
 /* A streamed step reading r0 (cost c0; -1 none) and writing w0 (-1 none). */
 static void dev_step(mp_trace_t *tr, int r0, double c0, int w0)

@@ -58,7 +58,7 @@ static void losses(const train_cfg_t *c, double *out, uint64_t *hw, epoch_stats_
         if (last) *last = st;
     }
     if (hw) {
-        for (int d = 0; d < c->devices; d++) hw[d] = t.last_stats.high_water[d];
+        for (int d = 0; d < c->devices; d++) hw[d] = t.stream.last_stats.high_water[d];
     }
     trainer_close(&t);
 }
@@ -208,12 +208,12 @@ static void test_knobs_change_between_epochs(void **state)
         if (i == 1) { /* pending is visible, current is unchanged until the epoch boundary */
             assert_int_equal(knob_get(&t, "chunks", 1, buf, sizeof buf, &err), 1);
             assert_string_equal(buf, "4");
-            assert_null(t.backend);
+            assert_false(t.streaming);
         }
         if (trainer_epoch(&t, &st, &err)) fail_msg("step %d: %s", i, err.msg);
         got[i] = st.loss;
     }
-    assert_int_equal(t.chunks, 2);
+    assert_int_equal(t.stream.chunks, 2);
     assert_int_equal(t.cfg.devices, 2);
     for (int i = 0; i < 6; i++)
         if (fabs(got[i] - ref[i]) > 1e-4 * fabs(ref[i])) fail_msg("epoch %d: %.9g vs %.9g", i + 1, got[i], ref[i]);
@@ -222,11 +222,17 @@ static void test_knobs_change_between_epochs(void **state)
     assert_non_null(strstr(err.msg, "chunks"));
     assert_int_equal(knob_set(&t, "warp", "9", &err), GS_EINPUT);
     assert_int_equal(knob_get(&t, "chunks", 1, buf, sizeof buf, &err), 0);
-    /* a value that fails when applied restores the previous configuration */
-    assert_int_equal(knob_set(&t, "device-mem", "100", &err), GS_OK);
+    /* a value the run cannot use is refused when set */
+    assert_int_equal(knob_set(&t, "device-mem", "100", &err), GS_EINPUT);
+    assert_non_null(strstr(err.msg, "device-mem"));
+    /* a value that fails when applied (too small for the 2 chunks asked for,
+     * though enough for more) restores the previous configuration */
+    knob_facts_t facts = knob_facts(&t);
+    snprintf(buf, sizeof buf, "%llu", (unsigned long long)facts.min_device_mem);
+    assert_int_equal(knob_set(&t, "device-mem", buf, &err), GS_OK);
     assert_int_equal(trainer_epoch(&t, &st, &err), GS_EINPUT);
     assert_int_equal(t.cfg.device_mem, 0);
-    assert_non_null(t.backend);
+    assert_true(t.streaming);
     assert_int_equal(trainer_epoch(&t, &st, &err), GS_OK);
     trainer_close(&t);
 }

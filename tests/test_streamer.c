@@ -77,6 +77,21 @@ static void assert_near(const float *a, const float *b, int64_t n, double tol, c
         if (fabs((double)a[i] - b[i]) > tol * (1 + fabs(b[i]))) fail_msg("%s: element %lld: %.9g vs %.9g", what, (long long)i, a[i], b[i]);
 }
 
+/* The gathers and products through the engine interface's calls (keys:
+ * 1 for the input, 2 for the output). */
+static int gather(streamer_t *s, agg_weight_t agg, typed_mode_t typed, const float *in, int64_t in_cols, float *out,
+                  int64_t out_cols, int64_t f, int acc, int bwd, gs_err_t *err)
+{
+    gather_call_t c = {.g = s->g, .hop = 1, .agg = agg, .typed = typed, .in = {1, (float *)in, N, in_cols},
+                       .out = {2, out, N, out_cols}, .f = f, .acc = acc};
+    return bwd ? streamer_gather_bwd(s, &c, err) : streamer_gather(s, &c, err);
+}
+
+static matmul_call_t mm_call(const float *a, int64_t c, const float *w, int64_t f)
+{
+    return (matmul_call_t){.a_vertex = 1, .a = {1, (float *)a, N, c}, .w = w, .f = f};
+}
+
 static void check_config(int p, int k, int pipe, selective_t sel, int swap, int ndev, multidev_t md)
 {
     rig_t r;
@@ -90,19 +105,19 @@ static void check_config(int p, int k, int pipe, selective_t sel, int swap, int 
     for (int epoch = 0; epoch < 2; epoch++) { /* epoch 2 uses the swap order */
         r.s.profiling = epoch == 0;
         r.s.have_profile = epoch == 1;
-        assert_int_equal(streamer_gather(&r.s, AGG_NORM, TYPED_NONE, x, F, y, F, F, 0, 0, &err), GS_OK);
+        assert_int_equal(gather(&r.s, AGG_NORM, TYPED_NONE, x, F, y, F, F, 0, 0, &err), GS_OK);
         assert_near(y, ref_fwd, N * F, tol, what);
-        assert_int_equal(streamer_gather_bwd(&r.s, AGG_NORM, TYPED_NONE, x, F, y, F, F, 0, 0, &err), GS_OK);
+        assert_int_equal(gather(&r.s, AGG_NORM, TYPED_NONE, x, F, y, F, F, 0, 1, &err), GS_OK);
         assert_near(y, ref_bwd, N * F, tol, what);
     }
     int64_t T = g.ntypes;
-    assert_int_equal(streamer_gather(&r.s, AGG_MEAN, TYPED_IN, x, T * F, y, F, F, 0, 1, &err), GS_OK);
+    assert_int_equal(gather(&r.s, AGG_MEAN, TYPED_IN, x, T * F, y, F, F, 0, 0, &err), GS_OK);
     assert_near(y, ref_tfwd, N * F, tol, what);
-    assert_int_equal(streamer_gather_bwd(&r.s, AGG_MEAN, TYPED_OUT, x, F, y, T * F, F, 0, 1, &err), GS_OK);
+    assert_int_equal(gather(&r.s, AGG_MEAN, TYPED_OUT, x, F, y, T * F, F, 0, 1, &err), GS_OK);
     assert_near(y, ref_tbwd, N * T * F, tol, what);
     /* accumulate mode adds to what is there */
     memcpy(y, ref_fwd, sizeof ref_fwd);
-    assert_int_equal(streamer_gather(&r.s, AGG_NORM, TYPED_NONE, x, F, y, F, F, 1, 0, &err), GS_OK);
+    assert_int_equal(gather(&r.s, AGG_NORM, TYPED_NONE, x, F, y, F, F, 1, 0, &err), GS_OK);
     for (int i = 0; i < N * F; i++)
         if (fabs(y[i] - 2 * ref_fwd[i]) > 1e-5 * (1 + fabs(ref_fwd[i]))) fail_msg("%s: acc mode", what);
     rig_close(&r);
@@ -132,7 +147,7 @@ static void test_device_cap_is_never_exceeded(void **state)
     rig_open(&r, 2, cap, 4, &kn, 0);
     static float y[N * F];
     gs_err_t err;
-    assert_int_equal(streamer_gather(&r.s, AGG_NORM, TYPED_NONE, x, F, y, F, F, 0, 0, &err), GS_OK);
+    assert_int_equal(gather(&r.s, AGG_NORM, TYPED_NONE, x, F, y, F, F, 0, 0, &err), GS_OK);
     assert_near(y, ref_fwd, N * F, 0, "capped");
     backend_stats_t st;
     backend_cpu.stats(r.b, &st);
@@ -145,7 +160,7 @@ static void test_device_cap_is_never_exceeded(void **state)
     assert_null(big);
     rig_close(&r);
     rig_open(&r, 1, cap / 4, 4, &kn, 0);
-    assert_int_equal(streamer_gather(&r.s, AGG_NORM, TYPED_NONE, x, F, y, F, F, 0, 0, &err), GS_EINPUT);
+    assert_int_equal(gather(&r.s, AGG_NORM, TYPED_NONE, x, F, y, F, F, 0, 0, &err), GS_EINPUT);
     assert_non_null(strstr(err.msg, "too small"));
     rig_close(&r);
 }
@@ -157,7 +172,7 @@ static double run_bytes(int ndev, multidev_t md, selective_t sel, double *uplink
     rig_open(&r, ndev, 0, 4, &kn, 1);
     static float y[N * F];
     gs_err_t err;
-    assert_int_equal(streamer_gather(&r.s, AGG_NORM, TYPED_NONE, x, F, y, F, F, 0, 0, &err), GS_OK);
+    assert_int_equal(gather(&r.s, AGG_NORM, TYPED_NONE, x, F, y, F, F, 0, 0, &err), GS_OK);
     backend_stats_t st;
     backend_cpu.stats(r.b, &st);
     double h2d = 0;
@@ -197,13 +212,18 @@ static void check_matmul(int ndev, int p, int k, int pipe)
     gs_err_t err;
     char what[64];
     snprintf(what, sizeof what, "matmul dev=%d P=%d k=%d pipe=%d", ndev, p, k, pipe);
-    if (streamer_matmul(&r.s, x, C, w, F, y, 0, &err)) fail_msg("%s: %s", what, err.msg);
+    matmul_call_t mc = mm_call(x, C, w, F);
+    mc.out = (xtensor_t){2, y, N, F};
+    if (streamer_matmul(&r.s, &mc, &err)) fail_msg("%s: %s", what, err.msg);
     assert_near(y, ry, N * F, 0, what); /* rows are independent: bitwise */
-    if (streamer_matmul_bwd(&r.s, x, C, w, F, dy, da, 0, dw, 0, 0, &err)) fail_msg("%s: %s", what, err.msg);
+    mc = mm_call(x, C, w, F);
+    mc.dy = (xtensor_t){3, dy, N, F}, mc.da = (xtensor_t){4, da, N, C}, mc.dw = dw;
+    if (streamer_matmul_bwd(&r.s, &mc, &err)) fail_msg("%s: %s", what, err.msg);
     assert_near(da, rda, N * C, 0, what);
     assert_near(dw, rdw, C * F, 1e-5, what); /* block sums, then the ring: reassociated */
     /* adding mode: both gradients add to what is there */
-    if (streamer_matmul_bwd(&r.s, x, C, w, F, dy, da, 1, dw, 1, 0, &err)) fail_msg("%s: %s", what, err.msg);
+    mc.acc_a = mc.acc_w = 1;
+    if (streamer_matmul_bwd(&r.s, &mc, &err)) fail_msg("%s: %s", what, err.msg);
     for (int i = 0; i < N * C; i++) rda[i] *= 2;
     for (int i = 0; i < C * F; i++) rdw[i] *= 2;
     assert_near(da, rda, N * C, 1e-6, what);

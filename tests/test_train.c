@@ -174,7 +174,7 @@ static void test_dkp_counts_aggregation_flops(void **state)
         epoch_stats_t st;
         if (trainer_open(&t, &cfg, &err)) fail_msg("%s", err.msg);
         assert_int_equal(trainer_epoch(&t, &st, &err), GS_OK);
-        double m2 = 2.0 * (double)t.g.m;
+        double m2 = 2.0 * (double)t.data.g.m;
         double want[2][2] = {{m2 * (on ? 16 : 24), on ? m2 * 16 : 0}, {m2 * (on ? 4 : 16), m2 * (on ? 4 : 16)}};
         for (int l = 0; l < 2; l++)
             for (int ph = 0; ph < 2; ph++)

@@ -178,32 +178,33 @@ static void draw_train(rect_t r, const view_state_t *v)
     line(r, 1, "epoch %lld  loss %.4f", (long long)e->epoch, e->loss);
     line(r, 2, "acc train %.3f val %.3f test %.3f", e->train_acc, e->val_acc, e->test_acc);
     line(r, 3, "epoch %7.1f ms %s", e->epoch_ms, sp);
-    const prof_totals_t *t = &v->totals;
-    double dev_comp = 0, copy = 0;
-    for (int d = 1; d < PROF_MAX_DEV; d++) {
-        dev_comp += t->busy_s[d][PL_COMPUTE];
-        copy += t->busy_s[d][PL_H2D] + t->busy_s[d][PL_D2H] + t->busy_s[d][PL_D2D];
+    int nstats, row = 4;
+    const stat_desc_t *d = stat_descs(&nstats);
+    char cell[2][64];
+    int filled = 0;
+    for (int i = 0; i < nstats && row < r.h; i++) { /* the panel's counters, two to a line */
+        if (!(d[i].flags & STAT_PANEL) || ((d[i].flags & STAT_STREAM) && !v->ndev)) continue;
+        plot_stat(d[i].name, d[i].unit, stat_get(e, &d[i]), cell[filled], sizeof cell[0]);
+        if (++filled == 2) line(r, row++, "%-*s %s", r.w / 2 - 1, cell[0], cell[1]), filled = 0;
     }
-    double host = t->busy_s[0][PL_COMPUTE] * 1e3, total = e->epoch_ms + e->eval_ms;
-    double wait = total - host - dev_comp * 1e3 * (1 - e->overlap) - copy * 1e3 * (1 - e->overlap);
-    line(r, 4, "compute host %.1f ms  devices %.1f ms", host, dev_comp * 1e3);
-    line(r, 5, "transfer %.1f ms (%.0f%% hidden)  filter %.1f ms  comm 0", copy * 1e3, 100 * e->overlap, e->filter_ms);
-    line(r, 6, "wait %.1f ms   d2d %.2f MB", wait > 0 ? wait : 0, e->d2d_bytes / 1e6);
-    line(r, 7, "h2d %.2f MB  kept %.2f MB", e->h2d_bytes / 1e6, e->kept_bytes / 1e6);
+    if (filled && row < r.h) line(r, row, "%s", cell[0]);
 }
 
 static void draw_knobs(rect_t r, const view_state_t *v)
 {
-    head(r, " Knobs (1-6 toggle, :set)");
+    head(r, " Knobs ([key] cycles, :set)");
     for (int i = 0; i < v->nknobs && i + 1 < r.h; i++) {
         const knob_row_t *k = &v->knobs[i];
+        char name[32];
+        if (k->key) snprintf(name, sizeof name, "[%c]%s", k->key, k->name);
+        else snprintf(name, sizeof name, "   %s", k->name);
         if (k->pending[0]) {
-            line(r, i + 1, "%-10s %s -> %s", k->name, k->value, k->pending);
+            line(r, i + 1, "%-13s %s -> %s", name, k->value, k->pending);
             on(C_WARN, 0);
             mvprintw(r.y + i + 1, r.x + r.w - 7, "pending");
             off(C_WARN, 0);
         } else {
-            line(r, i + 1, "%-10s %s", k->name, k->value);
+            line(r, i + 1, "%-13s %s", name, k->value);
         }
     }
 }
@@ -228,8 +229,14 @@ static void draw_help(const view_state_t *v)
     on(C_TITLE, 0);
     mvprintw(2, 5, "%-*s", w, " Help (? or Esc closes)");
     off(C_TITLE, 0);
-    const char *keys[] = {"q quit   space pause/resume   : console   Esc leave console   Tab next panel",
-                          "1 selective  2 pipeline  3 swap  4 multidev  5 order  6 memplan   (apply at the next epoch)",
+    char knob_keys[256] = "";
+    for (int i = 0; i < v->nknobs; i++)
+        if (v->knobs[i].key) {
+            size_t len = strlen(knob_keys);
+            snprintf(knob_keys + len, sizeof knob_keys - len, "%c %s  ", v->knobs[i].key, v->knobs[i].name);
+        }
+    strncat(knob_keys, "(apply at the next epoch)", sizeof knob_keys - strlen(knob_keys) - 1);
+    const char *keys[] = {"q quit   space pause/resume   : console   Esc leave console   Tab next panel", knob_keys,
                           "+/- zoom the timeline   left/right scroll (freezes)   f follow live", "", "Commands:"};
     int row = 3;
     for (size_t i = 0; i < sizeof keys / sizeof keys[0] && row < 2 + h; i++) mvprintw(row++, 7, "%.*s", w - 4, keys[i]);

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 double plot_nice_max(double max)
 {
@@ -34,4 +35,11 @@ void plot_rate(double b, char *buf, int n)
     int k = 0;
     while (b >= 1000 && k < 4) b /= 1000, k++;
     snprintf(buf, (size_t)n, "%.1f %s", b, u[k]);
+}
+
+void plot_stat(const char *name, const char *unit, double value, char *buf, int n)
+{
+    if (!strcmp(unit, "B")) snprintf(buf, (size_t)n, "%s %.2f MB", name, value / 1e6);
+    else if (!strcmp(unit, "ms")) snprintf(buf, (size_t)n, "%s %.1f ms", name, value);
+    else snprintf(buf, (size_t)n, "%s %.3g", name, value);
 }

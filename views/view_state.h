@@ -11,8 +11,11 @@
 
 #define VIEW_HIST 64
 
+#define VIEW_MAX_KNOBS 48
+
 typedef struct {
-    char name[24], value[48], pending[48];
+    char name[24], value[48], pending[96];
+    char key; /* the key that cycles it, or 0 */
 } knob_row_t;
 
 typedef struct {
@@ -20,7 +23,7 @@ typedef struct {
     const epoch_stats_t *epochs;
     int nepochs;
     prof_totals_t totals; /* of the last epoch */
-    knob_row_t knobs[16];
+    knob_row_t knobs[VIEW_MAX_KNOBS];
     int nknobs;
     prof_window_t window;
     double busy_hist[PROF_MAX_DEV][VIEW_HIST]; /* compute busy fraction per device, oldest first */

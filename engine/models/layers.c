@@ -1,5 +1,6 @@
 /* layers.c - small building blocks shared by model files, and the model
  * registry. */
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -32,7 +33,19 @@ const model_def_t *model_find(const char *name)
     return NULL;
 }
 
-const char *model_names(void) { return "gcn|gin|commnet|gat|ggcn|mpgcn|ggnn|resgcn"; }
+static char joined[256];
+static pthread_once_t joined_once = PTHREAD_ONCE_INIT;
+
+static void join_names(void)
+{
+    for (int i = 0; all[i]; i++) snprintf(joined + strlen(joined), sizeof joined - strlen(joined), "%s%s", i ? "|" : "", all[i]->name);
+}
+
+const char *model_names(void)
+{
+    pthread_once(&joined_once, join_names);
+    return joined;
+}
 
 int model_build(program_t *p, const model_def_t *m, const model_cfg_t *cfg, int ntypes, gs_err_t *err)
 {

@@ -27,7 +27,7 @@ typedef struct {
 const model_def_t *model_find(const char *name);
 /* NULL-terminated list of every model. */
 const model_def_t *const *model_all(void);
-/* "gcn|gin|..." for usage messages. */
+/* "gcn|gin|..." for usage messages and the option table. */
 const char *model_names(void);
 /* Builds cfg's model into p, checking p->failed; fills err on failure. */
 int model_build(program_t *p, const model_def_t *m, const model_cfg_t *cfg, int ntypes, gs_err_t *err);

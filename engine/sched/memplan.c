@@ -17,14 +17,14 @@ void mp_trace_free(mp_trace_t *tr)
     memset(tr, 0, sizeof *tr);
 }
 
-int mp_trace_find(const mp_trace_t *tr, const void *key)
+int mp_trace_find(const mp_trace_t *tr, int key)
 {
     for (int i = 0; i < tr->nkeys; i++)
         if (tr->key[i] == key) return i;
     return -1;
 }
 
-int mp_trace_tensor(mp_trace_t *tr, const void *key, uint64_t bytes)
+int mp_trace_tensor(mp_trace_t *tr, int key, uint64_t bytes)
 {
     int i = mp_trace_find(tr, key);
     if (i >= 0) return i;
@@ -70,10 +70,10 @@ void mp_trace_compact(mp_trace_t *tr)
     for (int pass = 1; pass >= 0; pass--)
         for (int j = 0; j < tr->nkeys; j++)
             if (read[j] == pass) newidx[j] = n, order[n++] = j;
-    const void *key[MP_MAX_KEYS];
+    int key[MP_MAX_KEYS];
     uint64_t bytes[MP_MAX_KEYS];
     for (int i = 0; i < n; i++) key[i] = tr->key[order[i]], bytes[i] = tr->bytes[order[i]];
-    memcpy(tr->key, key, sizeof(void *) * (size_t)n);
+    memcpy(tr->key, key, sizeof(int) * (size_t)n);
     memcpy(tr->bytes, bytes, sizeof(uint64_t) * (size_t)n);
     for (int i = 0; i < tr->nstep; i++) {
         mp_step_t *st = &tr->step[i];

@@ -44,7 +44,7 @@ typedef struct {
 } mp_step_t;
 
 typedef struct {
-    const void *key[MP_MAX_KEYS];  /* host address of each tensor */
+    int key[MP_MAX_KEYS];          /* each tensor's key (exec_engine.h's xtensor_t) */
     uint64_t bytes[MP_MAX_KEYS];
     int nkeys;
     mp_step_t *step;
@@ -70,9 +70,9 @@ typedef struct {
 void mp_trace_reset(mp_trace_t *tr);
 void mp_trace_free(mp_trace_t *tr);
 /* The index of the tensor at key, or -1 when the trace has none. */
-int mp_trace_find(const mp_trace_t *tr, const void *key);
+int mp_trace_find(const mp_trace_t *tr, int key);
 /* The index of the tensor at key (adding it), or -1 when the table is full. */
-int mp_trace_tensor(mp_trace_t *tr, const void *key, uint64_t bytes);
+int mp_trace_tensor(mp_trace_t *tr, int key, uint64_t bytes);
 /* Appends a step; returns its index, or -1 (overflow set). */
 int mp_trace_step(mp_trace_t *tr, int host, const int *reads, int nr, const int *writes, int nw);
 

@@ -18,14 +18,14 @@
 
 #include "streamer.h"
 
-static int find_index(const streamer_t *s, const float *key)
+static int find_index(const streamer_t *s, int key)
 {
     for (int i = 0; i < s->mp.nres; i++)
         if (s->mp.res[i].key == key) return i;
     return -1;
 }
 
-static resident_t *find(streamer_t *s, const float *key)
+static resident_t *find(streamer_t *s, int key)
 {
     int i = find_index(s, key);
     return i < 0 ? NULL : &s->mp.res[i];
@@ -81,32 +81,35 @@ static void hold(streamer_t *s, uint64_t set)
     }
 }
 
-static int keys_match(const mp_trace_t *tr, const int16_t *idx, const float *const *keys, int n)
+static int keys_match(const mp_trace_t *tr, const int16_t *idx, const xtensor_t *t, int n)
 {
     for (int i = 0; i < n; i++)
-        if (tr->key[idx[i]] != keys[i]) return 0;
+        if (tr->key[idx[i]] != t[i].key) return 0;
     return 1;
 }
 
-void streamer_mp_op_begin(streamer_t *s, const float *const *reads, const int64_t *rcols, int nr, float *const *writes,
-                          const int64_t *wcols, int nw)
+/* The trace's index of tensor t (bytes of its N rows). */
+static int traced(streamer_t *s, const xtensor_t *t)
+{
+    return mp_trace_tensor(&s->mp.trace, t->key, sizeof(float) * (uint64_t)s->g->n * (uint64_t)t->cols);
+}
+
+void streamer_mp_op_begin(streamer_t *s, const xtensor_t *reads, int nr, const xtensor_t *writes, int nw)
 {
     memplan_rt_t *m = &s->mp;
     m->op_nr = nr < MP_MAX_IO ? nr : MP_MAX_IO;
-    for (int i = 0; i < m->op_nr; i++) m->op_reads[i] = reads[i], m->op_cost[i] = 0;
+    for (int i = 0; i < m->op_nr; i++) m->op_reads[i] = reads[i].key, m->op_cost[i] = 0;
     if (m->recording) {
         int ri[MP_MAX_IO], wi[MP_MAX_IO];
-        uint64_t n = (uint64_t)s->g->n;
-        for (int i = 0; i < m->op_nr; i++) ri[i] = mp_trace_tensor(&m->trace, reads[i], sizeof(float) * n * (uint64_t)rcols[i]);
-        for (int i = 0; i < nw && i < MP_MAX_IO; i++)
-            wi[i] = mp_trace_tensor(&m->trace, writes[i], sizeof(float) * n * (uint64_t)wcols[i]);
+        for (int i = 0; i < m->op_nr; i++) ri[i] = traced(s, &reads[i]);
+        for (int i = 0; i < nw && i < MP_MAX_IO; i++) wi[i] = traced(s, &writes[i]);
         if (!m->trace.overflow) mp_trace_step(&m->trace, 0, ri, nr, wi, nw);
         return;
     }
     if (!m->planned) return;
     const mp_step_t *st = m->step < m->trace.nstep ? &m->trace.step[m->step] : NULL;
     if (!st || st->host || st->nr != nr || st->nw != nw || !keys_match(&m->trace, st->reads, reads, nr) ||
-        !keys_match(&m->trace, st->writes, (const float *const *)writes, nw)) {
+        !keys_match(&m->trace, st->writes, writes, nw)) {
         streamer_mp_reset(s); /* the epoch left the recorded path: the next one is recorded */
         return;
     }
@@ -131,21 +134,21 @@ void streamer_mp_op_end(streamer_t *s, int failed)
     m->step++;
 }
 
-void streamer_host_wrote(streamer_t *s, const float *key, int64_t cols)
+void streamer_host_wrote(streamer_t *s, const xtensor_t *t)
 {
     memplan_rt_t *m = &s->mp;
     if (m->recording) {
-        int j = mp_trace_tensor(&m->trace, key, sizeof(float) * (uint64_t)s->g->n * (uint64_t)cols);
+        int j = traced(s, t);
         if (!m->trace.overflow) mp_trace_step(&m->trace, 1, NULL, 0, &j, 1);
         return;
     }
     if (!m->planned) return;
     const mp_step_t *st = m->step < m->trace.nstep ? &m->trace.step[m->step] : NULL;
-    if (!st || !st->host || st->nw != 1 || m->trace.key[st->writes[0]] != key) {
+    if (!st || !st->host || st->nw != 1 || m->trace.key[st->writes[0]] != t->key) {
         streamer_mp_reset(s);
         return;
     }
-    resident_t *r = find(s, key);
+    resident_t *r = find(s, t->key);
     if (r) drop(s, r); /* its device copies no longer match */
     drop_unkept(s, m->plan.keep[m->step]);
     m->step++;
@@ -184,20 +187,20 @@ void streamer_mp_epoch_end(streamer_t *s)
     m->step = 0;
 }
 
-float *streamer_mp_slot(streamer_t *s, const float *key, int d)
+float *streamer_mp_slot(streamer_t *s, int key, int d)
 {
     resident_t *r = s->mp.planned ? find(s, key) : NULL;
     return r ? r->dev[d] : NULL;
 }
 
 /* Whether rows [lo, lo + rows) of key's copy on device d are current. */
-static int rows_valid(const streamer_t *s, const float *key, int d, int64_t lo, int64_t rows)
+static int rows_valid(const streamer_t *s, int key, int d, int64_t lo, int64_t rows)
 {
     int i = find_index(s, key);
     return i >= 0 && memchr(s->mp.res[i].valid[d] + lo, 0, (size_t)rows) == NULL;
 }
 
-static void mark(streamer_t *s, const float *key, int d, int64_t lo, int64_t rows, int here, int others)
+static void mark(streamer_t *s, int key, int d, int64_t lo, int64_t rows, int here, int others)
 {
     resident_t *r = s->mp.planned ? find(s, key) : NULL;
     if (!r) return;
@@ -206,12 +209,12 @@ static void mark(streamer_t *s, const float *key, int d, int64_t lo, int64_t row
         else if (others >= 0) memset(r->valid[e] + lo, others, (size_t)rows);
 }
 
-void streamer_mp_wrote(streamer_t *s, const float *key, int d, int64_t lo, int64_t rows, int kept)
+void streamer_mp_wrote(streamer_t *s, int key, int d, int64_t lo, int64_t rows, int kept)
 {
     mark(s, key, d, lo, rows, kept != 0, 0);
 }
 
-void streamer_mp_count(streamer_t *s, const float *key, double bytes)
+void streamer_mp_count(streamer_t *s, int key, double bytes)
 {
     for (int i = 0; i < s->mp.op_nr; i++)
         if (s->mp.op_reads[i] == key) {
@@ -220,20 +223,21 @@ void streamer_mp_count(streamer_t *s, const float *key, double bytes)
         }
 }
 
-const float *streamer_mp_load(streamer_t *s, int d, const float *src, int64_t cols, int64_t lo, int64_t rows,
-                              float *staging, chunk_tag_t tag, double *copied)
+const float *streamer_mp_load(streamer_t *s, int d, const xtensor_t *src, int64_t lo, int64_t rows, float *staging,
+                              chunk_tag_t tag, double *copied)
 {
+    int64_t cols = src->cols;
     size_t bytes = sizeof(float) * (size_t)(rows * cols);
-    float *slot = streamer_mp_slot(s, src, d);
+    float *slot = streamer_mp_slot(s, src->key, d);
     *copied = 0;
-    if (slot && rows_valid(s, src, d, lo, rows)) {
+    if (slot && rows_valid(s, src->key, d, lo, rows)) {
         s->mp.kept_bytes += (double)bytes;
         return slot + lo * cols;
     }
     float *dst = slot ? slot + lo * cols : staging;
-    s->ops->copy(s->b, d, LANE_H2D, -1, dst, src + lo * cols, bytes, tag);
-    streamer_mp_count(s, src, (double)bytes);
-    if (slot) mark(s, src, d, lo, rows, 1, -1); /* a read leaves other devices' rows as they were */
+    s->ops->copy(s->b, d, LANE_H2D, -1, dst, src->data + lo * cols, bytes, tag);
+    streamer_mp_count(s, src->key, (double)bytes);
+    if (slot) mark(s, src->key, d, lo, rows, 1, -1); /* a read leaves other devices' rows as they were */
     *copied = (double)bytes;
     return dst;
 }

@@ -15,6 +15,7 @@
  * Limits: every output still goes back to the host, where the
  * elementwise ApplyVertex ops run. */
 #include <math.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "streamer.h"
@@ -108,7 +109,7 @@ static int next_block(const streamer_t *s, int t, int64_t R, int slots, mm_block
     int64_t n = s->g->n;
     k->dev = t % s->ndev, k->slot = (t / s->ndev) % slots, k->lo = (int64_t)t * R;
     k->rows = k->lo >= n ? 0 : k->lo + R < n ? R : n - k->lo;
-    if (k->rows > 0 && s->abort_flag && *s->abort_flag) return gs_fail(err, GS_EFAIL, "interrupted");
+    if (k->rows > 0 && s->abort_flag && atomic_load(s->abort_flag)) return gs_fail(err, GS_EFAIL, "interrupted");
     return GS_OK;
 }
 
@@ -129,17 +130,19 @@ static void broadcast_weight(streamer_t *s, const mm_bufs_t *m, const float *w, 
     }
 }
 
-int streamer_matmul(streamer_t *s, const float *a, int64_t c, const float *w, int64_t f, float *out, int layer,
-                    gs_err_t *err)
+int streamer_matmul(streamer_t *s, const matmul_call_t *mc, gs_err_t *err)
 {
     const backend_ops_t *ops = s->ops;
     backend_t *b = s->b;
     mm_bufs_t m[TOPO_MAX_DEV];
+    int64_t c = mc->a.cols, f = mc->f;
+    int layer = mc->layer;
+    float *out = mc->out.data;
     mm_need_t need = {c, f, 0, 1, 0, 0, 0};
     int slots = s->kn.pipeline ? 2 : 1, rc = carve(s, &need, m, err);
     if (rc) return rc;
-    streamer_mp_op_begin(s, &a, &c, 1, &out, &f, 1);
-    broadcast_weight(s, m, w, sizeof(float) * (size_t)(c * f), tag_of(layer, PHASE_FWD, -1));
+    streamer_mp_op_begin(s, &mc->a, 1, &mc->out, 1);
+    broadcast_weight(s, m, mc->w, sizeof(float) * (size_t)(c * f), tag_of(layer, PHASE_FWD, -1));
     slot_events_t ev = slot_events_none();
     mm_block_t k;
     for (int t = 0; !(rc = next_block(s, t, need.rows, slots, &k, err)) && k.rows > 0; t++) {
@@ -148,16 +151,16 @@ int streamer_matmul(streamer_t *s, const float *a, int64_t c, const float *w, in
         chunk_tag_t tag = tag_of(layer, PHASE_FWD, t);
         double copied;
         ops->wait(b, d, LANE_H2D, ev.comp[d][q]); /* the slot's last gemm has read its input */
-        const float *ad = streamer_mp_load(s, d, a, c, lo, rows, m[d].a[q], tag, &copied);
+        const float *ad = streamer_mp_load(s, d, &mc->a, lo, rows, m[d].a[q], tag, &copied);
         ops->wait(b, d, LANE_COMPUTE, ops->record(b, d, LANE_H2D));
         ops->wait(b, d, LANE_COMPUTE, ev.d2h[d][q]); /* the slot's last output has left */
-        float *kept = streamer_mp_slot(s, out, d), *y = kept ? kept + lo * f : m[d].y[q];
+        float *kept = streamer_mp_slot(s, mc->out.key, d), *y = kept ? kept + lo * f : m[d].y[q];
         launch_gemm(s, d, 0, 0, rows, f, c, ad, m[d].w, y, 0, tag);
         ev.comp[d][q] = ops->record(b, d, LANE_COMPUTE);
         ops->wait(b, d, LANE_D2H, ev.comp[d][q]);
         ops->copy(b, d, LANE_D2H, -1, out + lo * f, y, sizeof(float) * (size_t)(rows * f), tag);
         ev.d2h[d][q] = ops->record(b, d, LANE_D2H);
-        streamer_mp_wrote(s, out, d, lo, rows, kept != NULL);
+        streamer_mp_wrote(s, mc->out.key, d, lo, rows, kept != NULL);
     }
     ops->sync(b);
     streamer_mp_op_end(s, rc != 0);
@@ -201,24 +204,25 @@ static void ring_allreduce(streamer_t *s, const mm_bufs_t *m, int64_t n, int lay
     ops->wait(b, 0, LANE_D2H, ready[0]);
 }
 
-int streamer_matmul_bwd(streamer_t *s, const float *a, int64_t c, const float *w, int64_t f, const float *dy,
-                        float *da, int acc_a, float *dw, int acc_w, int layer, gs_err_t *err)
+int streamer_matmul_bwd(streamer_t *s, const matmul_call_t *mc, gs_err_t *err)
 {
     const backend_ops_t *ops = s->ops;
     backend_t *b = s->b;
     mm_bufs_t m[TOPO_MAX_DEV];
+    int64_t c = mc->a.cols, f = mc->f;
+    int layer = mc->layer, acc_a = mc->acc_a, acc_w = mc->acc_w;
+    float *da = mc->da.data, *dw = mc->dw;
     mm_need_t need = {c, f, 0, da != NULL, dw != NULL, da != NULL, 0};
     int nd = s->ndev, slots = s->kn.pipeline ? 2 : 1, rc = carve(s, &need, m, err);
     if (rc) return rc;
-    const float *reads[3] = {dy, a, da};
-    int64_t rcols[3] = {f, c, c};
+    xtensor_t reads[3] = {mc->dy};
     int nr = 1;
-    if (dw) reads[nr] = a, rcols[nr++] = c;
-    if (da && acc_a) reads[nr] = da, rcols[nr++] = c;
-    streamer_mp_op_begin(s, reads, rcols, nr, &da, &c, da != NULL);
+    if (dw) reads[nr++] = mc->a;
+    if (da && acc_a) reads[nr++] = mc->da;
+    streamer_mp_op_begin(s, reads, nr, &mc->da, da != NULL);
     size_t wbytes = sizeof(float) * (size_t)(c * f);
     chunk_tag_t wtag = tag_of(layer, PHASE_BWD, -1);
-    if (da) broadcast_weight(s, m, w, wbytes, wtag);
+    if (da) broadcast_weight(s, m, mc->w, wbytes, wtag);
     for (int d = 0; d < nd; d++) { /* partial sums start at zero, device 0's at dw when adding to it */
         if (dw && acc_w && d == 0) {
             ops->copy(b, 0, LANE_H2D, -1, m[0].dw, dw, wbytes, wtag);
@@ -237,10 +241,10 @@ int streamer_matmul_bwd(streamer_t *s, const float *a, int64_t c, const float *w
         double copied;
         ops->wait(b, d, LANE_H2D, ev.comp[d][q]);
         if (da && acc_a) ops->wait(b, d, LANE_H2D, ev.d2h[d][q]); /* da's slot is refilled when adding */
-        const float *dyd = streamer_mp_load(s, d, dy, f, lo, rows, m[d].y[q], tag, &copied);
-        const float *ad = dw ? streamer_mp_load(s, d, a, c, lo, rows, m[d].a[q], tag, &copied) : NULL;
-        float *kept = da ? streamer_mp_slot(s, da, d) : NULL, *dad = kept ? kept + lo * c : m[d].da[q];
-        if (da && acc_a) streamer_mp_load(s, d, da, c, lo, rows, dad, tag, &copied);
+        const float *dyd = streamer_mp_load(s, d, &mc->dy, lo, rows, m[d].y[q], tag, &copied);
+        const float *ad = dw ? streamer_mp_load(s, d, &mc->a, lo, rows, m[d].a[q], tag, &copied) : NULL;
+        float *kept = da ? streamer_mp_slot(s, mc->da.key, d) : NULL, *dad = kept ? kept + lo * c : m[d].da[q];
+        if (da && acc_a) streamer_mp_load(s, d, &mc->da, lo, rows, dad, tag, &copied);
         ops->wait(b, d, LANE_COMPUTE, ops->record(b, d, LANE_H2D));
         ops->wait(b, d, LANE_COMPUTE, ev.d2h[d][q]);
         if (da) launch_gemm(s, d, 0, 1, rows, c, f, dyd, m[d].w, dad, acc_a, tag);
@@ -250,7 +254,7 @@ int streamer_matmul_bwd(streamer_t *s, const float *a, int64_t c, const float *w
         ops->wait(b, d, LANE_D2H, ev.comp[d][q]);
         ops->copy(b, d, LANE_D2H, -1, da + lo * c, dad, sizeof(float) * (size_t)(rows * c), tag);
         ev.d2h[d][q] = ops->record(b, d, LANE_D2H);
-        streamer_mp_wrote(s, da, d, lo, rows, kept != NULL);
+        streamer_mp_wrote(s, mc->da.key, d, lo, rows, kept != NULL);
     }
     if (dw && !rc) {
         if (nd > 1) ring_allreduce(s, m, c * f, layer);

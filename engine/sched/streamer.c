@@ -2,6 +2,7 @@
 #include "streamer.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -15,10 +16,16 @@ static double now_s(void)
 
 static size_t round64(size_t floats) { return (floats + 63) & ~(size_t)63; }
 
+uint64_t streamer_pass_need(int64_t max_out, int64_t max_blk, int64_t out_cols, int64_t in_cols)
+{
+    size_t bytes = sizeof(float) * 2 * (round64((size_t)(max_out * out_cols)) + round64((size_t)(max_blk * in_cols)));
+    return ((bytes + 255) & ~(size_t)255) + 256;
+}
+
 uint64_t streamer_working_set(int64_t n, int p, int k, int64_t cols)
 {
     int64_t out_rows = (n + p - 1) / p, blk_rows = (n + (int64_t)p * k - 1) / ((int64_t)p * k) + 1;
-    return sizeof(float) * 2 * (round64((size_t)(out_rows * cols)) + round64((size_t)(blk_rows * cols))) + 256;
+    return streamer_pass_need(out_rows, blk_rows, cols, cols);
 }
 
 /* ---------------- chunk structures ---------------- */
@@ -321,13 +328,12 @@ done:
 
 /* ---------------- one streamed pass ---------------- */
 
+/* A gather as a pass: in is read by source row, out accumulates per output interval. */
 typedef struct {
     agg_weight_t agg;
     typed_mode_t typed;
-    const float *in;
-    int64_t in_cols;
-    float *out;
-    int64_t out_cols, f;
+    xtensor_t in, out;
+    int64_t f;
     int acc, layer;
     phase_t phase;
 } pass_t;
@@ -411,166 +417,222 @@ static kernel_call_t chunk_call(const streamer_t *s, const pass_t *ps, const sub
 {
     return (kernel_call_t){.id = KERN_CHUNK_GATHER, .typed = ps->typed, .ptr = u->ptr, .orow = u->orow,
                            .lidx = filtered ? u->lidx_sel : u->lidx_full, .eid = u->eid, .w = u->w[ps->agg],
-                           .etype = s->g->etype, .nd = u->nout, .f = ps->f, .in_cols = ps->in_cols,
-                           .out_cols = ps->out_cols, .in = in, .out = acc, .flops = 2.0 * (double)u->nnz * ps->f};
+                           .etype = s->g->etype, .nd = u->nout, .f = ps->f, .in_cols = ps->in.cols,
+                           .out_cols = ps->out.cols, .in = in, .out = acc, .flops = 2.0 * (double)u->nnz * ps->f};
+}
+
+/* A pass in progress: its buffers, the columns of the current round (one
+ * per device), and the events that order reuse of the buffer slots. */
+typedef struct {
+    const pass_t *ps;
+    orient_t *o;
+    int slots, naive, nb, nd;
+    float *accs[TOPO_MAX_DEV][2], *buf[TOPO_MAX_DEV][2];
+    int ev_d2h[TOPO_MAX_DEV][2], ev_comp[TOPO_MAX_DEV][2], ev_fwd[TOPO_MAX_DEV][2], ev_ready[TOPO_MAX_DEV][2];
+    int *order;                /* [device][t]: the block processed t-th in the device's column */
+    int col[TOPO_MAX_DEV], ra; /* this round's columns (-1: none) and accumulator slot */
+    float *acc[TOPO_MAX_DEV];
+} pass_run_t;
+
+/* Reserves the devices' regions and carves two accumulators (a column's
+ * D2H overlaps the next column's compute) and two block buffers. */
+static int pass_setup(streamer_t *s, const pass_t *ps, orient_t *o, pass_run_t *pr, gs_err_t *err)
+{
+    memset(pr, 0, sizeof *pr);
+    pr->ps = ps, pr->o = o, pr->slots = s->kn.pipeline ? 2 : 1, pr->nb = s->nblocks, pr->nd = s->ndev;
+    pr->naive = s->kn.multidev == MD_NAIVE || s->ndev == 1;
+    int64_t max_out = 0;
+    for (int i = 0; i < s->p; i++) max_out = fmax(max_out, s->bounds[i + 1] - s->bounds[i]);
+    size_t acc_floats = round64((size_t)(max_out * ps->out.cols)), buf_floats = round64((size_t)(streamer_max_block(s) * ps->in.cols));
+    for (int d = 0; d < TOPO_MAX_DEV; d++)
+        for (int q = 0; q < 2; q++) pr->ev_d2h[d][q] = pr->ev_comp[d][q] = pr->ev_fwd[d][q] = pr->ev_ready[d][q] = -1;
+    int rc = streamer_reserve(s, sizeof(float) * 2 * (acc_floats + buf_floats), err);
+    if (rc) return rc;
+    for (int d = 0; d < s->ndev; d++)
+        for (int q = 0; q < 2; q++) {
+            pr->accs[d][q] = (float *)s->region[d] + q * acc_floats;
+            pr->buf[d][q] = (float *)s->region[d] + 2 * acc_floats + q * buf_floats;
+        }
+    pr->order = malloc(sizeof(int) * (size_t)pr->nb * TOPO_MAX_DEV);
+    return pr->order ? GS_OK : gs_fail(err, GS_EFAIL, "out of memory");
+}
+
+/* Starts device d's column of round r: its accumulator (the output's
+ * device copy when the memory plan keeps it) zeroed or loaded, and the
+ * order of its blocks. */
+static void column_begin(streamer_t *s, pass_run_t *pr, int r, int d)
+{
+    const pass_t *ps = pr->ps;
+    const backend_ops_t *ops = s->ops;
+    int ra = pr->ra, c = r * pr->nd + d < s->p ? r * pr->nd + d : -1;
+    pr->col[d] = c;
+    if (c < 0) return;
+    int64_t rows = s->bounds[c + 1] - s->bounds[c];
+    float *kept = streamer_mp_slot(s, ps->out.key, d);
+    pr->acc[d] = kept ? kept + s->bounds[c] * ps->out.cols : pr->accs[d][ra];
+    chunk_tag_t tag = {(int16_t)ps->layer, (int8_t)ps->phase, -1, c, -1};
+    if (ps->acc) {
+        double copied;
+        if (pr->ev_d2h[d][ra] >= 0) ops->wait(s->b, d, LANE_H2D, pr->ev_d2h[d][ra]);
+        streamer_mp_load(s, d, &ps->out, s->bounds[c], rows, pr->acc[d], tag, &copied);
+        s->ctr.gather_h2d_bytes += copied;
+        ops->wait(s->b, d, LANE_COMPUTE, ops->record(s->b, d, LANE_H2D));
+    } else {
+        if (pr->ev_d2h[d][ra] >= 0) ops->wait(s->b, d, LANE_COMPUTE, pr->ev_d2h[d][ra]);
+        kernel_call_t z = {.id = KERN_ZERO, .nd = rows, .out_cols = ps->out.cols, .out = pr->acc[d]};
+        ops->launch(s->b, d, &z, tag);
+    }
+    int *ord = pr->order + (size_t)d * pr->nb;
+    if (pr->naive && s->kn.swap && s->have_profile) swap_order(s, pr->o, c, ord);
+    else
+        for (int t = 0; t < pr->nb; t++) ord[t] = t;
+}
+
+/* The chunk coordinates of block blk in column c: (row, col) is (source
+ * interval, destination interval) in the forward pass. */
+static chunk_tag_t block_tag(const streamer_t *s, const pass_t *ps, int blk, int c)
+{
+    chunk_tag_t tag = {(int16_t)ps->layer, (int8_t)ps->phase, blk / s->k, c, (int32_t)(blk % s->k)};
+    if (ps->phase == PHASE_BWD) tag.row = c, tag.col = blk / s->k;
+    return tag;
+}
+
+/* Step t of a naive round: every device loads its t-th block from the
+ * host (filtered when selective scheduling says so) and gathers it. */
+static void naive_step(streamer_t *s, pass_run_t *pr, int t)
+{
+    const pass_t *ps = pr->ps;
+    const backend_ops_t *ops = s->ops;
+    int slot = t % pr->slots, nb = pr->nb;
+    for (int d = 0; d < pr->nd; d++) {
+        if (pr->col[d] < 0) continue;
+        int blk = pr->order[(size_t)d * nb + t];
+        const sub_t *u = &pr->o->sub[(size_t)pr->col[d] * nb + blk];
+        if (u->nnz == 0) continue;
+        int64_t lo = s->blk_lo[blk], rows = s->blk_lo[blk + 1] - lo;
+        chunk_tag_t tag = block_tag(s, ps, blk, pr->col[d]);
+        if (pr->ev_comp[d][slot] >= 0) ops->wait(s->b, d, LANE_H2D, pr->ev_comp[d][slot]);
+        /* a kept input is brought in whole, for the columns after this one */
+        int filt = !streamer_mp_slot(s, ps->in.key, d) && use_filter(s, u, rows);
+        const float *src = pr->buf[d][slot];
+        if (filt) {
+            double bytes = sizeof(float) * (double)(u->nrows * ps->in.cols);
+            ops->copy_rows(s->b, d, pr->buf[d][slot], ps->in.data, sizeof(float) * (size_t)ps->in.cols, u->rows, u->nrows, tag);
+            s->ctr.filtered_blocks++;
+            s->ctr.gather_h2d_bytes += bytes;
+            streamer_mp_count(s, ps->in.key, bytes);
+        } else {
+            double copied;
+            src = streamer_mp_load(s, d, &ps->in, lo, rows, pr->buf[d][slot], tag, &copied);
+            s->ctr.full_blocks++;
+            s->ctr.gather_h2d_bytes += copied;
+        }
+        ops->wait(s->b, d, LANE_COMPUTE, ops->record(s->b, d, LANE_H2D));
+        kernel_call_t kc = chunk_call(s, ps, u, filt, src, pr->acc[d]);
+        ops->launch(s->b, d, &kc, tag);
+        pr->ev_comp[d][slot] = ops->record(s->b, d, LANE_COMPUTE);
+    }
+}
+
+/* Step t of a chain or ring round: block t enters each sequence of devices
+ * once from the host and is passed down it device to device, as far as
+ * the last device whose column uses it. */
+static void chained_step(streamer_t *s, pass_run_t *pr, int t)
+{
+    const pass_t *ps = pr->ps;
+    const backend_ops_t *ops = s->ops;
+    int seq[TOPO_MAX_DEV][TOPO_MAX_DEV], len[TOPO_MAX_DEV], slot = t % pr->slots, nb = pr->nb;
+    int nseq = block_sequences(s, t, seq, len);
+    int64_t lo = s->blk_lo[t], rows = s->blk_lo[t + 1] - lo;
+    size_t bytes = sizeof(float) * (size_t)(rows * ps->in.cols);
+    for (int qs = 0; qs < nseq; qs++) {
+        int last = -1;
+        for (int q = 0; q < len[qs]; q++) {
+            int d = seq[qs][q];
+            if (pr->col[d] >= 0 && pr->o->sub[(size_t)pr->col[d] * nb + t].nnz > 0) last = q;
+        }
+        for (int q = 0; q <= last; q++) {
+            int d = seq[qs][q];
+            lane_t lane = q == 0 ? LANE_H2D : LANE_D2D;
+            chunk_tag_t tag = block_tag(s, ps, t, pr->col[d]);
+            if (pr->ev_comp[d][slot] >= 0) ops->wait(s->b, d, lane, pr->ev_comp[d][slot]);
+            if (pr->ev_fwd[d][slot] >= 0) ops->wait(s->b, d, lane, pr->ev_fwd[d][slot]);
+            if (q == 0) {
+                ops->copy(s->b, d, LANE_H2D, -1, pr->buf[d][slot], ps->in.data + lo * ps->in.cols, bytes, tag);
+                s->ctr.gather_h2d_bytes += (double)bytes;
+                streamer_mp_count(s, ps->in.key, (double)bytes);
+            } else {
+                int prev = seq[qs][q - 1];
+                ops->wait(s->b, d, LANE_D2D, pr->ev_ready[prev][slot]);
+                ops->copy(s->b, d, LANE_D2D, prev, pr->buf[d][slot], pr->buf[prev][slot], bytes, tag);
+                pr->ev_fwd[prev][slot] = ops->record(s->b, d, LANE_D2D);
+            }
+            pr->ev_ready[d][slot] = ops->record(s->b, d, lane);
+            s->ctr.full_blocks++;
+            const sub_t *u = pr->col[d] >= 0 ? &pr->o->sub[(size_t)pr->col[d] * nb + t] : NULL;
+            if (!u || u->nnz == 0) continue;
+            ops->wait(s->b, d, LANE_COMPUTE, pr->ev_ready[d][slot]);
+            kernel_call_t kc = chunk_call(s, ps, u, 0, pr->buf[d][slot], pr->acc[d]);
+            ops->launch(s->b, d, &kc, tag);
+            pr->ev_comp[d][slot] = ops->record(s->b, d, LANE_COMPUTE);
+        }
+    }
+}
+
+/* Ends device d's column: its accumulator goes back to the host. */
+static void column_end(streamer_t *s, pass_run_t *pr, int d)
+{
+    const pass_t *ps = pr->ps;
+    const backend_ops_t *ops = s->ops;
+    int c = pr->col[d], ra = pr->ra;
+    if (c < 0) return;
+    int64_t rows = s->bounds[c + 1] - s->bounds[c];
+    ops->wait(s->b, d, LANE_D2H, ops->record(s->b, d, LANE_COMPUTE));
+    ops->copy(s->b, d, LANE_D2H, -1, ps->out.data + s->bounds[c] * ps->out.cols, pr->acc[d],
+              sizeof(float) * (size_t)(rows * ps->out.cols), (chunk_tag_t){(int16_t)ps->layer, (int8_t)ps->phase, -1, c, -1});
+    pr->ev_d2h[d][ra] = ops->record(s->b, d, LANE_D2H);
+    streamer_mp_wrote(s, ps->out.key, d, s->bounds[c], rows, pr->acc[d] != pr->accs[d][ra]);
 }
 
 static int run_pass(streamer_t *s, orient_t *o, const pass_t *ps, gs_err_t *err)
 {
-    const backend_ops_t *ops = s->ops;
-    backend_t *b = s->b;
-    int P = s->p, nb = s->nblocks, nd = s->ndev, slots = s->kn.pipeline ? 2 : 1;
-    int64_t max_out = 0;
-    for (int i = 0; i < P; i++) max_out = fmax(max_out, s->bounds[i + 1] - s->bounds[i]);
-    /* two accumulators (a column's D2H overlaps the next column's compute) and two block buffers */
-    size_t acc_floats = (size_t)(max_out * ps->out_cols), buf_floats = (size_t)(streamer_max_block(s) * ps->in_cols);
-    acc_floats = round64(acc_floats), buf_floats = round64(buf_floats);
-    int rc = streamer_reserve(s, sizeof(float) * 2 * (acc_floats + buf_floats), err);
-    float *accs[TOPO_MAX_DEV][2], *buf[TOPO_MAX_DEV][2];
-    for (int d = 0; !rc && d < nd; d++)
-        for (int q = 0; q < 2; q++) {
-            accs[d][q] = (float *)s->region[d] + q * acc_floats;
-            buf[d][q] = (float *)s->region[d] + 2 * acc_floats + q * buf_floats;
-        }
-    const float *reads[2] = {ps->in, ps->out};
-    int64_t rcols[2] = {ps->in_cols, ps->out_cols};
-    streamer_mp_op_begin(s, reads, rcols, ps->acc ? 2 : 1, &ps->out, &ps->out_cols, 1);
-    int ev_d2h[TOPO_MAX_DEV][2], ev_comp[TOPO_MAX_DEV][2], ev_fwd[TOPO_MAX_DEV][2], ev_ready[TOPO_MAX_DEV][2];
-    int *order = malloc(sizeof(int) * (size_t)nb * TOPO_MAX_DEV);
-    if (!order && !rc) rc = gs_fail(err, GS_EFAIL, "out of memory");
-    for (int d = 0; d < TOPO_MAX_DEV; d++)
-        for (int q = 0; q < 2; q++) ev_d2h[d][q] = ev_comp[d][q] = ev_fwd[d][q] = ev_ready[d][q] = -1;
-    int naive = s->kn.multidev == MD_NAIVE || nd == 1;
-    for (int r = 0; !rc && r * nd < P; r++) {
-        int col[TOPO_MAX_DEV], ra = r % slots;
-        float *acc[TOPO_MAX_DEV];
-        for (int d = 0; d < nd; d++) {
-            col[d] = r * nd + d < P ? r * nd + d : -1;
-            if (col[d] < 0) continue;
-            int64_t rows = s->bounds[col[d] + 1] - s->bounds[col[d]];
-            float *kept = streamer_mp_slot(s, ps->out, d); /* the column accumulates in the output's device copy */
-            acc[d] = kept ? kept + s->bounds[col[d]] * ps->out_cols : accs[d][ra];
-            chunk_tag_t tag = {(int16_t)ps->layer, (int8_t)ps->phase, -1, col[d], -1};
-            if (ps->acc) {
-                double copied;
-                if (ev_d2h[d][ra] >= 0) ops->wait(b, d, LANE_H2D, ev_d2h[d][ra]);
-                streamer_mp_load(s, d, ps->out, ps->out_cols, s->bounds[col[d]], rows, acc[d], tag, &copied);
-                s->ctr.gather_h2d_bytes += copied;
-                ops->wait(b, d, LANE_COMPUTE, ops->record(b, d, LANE_H2D));
-            } else {
-                if (ev_d2h[d][ra] >= 0) ops->wait(b, d, LANE_COMPUTE, ev_d2h[d][ra]);
-                kernel_call_t z = {.id = KERN_ZERO, .nd = rows, .out_cols = ps->out_cols, .out = acc[d]};
-                ops->launch(b, d, &z, tag);
-            }
-            int *ord = order + (size_t)d * nb;
-            if (naive && s->kn.swap && s->have_profile) swap_order(s, o, col[d], ord);
-            else
-                for (int t = 0; t < nb; t++) ord[t] = t;
-        }
-        for (int t = 0; t < nb && !rc; t++) {
-            if (s->abort_flag && *s->abort_flag) { /* quit: stop after the chunks already queued */
+    pass_run_t pr;
+    int rc = pass_setup(s, ps, o, &pr, err);
+    xtensor_t reads[2] = {ps->in, ps->out};
+    streamer_mp_op_begin(s, reads, ps->acc ? 2 : 1, &ps->out, 1);
+    for (int r = 0; !rc && r * pr.nd < s->p; r++) {
+        pr.ra = r % pr.slots;
+        for (int d = 0; d < pr.nd; d++) column_begin(s, &pr, r, d);
+        for (int t = 0; t < pr.nb && !rc; t++) {
+            if (s->abort_flag && atomic_load(s->abort_flag)) { /* quit: stop after the chunks already queued */
                 rc = gs_fail(err, GS_EFAIL, "interrupted");
                 break;
             }
-            int slot = t % slots;
-            if (naive) {
-                for (int d = 0; d < nd; d++) {
-                    if (col[d] < 0) continue;
-                    int blk = order[(size_t)d * nb + t];
-                    const sub_t *u = &o->sub[(size_t)col[d] * nb + blk];
-                    if (u->nnz == 0) continue;
-                    int64_t lo = s->blk_lo[blk], rows = s->blk_lo[blk + 1] - lo;
-                    chunk_tag_t tag = {(int16_t)ps->layer, (int8_t)ps->phase, 0, 0, (int32_t)(blk % s->k)};
-                    if (ps->phase == PHASE_FWD) tag.row = blk / s->k, tag.col = col[d];
-                    else tag.row = col[d], tag.col = blk / s->k;
-                    if (ev_comp[d][slot] >= 0) ops->wait(b, d, LANE_H2D, ev_comp[d][slot]);
-                    /* a kept input is brought in whole, for the columns after this one */
-                    int filt = !streamer_mp_slot(s, ps->in, d) && use_filter(s, u, rows);
-                    const float *src = buf[d][slot];
-                    if (filt) {
-                        double bytes = sizeof(float) * (double)(u->nrows * ps->in_cols);
-                        ops->copy_rows(b, d, buf[d][slot], ps->in, sizeof(float) * (size_t)ps->in_cols, u->rows, u->nrows, tag);
-                        s->ctr.filtered_blocks++;
-                        s->ctr.gather_h2d_bytes += bytes;
-                        streamer_mp_count(s, ps->in, bytes);
-                    } else {
-                        double copied;
-                        src = streamer_mp_load(s, d, ps->in, ps->in_cols, lo, rows, buf[d][slot], tag, &copied);
-                        s->ctr.full_blocks++;
-                        s->ctr.gather_h2d_bytes += copied;
-                    }
-                    ops->wait(b, d, LANE_COMPUTE, ops->record(b, d, LANE_H2D));
-                    kernel_call_t kc = chunk_call(s, ps, u, filt, src, acc[d]);
-                    ops->launch(b, d, &kc, tag);
-                    ev_comp[d][slot] = ops->record(b, d, LANE_COMPUTE);
-                }
-                continue;
-            }
-            int seq[TOPO_MAX_DEV][TOPO_MAX_DEV], len[TOPO_MAX_DEV];
-            int nseq = block_sequences(s, t, seq, len);
-            int64_t lo = s->blk_lo[t], rows = s->blk_lo[t + 1] - lo;
-            size_t bytes = sizeof(float) * (size_t)(rows * ps->in_cols);
-            for (int qs = 0; qs < nseq; qs++) {
-                int last = -1;
-                for (int q = 0; q < len[qs]; q++) {
-                    int d = seq[qs][q];
-                    if (col[d] >= 0 && o->sub[(size_t)col[d] * nb + t].nnz > 0) last = q;
-                }
-                for (int q = 0; q <= last; q++) {
-                    int d = seq[qs][q];
-                    lane_t lane = q == 0 ? LANE_H2D : LANE_D2D;
-                    chunk_tag_t tag = {(int16_t)ps->layer, (int8_t)ps->phase, t / s->k, col[d], (int32_t)(t % s->k)};
-                    if (ps->phase == PHASE_BWD) tag.row = col[d], tag.col = t / s->k;
-                    if (ev_comp[d][slot] >= 0) ops->wait(b, d, lane, ev_comp[d][slot]);
-                    if (ev_fwd[d][slot] >= 0) ops->wait(b, d, lane, ev_fwd[d][slot]);
-                    if (q == 0) {
-                        ops->copy(b, d, LANE_H2D, -1, buf[d][slot], ps->in + lo * ps->in_cols, bytes, tag);
-                        s->ctr.gather_h2d_bytes += (double)bytes;
-                        streamer_mp_count(s, ps->in, (double)bytes);
-                    } else {
-                        int prev = seq[qs][q - 1];
-                        ops->wait(b, d, LANE_D2D, ev_ready[prev][slot]);
-                        ops->copy(b, d, LANE_D2D, prev, buf[d][slot], buf[prev][slot], bytes, tag);
-                        ev_fwd[prev][slot] = ops->record(b, d, LANE_D2D);
-                    }
-                    ev_ready[d][slot] = ops->record(b, d, lane);
-                    s->ctr.full_blocks++;
-                    const sub_t *u = col[d] >= 0 ? &o->sub[(size_t)col[d] * nb + t] : NULL;
-                    if (!u || u->nnz == 0) continue;
-                    ops->wait(b, d, LANE_COMPUTE, ev_ready[d][slot]);
-                    kernel_call_t kc = chunk_call(s, ps, u, 0, buf[d][slot], acc[d]);
-                    ops->launch(b, d, &kc, tag);
-                    ev_comp[d][slot] = ops->record(b, d, LANE_COMPUTE);
-                }
-            }
+            if (pr.naive) naive_step(s, &pr, t);
+            else chained_step(s, &pr, t);
         }
-        for (int d = 0; d < nd; d++) {
-            if (col[d] < 0) continue;
-            int64_t rows = s->bounds[col[d] + 1] - s->bounds[col[d]];
-            ops->wait(b, d, LANE_D2H, ops->record(b, d, LANE_COMPUTE));
-            ops->copy(b, d, LANE_D2H, -1, ps->out + s->bounds[col[d]] * ps->out_cols, acc[d],
-                      sizeof(float) * (size_t)(rows * ps->out_cols), (chunk_tag_t){(int16_t)ps->layer, (int8_t)ps->phase, -1, col[d], -1});
-            ev_d2h[d][ra] = ops->record(b, d, LANE_D2H);
-            streamer_mp_wrote(s, ps->out, d, s->bounds[col[d]], rows, acc[d] != accs[d][ra]);
-        }
+        for (int d = 0; d < pr.nd; d++) column_end(s, &pr, d);
     }
-    ops->sync(b);
+    s->ops->sync(s->b);
     streamer_mp_op_end(s, rc != 0);
     fold_overlap(s);
-    free(order);
+    free(pr.order);
     return rc;
 }
 
-int streamer_gather(streamer_t *s, agg_weight_t agg, typed_mode_t typed, const float *in, int64_t in_cols, float *out,
-                    int64_t out_cols, int64_t f, int acc, int layer, gs_err_t *err)
+static pass_t pass_of(const gather_call_t *c, phase_t phase)
 {
-    pass_t ps = {agg, typed, in, in_cols, out, out_cols, f, acc, layer, PHASE_FWD};
+    return (pass_t){c->agg, c->typed, c->in, c->out, c->f, c->acc, c->layer, phase};
+}
+
+int streamer_gather(streamer_t *s, const gather_call_t *c, gs_err_t *err)
+{
+    pass_t ps = pass_of(c, PHASE_FWD);
     return run_pass(s, &s->fwd, &ps, err);
 }
 
-int streamer_gather_bwd(streamer_t *s, agg_weight_t agg, typed_mode_t typed, const float *in, int64_t in_cols,
-                        float *out, int64_t out_cols, int64_t f, int acc, int layer, gs_err_t *err)
+int streamer_gather_bwd(streamer_t *s, const gather_call_t *c, gs_err_t *err)
 {
-    pass_t ps = {agg, typed, in, in_cols, out, out_cols, f, acc, layer, PHASE_BWD};
+    pass_t ps = pass_of(c, PHASE_BWD);
     return run_pass(s, &s->bwd, &ps, err);
 }

@@ -30,8 +30,10 @@
 #define GS_STREAMER_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "../backend.h"
+#include "../exec_engine.h"
 #include "../graph.h"
 #include "../partition.h"
 #include "memplan.h"
@@ -76,7 +78,7 @@ typedef struct {
 
 /* A host tensor's copy on the devices, kept by the memory plan. */
 typedef struct {
-    const float *key;             /* the host tensor */
+    int key;                      /* the tensor's key (xtensor_t) */
     size_t bytes;
     float *dev[TOPO_MAX_DEV];     /* device copy, NULL where not held */
     uint8_t *valid[TOPO_MAX_DEV]; /* (N) per row: the device copy equals the host's */
@@ -91,7 +93,7 @@ typedef struct {
     int step;           /* the next step of the epoch */
     resident_t res[MP_MAX_TENSORS];
     int nres;
-    const float *op_reads[MP_MAX_IO];
+    int op_reads[MP_MAX_IO];  /* keys the op in progress reads */
     int op_nr;
     double op_cost[MP_MAX_IO]; /* H2D bytes of each read of the op in progress */
     double kept_bytes;         /* this epoch: H2D bytes served by device copies */
@@ -123,7 +125,7 @@ typedef struct streamer {
     size_t region_bytes;
     stream_counters_t ctr;
     memplan_rt_t mp;
-    volatile int *abort_flag; /* when it becomes non-zero, a pass stops after the chunk in flight */
+    const atomic_int *abort_flag; /* when it becomes non-zero, a pass stops after the chunk in flight */
 } streamer_t;
 
 /* Builds the chunk structures for P intervals (bounds) and k blocks per
@@ -137,17 +139,16 @@ int streamer_probe(streamer_t *s, gs_err_t *err);
 /* The hook to pass as backend_cfg_t.on_task (user = the streamer). */
 void streamer_task_hook(void *user, int dev, lane_t lane, chunk_tag_t tag, double t0, double t1, double bytes);
 
-/* Forward gather: out (N, out_cols) = per destination, sum over in-edges of
- * w_e * in[src] (typed: the type's f-wide block of in). acc adds to out. */
-int streamer_gather(streamer_t *s, agg_weight_t agg, typed_mode_t typed, const float *in, int64_t in_cols, float *out,
-                    int64_t out_cols, int64_t f, int acc, int layer, gs_err_t *err);
-/* Backward gather: out[u] (+)= sum over out-edges of w_e * in[dst]
- * (typed: into the type's block of out). */
-int streamer_gather_bwd(streamer_t *s, agg_weight_t agg, typed_mode_t typed, const float *in, int64_t in_cols,
-                        float *out, int64_t out_cols, int64_t f, int acc, int layer, gs_err_t *err);
+/* The gathers of exec_engine.h over the full graph (c->g is the graph the
+ * streamer was built on): forward, column by column over the CSC chunks;
+ * backward, row by row over the CSR chunks. */
+int streamer_gather(streamer_t *s, const gather_call_t *c, gs_err_t *err);
+int streamer_gather_bwd(streamer_t *s, const gather_call_t *c, gs_err_t *err);
 
-/* Working-set bytes per device for a pass of width cols with P, k:
- * two accumulators and two block buffers (the pipelined layout). */
+/* Device bytes of a pass: two accumulators of max_out rows and two block
+ * buffers of max_blk rows (the pipelined layout). */
+uint64_t streamer_pass_need(int64_t max_out, int64_t max_blk, int64_t out_cols, int64_t in_cols);
+/* The same for P equal intervals of n vertices cut into k blocks each. */
 uint64_t streamer_working_set(int64_t n, int p, int k, int64_t cols);
 
 /* Makes every device's region at least `bytes` (for the passes here and
@@ -159,11 +160,9 @@ int64_t streamer_max_block(const streamer_t *s);
 /* stream_matmul.c: the ApplyVertex matmul out (N, f) = a (N, c) w (c, f)
  * by blocks of rows on the devices, and its backward: da (N, c) (+)= dy
  * w^T, dw (c, f) (+)= a^T dy, the weight gradient all-reduced across the
- * devices (ring). da or dw may be NULL. */
-int streamer_matmul(streamer_t *s, const float *a, int64_t c, const float *w, int64_t f, float *out, int layer,
-                    gs_err_t *err);
-int streamer_matmul_bwd(streamer_t *s, const float *a, int64_t c, const float *w, int64_t f, const float *dy,
-                        float *da, int acc_a, float *dw, int acc_w, int layer, gs_err_t *err);
+ * devices (ring). da (data NULL) or dw may be absent. */
+int streamer_matmul(streamer_t *s, const matmul_call_t *mc, gs_err_t *err);
+int streamer_matmul_bwd(streamer_t *s, const matmul_call_t *mc, gs_err_t *err);
 uint64_t streamer_matmul_working_set(int64_t n, int p, int k, int64_t c, int64_t f);
 
 /* memplan_run.c: the memory plan. A streamed op brackets itself with
@@ -172,19 +171,18 @@ uint64_t streamer_matmul_working_set(int64_t n, int p, int k, int64_t c, int64_t
  * op's buffers), mp_load brings rows in (below), mp_wrote records rows
  * written on d (into its copy or not), and mp_count books a read's H2D
  * bytes that bypassed mp_load (the plan's costs). */
-void streamer_mp_op_begin(streamer_t *s, const float *const *reads, const int64_t *rcols, int nr, float *const *writes,
-                          const int64_t *wcols, int nw);
+void streamer_mp_op_begin(streamer_t *s, const xtensor_t *reads, int nr, const xtensor_t *writes, int nw);
 void streamer_mp_op_end(streamer_t *s, int failed);
-float *streamer_mp_slot(streamer_t *s, const float *key, int d);
-void streamer_mp_wrote(streamer_t *s, const float *key, int d, int64_t lo, int64_t rows, int kept);
-void streamer_mp_count(streamer_t *s, const float *key, double bytes);
-/* Rows [lo, lo + rows) of the host tensor src (cols wide) on device d:
- * its device copy's rows (copied in first when stale), or a copy into
- * staging. Returns the device address of row lo; *copied = H2D bytes. */
-const float *streamer_mp_load(streamer_t *s, int d, const float *src, int64_t cols, int64_t lo, int64_t rows,
-                              float *staging, chunk_tag_t tag, double *copied);
-/* A host op wrote the (N, cols) tensor at key: device copies go stale. */
-void streamer_host_wrote(streamer_t *s, const float *key, int64_t cols);
+float *streamer_mp_slot(streamer_t *s, int key, int d);
+void streamer_mp_wrote(streamer_t *s, int key, int d, int64_t lo, int64_t rows, int kept);
+void streamer_mp_count(streamer_t *s, int key, double bytes);
+/* Rows [lo, lo + rows) of the host tensor src on device d: its device
+ * copy's rows (copied in first when stale), or a copy into staging.
+ * Returns the device address of row lo; *copied = H2D bytes. */
+const float *streamer_mp_load(streamer_t *s, int d, const xtensor_t *src, int64_t lo, int64_t rows, float *staging,
+                              chunk_tag_t tag, double *copied);
+/* A host op wrote the (N, cols) tensor t: device copies go stale. */
+void streamer_host_wrote(streamer_t *s, const xtensor_t *t);
 /* Epoch boundaries: the end plans a recorded epoch (budget: each device's
  * capacity less the streaming buffers). */
 void streamer_mp_epoch_begin(streamer_t *s);

@@ -4,6 +4,7 @@
  * link; the modeled GPU is a V100-class device at 14 TFLOP/s FP32. */
 #include "topology.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -16,6 +17,30 @@
 static const char *const names[] = {"1gpu", "pcie-4gpu-2switch", "nvlink-4", "pcie-8gpu", NULL};
 
 const char *const *topology_names(void) { return names; }
+
+static char joined[128];
+static pthread_once_t joined_once = PTHREAD_ONCE_INIT;
+
+static void join_names(void)
+{
+    for (int i = 0; names[i]; i++) snprintf(joined + strlen(joined), sizeof joined - strlen(joined), "%s%s", i ? "|" : "", names[i]);
+}
+
+const char *topology_names_joined(void)
+{
+    pthread_once(&joined_once, join_names);
+    return joined;
+}
+
+const char *topology_for_devices(int n)
+{
+    const char *best = NULL;
+    int fewest = TOPO_MAX_DEV + 1;
+    topology_t t;
+    for (int i = 0; names[i]; i++)
+        if (topology_get(names[i], &t) == 0 && t.ndev >= n && t.ndev < fewest) fewest = t.ndev, best = names[i];
+    return best;
+}
 
 static int add_link(topology_t *t, const char *name, double bw, double lat)
 {

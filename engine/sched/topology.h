@@ -41,6 +41,10 @@ typedef struct {
 int topology_get(const char *name, topology_t *t);
 /* NULL-terminated list of the shipped names. */
 const char *const *topology_names(void);
+/* The names joined with "|". */
+const char *topology_names_joined(void);
+/* The shipped topology with the fewest devices, at least n (NULL: none). */
+const char *topology_for_devices(int n);
 /* Multiplies every link bandwidth by s (for --link-scale). */
 void topology_scale(topology_t *t, double s);
 

@@ -1,0 +1,152 @@
+/* run_json.c - see run_json.h. */
+#include "run_json.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "../engine/knobs.h"
+
+void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\') fprintf(f, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20) fprintf(f, "\\u%04x", *s);
+        else fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(const double *v, int n)
+{
+    if (n == 0) return 0;
+    double *c = malloc(sizeof(double) * (size_t)n);
+    if (!c) return v[n - 1];
+    memcpy(c, v, sizeof(double) * (size_t)n);
+    qsort(c, (size_t)n, sizeof *c, cmp_double);
+    double m = n % 2 ? c[n / 2] : 0.5 * (c[n / 2 - 1] + c[n / 2]);
+    free(c);
+    return m;
+}
+
+static long long peak_rss_bytes(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (long long)ru.ru_maxrss * 1024LL;
+}
+
+static void print_dkp(FILE *f, const trainer_t *t)
+{
+    const model_state_t *m = &t->model;
+    fprintf(f, ",\"dkp\":[");
+    for (int i = 0; i < m->ndkp && i < MODEL_MAX_DKP; i++) {
+        const dkp_choice_t *c = &m->dkp[i];
+        fprintf(f, "%s{\"layer\":%d,\"din\":%lld,\"dout\":%lld,\"order\":\"%s\",\"agg_flops_fwd\":{\"aggregation_first\":%.6g,"
+                   "\"combination_first\":%.6g},\"agg_flops_bwd\":{\"aggregation_first\":%.6g,\"combination_first\":%.6g},"
+                   "\"predicted_saving_ms\":%.4f}",
+                i ? "," : "", c->layer, (long long)c->din, (long long)c->dout,
+                c->combination_first ? "combination-first" : "aggregation-first", c->agg_flops_fwd[0], c->agg_flops_fwd[1],
+                c->agg_flops_bwd[0], c->agg_flops_bwd[1], 1e3 * c->predicted_saving_s);
+    }
+    fprintf(f, "],\"agg_flops_by_layer\":[");
+    int nlayers = 0;
+    for (int i = 0; i < m->prog.ncode; i++)
+        if (m->prog.code[i].layer + 1 > nlayers) nlayers = m->prog.code[i].layer + 1;
+    for (int l = 0; l < nlayers && l < PROG_MAX_LAYERS; l++)
+        fprintf(f, "%s{\"layer\":%d,\"fwd\":%.6g,\"bwd\":%.6g}", l ? "," : "", l, t->ex.agg_flops[l][0], t->ex.agg_flops[l][1]);
+    fprintf(f, "]");
+    if (m->dkp_model.fitted)
+        fprintf(f, ",\"dkp_fit\":{\"alpha\":%.4g,\"beta\":%.4g,\"gamma\":%.4g,\"delta\":%.4g,\"gemm_samples\":%d,\"gather_samples\":%d}",
+                m->dkp_model.alpha, m->dkp_model.beta, m->dkp_model.gamma, m->dkp_model.delta, m->dkp_model.ngemm,
+                m->dkp_model.ngather);
+}
+
+/* The last epoch's counters flagged for the summary. */
+static void print_stats(FILE *f, const trainer_t *t, const epoch_stats_t *last)
+{
+    int n;
+    const stat_desc_t *d = stat_descs(&n);
+    for (int i = 0; i < n; i++) {
+        if (!(d[i].flags & STAT_JSON) || ((d[i].flags & STAT_STREAM) && !t->streaming)) continue;
+        fprintf(f, ",\"%s\":", d[i].name);
+        fprintf(f, d[i].fmt, stat_get(last, &d[i]));
+    }
+}
+
+/* Every knob in force, as text. */
+static void print_knobs(FILE *f, const trainer_t *t)
+{
+    int n, first = 1;
+    const opt_t *k = knob_table(&n);
+    fprintf(f, ",\"knobs\":{");
+    for (int i = 0; i < n; i++) {
+        if (k[i].when == WHEN_START || (k[i].streaming && !t->streaming)) continue;
+        char v[96];
+        opt_format(&k[i], &t->cfg, v, sizeof v);
+        fprintf(f, "%s\"%s\":", first ? "" : ",", k[i].name);
+        json_str(f, v);
+        first = 0;
+    }
+    fprintf(f, "}");
+}
+
+/* The streaming engine's facts: top-level ones, then each group as an object. */
+static void print_facts(FILE *f, const trainer_t *t, double epoch_s)
+{
+    engine_fact_t facts[256];
+    int n = stream_engine_facts(&t->stream, &t->cfg, epoch_s, facts, 256);
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < n; i++) {
+            if ((facts[i].group != NULL) != pass) continue;
+            if (pass && (i == 0 || !facts[i - 1].group || strcmp(facts[i - 1].group, facts[i].group)))
+                fprintf(f, ",\"%s\":{", facts[i].group);
+            else fputc(',', f);
+            json_str(f, facts[i].name);
+            fputc(':', f);
+            if (facts[i].text) json_str(f, facts[i].text);
+            else fprintf(f, "%.6g", facts[i].value);
+            if (pass && (i + 1 == n || !facts[i + 1].group || strcmp(facts[i + 1].group, facts[i].group))) fputc('}', f);
+        }
+}
+
+void run_json_print(FILE *f, const trainer_t *t, const run_log_t *log)
+{
+    const train_data_t *d = &t->data;
+    double ms_med = median(log->ms, log->n), ev_med = median(log->eval_ms, log->n);
+    double fl = log->n ? log->flops[0] : 0;
+    fprintf(f, "{\"dataset\":");
+    json_str(f, d->ds.name);
+    fprintf(f, ",\"model\":");
+    json_str(f, t->cfg.model);
+    fprintf(f, ",\"nodes\":%lld,\"edges\":%lld,\"features\":%lld,\"classes\":%lld,\"layers\":%d,\"hidden\":%lld,\"heads\":%d",
+            (long long)d->g.n, (long long)d->g.m, (long long)d->ds.f, (long long)d->ds.c, t->cfg.layers,
+            (long long)t->cfg.hidden, t->cfg.heads);
+    fprintf(f, ",\"params\":%lld,\"threads\":%d,\"seed\":%llu", (long long)params_count(&t->model.params), t->cfg.threads,
+            (unsigned long long)t->cfg.seed);
+    fprintf(f, ",\"epochs\":%lld,\"final_loss\":%.9g,\"train_acc\":%.6f,\"val_acc\":%.6f,\"test_acc\":%.6f",
+            (long long)t->epoch, log->last.loss, log->last.train_acc, log->last.val_acc, log->last.test_acc);
+    fprintf(f, ",\"best_val_acc\":%.6f,\"test_acc_at_best_val\":%.6f,\"best_epoch\":%lld", t->best_val < 0 ? 0 : t->best_val,
+            t->test_at_best, (long long)t->best_epoch);
+    fprintf(f, ",\"epoch_ms_median\":%.4f,\"eval_ms_median\":%.4f,\"flops_per_epoch\":%.6g,\"gflops\":%.4f", ms_med, ev_med,
+            fl, ms_med > 0 ? fl / (ms_med * 1e6) : 0.0);
+    fprintf(f, ",\"load_ms\":%.3f,\"graph_ms\":%.3f,\"peak_rss_bytes\":%lld", d->load_ms, d->graph_ms, peak_rss_bytes());
+    print_dkp(f, t);
+    fprintf(f, ",\"engine\":\"%s\"", t->ex.engine.ops->name);
+    if (!t->streaming) fprintf(f, ",\"backend\":\"%s\"", t->kp.K->name);
+    print_stats(f, t, &log->last);
+    print_knobs(f, t);
+    if (t->streaming) print_facts(f, t, (log->last.epoch_ms + log->last.eval_ms) / 1e3);
+    fprintf(f, ",\"profile_events\":%llu,\"profile_dropped\":%llu", (unsigned long long)log->events,
+            (unsigned long long)log->dropped);
+    fprintf(f, ",\"losses\":[");
+    for (int i = 0; i < log->n; i++) fprintf(f, "%s%.9g", i ? "," : "", log->loss[i]);
+    fprintf(f, "]}\n");
+}

@@ -1,0 +1,24 @@
+/* run_json.h - the JSON summary of `gnnscope train --json`: the run's
+ * shape and results, every per-epoch counter flagged for it (stats.h), the
+ * knobs in force (knobs.c's table), DKP's choices, and the streaming
+ * engine's own report (its facts), as one object on one line. */
+#ifndef GS_RUN_JSON_H
+#define GS_RUN_JSON_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../engine/train.h"
+
+typedef struct {
+    double *loss, *ms, *eval_ms, *flops;
+    int n;
+    epoch_stats_t last;
+    uint64_t events, dropped; /* profiler events recorded and dropped */
+} run_log_t;
+
+void run_json_print(FILE *f, const trainer_t *t, const run_log_t *log);
+/* s as a JSON string. */
+void json_str(FILE *f, const char *s);
+
+#endif

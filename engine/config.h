@@ -1,0 +1,54 @@
+/* config.h - the configuration of a training run: every field a flag or a
+ * knob sets (knobs.c describes each one once). The streaming fields are
+ * read by the streaming engine (sched/stream_engine.c); stream = 0 trains
+ * in memory. */
+#ifndef GS_CONFIG_H
+#define GS_CONFIG_H
+
+#include <stdint.h>
+
+#include "backend.h"
+#include "dkp.h"
+#include "partition.h"
+#include "sched/streamer.h"
+
+typedef enum { FEAT_NORM_AUTO, FEAT_NORM_ROW, FEAT_NORM_NONE } feat_norm_t;
+/* Where training runs: the host (in memory, or streamed through the cpu
+ * backend's virtual devices), or a GPU through the CUDA plugin (in memory
+ * on the GPU, or streamed through its logical devices). */
+typedef enum { DEVICE_HOST, DEVICE_CUDA } device_kind_t;
+
+typedef struct {
+    char dataset[4096];
+    char model[32];
+    int layers;
+    int64_t hidden;
+    int heads;
+    int epochs;
+    float lr, weight_decay, dropout;
+    uint64_t seed;
+    int threads;
+    dkp_mode_t dkp;
+    feat_norm_t feat_norm;
+    int no_cache;          /* 1: neither read nor write the binary dataset cache */
+    device_kind_t device;
+    /* streaming engine; stream = 0 trains in memory */
+    int stream;
+    int devices;
+    uint64_t device_mem;   /* bytes per device, 0 = unlimited */
+    char topology[32];
+    double link_scale;     /* 0 = auto */
+    int links_native;      /* 1: no interconnect model */
+    int chunks;            /* P, 0 = auto */
+    order_kind_t order;
+    stream_knobs_t knobs;
+    /* optional observers (the profiler, from the app layer) */
+    task_hook_t on_task;
+    void (*on_op)(void *user, const instr_t *in, int phase, double t0, double t1, double flops);
+    void *observer;
+} train_cfg_t;
+
+/* Fills the defaults documented in `gnnscope train --help`. */
+void train_cfg_defaults(train_cfg_t *c);
+
+#endif

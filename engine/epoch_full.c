@@ -1,0 +1,81 @@
+/* epoch_full.c - the full-batch epoch driver (train.h): one training step
+ * over the whole graph (forward, loss, backward, optimiser), then the
+ * evaluation forward, with the engine's counters folded into the stats. */
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+#include "knobs.h"
+#include "train.h"
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Accuracy on one split, computed where the logits are. */
+static double split_accuracy(const trainer_t *t, const tensor_t *logits, int s)
+{
+    const train_data_t *d = &t->data;
+    if (!d->split_labelled[s]) return 0.0;
+    int64_t ok = t->kp.K->correct(t->kp.cx, logits->data, logits->cols, d->label_k, d->split_k[s], d->ds.nsplit[s]);
+    return (double)ok / (double)d->split_labelled[s];
+}
+
+static int failed(trainer_t *t, gs_err_t *err)
+{
+    if (!t->ex.failed) return GS_OK;
+    *err = t->ex.err;
+    return err->code;
+}
+
+int trainer_epoch(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
+{
+    memset(st, 0, sizeof *st);
+    int64_t e = t->epoch; /* 0-based index of this epoch: the dropout counter */
+    int rc = knob_apply(t, err);
+    if (rc) return rc;
+    train_data_t *d = &t->data;
+    model_state_t *m = &t->model;
+    const kops_t *K = t->kp.K;
+    if (t->streaming) stream_engine_epoch_begin(&t->stream, t->epoch > 0);
+    t->ex.samples = t->epoch == 0 && m->ndkp > 0 ? &m->dkp_model : NULL;
+    t->ex.own_s = 0;
+    double t0 = now_ms();
+    const tensor_t *out = exec_forward(&t->ex, &d->x, 1, e);
+    st->loss = K->xent(t->kp.cx, out->data, out->rows, out->cols, d->label_k, d->split_k[SPLIT_TRAIN],
+                       d->ds.nsplit[SPLIT_TRAIN], d->split_labelled[SPLIT_TRAIN], t->dlogits.data);
+    exec_backward(&t->ex, &t->dlogits);
+    if ((rc = failed(t, err))) return rc;
+    st->flops = t->ex.flops;
+    double t_opt = now_ms();
+    if (K->annotate) K->annotate(t->kp.cx, -1, 2, "adam");
+    model_step(m, t->cfg.lr, t->cfg.weight_decay);
+    if ((rc = K->sync(t->kp.cx, err))) return rc;
+    double t1 = now_ms();
+    if (t->ex.on_op) t->ex.on_op(t->cfg.observer, NULL, 2, t_opt / 1e3, t1 / 1e3, 10.0 * (double)params_count(&m->params));
+    if (t->ex.samples) { /* first epoch: fit the DKP cost model on its kernel timings */
+        dkp_fit(&m->dkp_model, m->dkp, m->ndkp < MODEL_MAX_DKP ? m->ndkp : MODEL_MAX_DKP, d->g.n, d->g.m);
+        t->ex.samples = NULL;
+    }
+    out = exec_forward(&t->ex, &d->x, 0, e);
+    st->train_acc = split_accuracy(t, out, SPLIT_TRAIN);
+    st->val_acc = split_accuracy(t, out, SPLIT_VALID);
+    st->test_acc = split_accuracy(t, out, SPLIT_TEST);
+    if ((rc = K->sync(t->kp.cx, err))) return rc;
+    st->epoch_ms = t1 - t0;
+    st->eval_ms = now_ms() - t1;
+    st->host_ms = 1e3 * t->ex.own_s;
+    if (t->streaming) stream_engine_epoch_end(&t->stream, st); /* counters cover the training step and the evaluation */
+    if ((rc = failed(t, err))) return rc;
+    st->epoch = ++t->epoch;
+    if (!isfinite(st->loss)) return gs_fail(err, GS_EFAIL, "epoch %lld: loss is not finite (try a lower --lr)", (long long)st->epoch);
+    if (st->val_acc > t->best_val) {
+        t->best_val = st->val_acc;
+        t->test_at_best = st->test_acc;
+        t->best_epoch = st->epoch;
+    }
+    return GS_OK;
+}

@@ -1,0 +1,41 @@
+/* model_state.h - the model part of a trainer: which model, its op program
+ * (after the DKP rewrite), its parameters and Adam state, the DKP choices
+ * and the cost model fitted to the first epoch's kernel timings. A
+ * rebuild (DKP switched) makes a new program over the same parameters, so
+ * the weights and the optimiser state are kept. */
+#ifndef GS_MODEL_STATE_H
+#define GS_MODEL_STATE_H
+
+#include "config.h"
+#include "dkp.h"
+#include "models/model.h"
+#include "params.h"
+#include "program.h"
+
+#define MODEL_MAX_DKP 64
+
+typedef struct {
+    const model_def_t *def;
+    model_cfg_t shape;  /* F, C, H, L, K, dropout */
+    int ntypes;         /* edge types of the graph */
+    int64_t n, m;       /* the graph's vertices and edges (DKP's cost model) */
+    program_t prog;
+    params_t params;
+    int64_t adam_t;     /* optimiser steps taken */
+    dkp_choice_t dkp[MODEL_MAX_DKP];
+    int ndkp;
+    dkp_model_t dkp_model; /* alpha..delta, fitted after the first epoch */
+} model_state_t;
+
+/* Builds c's model for features F, classes C and the graph's shape, and
+ * initialises its parameters in kp's memory. */
+int model_open(model_state_t *m, const train_cfg_t *c, int64_t feats, int64_t classes, int ntypes, int64_t n,
+               int64_t edges, kplace_t kp, gs_err_t *err);
+/* Rebuilds the program for DKP mode dkp; parameters and optimiser state
+ * are kept. On failure the previous program stands. */
+int model_rebuild(model_state_t *m, dkp_mode_t dkp, gs_err_t *err);
+/* One optimiser step with the gradients in params. */
+void model_step(model_state_t *m, float lr, float weight_decay);
+void model_close(model_state_t *m);
+
+#endif

@@ -1,0 +1,144 @@
+/* options.c - see options.h. */
+#include "options.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse.h"
+
+static void *field(const opt_t *o, void *base) { return (char *)base + o->off; }
+static const void *cfield(const opt_t *o, const void *base) { return (const char *)base + o->off; }
+
+/* Numbers with %g but without an exponent for whole values below 1e15. */
+static void num(double v, char *out, size_t n)
+{
+    if (v == floor(v) && fabs(v) < 1e15) snprintf(out, n, "%.0f", v);
+    else snprintf(out, n, "%g", v);
+}
+
+void opt_accepts(const opt_t *o, char *out, size_t n)
+{
+    char lo[32], hi[32], pre[32] = "";
+    num(o->lo, lo, sizeof lo), num(o->hi, hi, sizeof hi);
+    if (o->zero_word) snprintf(pre, sizeof pre, "%s or ", o->zero_word);
+    switch (o->kind) {
+    case OPT_BOOL: snprintf(out, n, "no value"); break;
+    case OPT_CHOICE: snprintf(out, n, "%s", o->choices); break;
+    case OPT_STR: snprintf(out, n, "%s", o->names ? o->names() : o->metavar); break;
+    case OPT_SIZE: snprintf(out, n, "%sa size in [%s, %s] bytes, e.g. 512K, 64M, 2G", pre, lo, hi); break;
+    case OPT_FLOAT:
+    case OPT_DOUBLE: snprintf(out, n, "%sa number in [%s, %s]", pre, lo, hi); break;
+    default: snprintf(out, n, "%san integer in [%s, %s]", pre, lo, hi); break;
+    }
+}
+
+static int refuse(const opt_t *o, const char *value, const char *what, char *why, size_t n)
+{
+    char acc[160];
+    opt_accepts(o, acc, sizeof acc);
+    snprintf(why, n, "'%.64s' %s (expected %s)", value, what, acc);
+    return -1;
+}
+
+/* A number of the option's kind, checked against its range. */
+static int parse_number(const opt_t *o, const char *value, double *out, char *why, size_t n)
+{
+    char *end;
+    errno = 0;
+    double v;
+    if (o->kind == OPT_SIZE) {
+        uint64_t b;
+        int rc = gs_parse_bytes(value, &b);
+        if (rc == -2) return refuse(o, value, "is not a whole number of bytes", why, n);
+        if (rc) return refuse(o, value, "is not a size", why, n);
+        v = (double)b;
+    } else if (o->kind == OPT_FLOAT || o->kind == OPT_DOUBLE) {
+        v = strtod(value, &end);
+        if (!*value || *end) return refuse(o, value, "is not a number", why, n);
+        if (!isfinite(v)) return refuse(o, value, "is not a finite number", why, n);
+    } else {
+        long long x = strtoll(value, &end, 10);
+        if (!*value || *end) return refuse(o, value, "is not an integer", why, n);
+        v = errno == ERANGE ? (x < 0 ? -INFINITY : INFINITY) : (double)x;
+    }
+    if (v < o->lo || v > o->hi) return refuse(o, value, "is out of range", why, n);
+    *out = v;
+    return 0;
+}
+
+int opt_parse(const opt_t *o, void *base, const char *value, char *why, size_t n)
+{
+    void *f = field(o, base);
+    if (o->kind == OPT_BOOL) {
+        *(int *)f = 1;
+        return 0;
+    }
+    if (o->kind == OPT_STR) {
+        if (!*value) return refuse(o, value, "is empty", why, n);
+        if (strlen(value) >= o->size) return refuse(o, value, "is too long", why, n);
+        if (o->names && gs_choice_index(o->names(), value) < 0) return refuse(o, value, "is unknown", why, n);
+        snprintf(f, o->size, "%s", value);
+        return 0;
+    }
+    if (o->kind == OPT_CHOICE) {
+        int k = gs_choice_index(o->choices, value);
+        if (k < 0) return refuse(o, value, "is not valid", why, n);
+        *(int *)f = k;
+        return 0;
+    }
+    double v = 0;
+    if (!(o->zero_word && strcmp(value, o->zero_word) == 0) && parse_number(o, value, &v, why, n)) return -1;
+    switch (o->kind) {
+    case OPT_INT: *(int *)f = (int)v; break;
+    case OPT_I64: *(int64_t *)f = (int64_t)v; break;
+    case OPT_U64:
+    case OPT_SIZE: *(uint64_t *)f = (uint64_t)v; break;
+    case OPT_FLOAT: *(float *)f = (float)v; break;
+    case OPT_DOUBLE: *(double *)f = v; break;
+    default: break;
+    }
+    return 0;
+}
+
+/* Bytes with the largest suffix that keeps them whole. */
+static void size_text(uint64_t b, char *out, size_t n)
+{
+    static const char *suffix = "KMGT";
+    int k = -1;
+    while (k < 3 && b >= 1024 && b % 1024 == 0) b /= 1024, k++;
+    if (k < 0) snprintf(out, n, "%llu", (unsigned long long)b);
+    else snprintf(out, n, "%llu%c", (unsigned long long)b, suffix[k]);
+}
+
+void opt_format(const opt_t *o, const void *base, char *out, size_t n)
+{
+    const void *f = cfield(o, base);
+    double v = 0;
+    switch (o->kind) {
+    case OPT_BOOL: snprintf(out, n, "%s", *(const int *)f ? "on" : "off"); return;
+    case OPT_STR: snprintf(out, n, "%s", *(const char *)f ? (const char *)f : "none"); return;
+    case OPT_CHOICE: gs_choice_name(o->choices, *(const int *)f, out, (int)n); return;
+    case OPT_INT: v = *(const int *)f; break;
+    case OPT_I64: v = (double)*(const int64_t *)f; break;
+    case OPT_U64: v = (double)*(const uint64_t *)f; break;
+    case OPT_SIZE: v = (double)*(const uint64_t *)f; break;
+    case OPT_FLOAT: v = *(const float *)f; break;
+    case OPT_DOUBLE: v = *(const double *)f; break;
+    }
+    if (v == 0 && o->zero_word) snprintf(out, n, "%s", o->zero_word);
+    else if (o->kind == OPT_SIZE) size_text(*(const uint64_t *)f, out, n);
+    else if (o->kind == OPT_U64) snprintf(out, n, "%llu", (unsigned long long)*(const uint64_t *)f);
+    else if (o->kind == OPT_FLOAT) snprintf(out, n, "%g", (double)*(const float *)f);
+    else if (o->kind == OPT_DOUBLE) snprintf(out, n, "%g", v);
+    else snprintf(out, n, "%lld", (long long)v);
+}
+
+const opt_t *opt_find(const opt_t *table, int count, const char *name, size_t len)
+{
+    for (int i = 0; i < count; i++)
+        if (strlen(table[i].name) == len && strncmp(table[i].name, name, len) == 0) return &table[i];
+    return NULL;
+}

@@ -1,0 +1,61 @@
+/* options.h - one description per option, shared by the command-line
+ * flags, the run-time knobs (knobs.h), --help, the console's set/get and
+ * completion, the workbench's keys and knobs panel, and the JSON summary.
+ * An option names a field of a struct (by offset) and says how its text
+ * is parsed and printed, what it accepts, and, for a knob, when a change
+ * applies and which key cycles it. Parsing is complete: a value outside
+ * its range, not finite, or not a whole number of bytes is refused with a
+ * reason, never clamped. */
+#ifndef GS_OPTIONS_H
+#define GS_OPTIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum {
+    OPT_BOOL,   /* a flag without a value: sets an int to 1 */
+    OPT_INT,    /* int in [lo, hi] */
+    OPT_I64,    /* int64_t in [lo, hi] */
+    OPT_U64,    /* uint64_t in [lo, hi] */
+    OPT_FLOAT,  /* float in [lo, hi], finite */
+    OPT_DOUBLE, /* double in [lo, hi], finite */
+    OPT_SIZE,   /* uint64_t bytes, with K/M/G/T suffixes, in [lo, hi] */
+    OPT_STR,    /* char[size] */
+    OPT_CHOICE, /* int index into choices "a|b|c" */
+} opt_kind_t;
+
+/* When a knob's change takes effect. */
+typedef enum {
+    WHEN_START,  /* a flag only: fixed for the run */
+    WHEN_EPOCH,  /* at the next epoch boundary */
+    WHEN_REOPEN, /* at the next epoch boundary, re-partitioning and reopening the devices */
+    WHEN_PROGRAM /* at the next epoch boundary, rebuilding the op program */
+} opt_when_t;
+
+typedef struct opt {
+    const char *name;      /* --name on the command line, and the console's knob name */
+    opt_kind_t kind;
+    size_t off;            /* the field in the described struct */
+    size_t size;           /* OPT_STR: the field's capacity */
+    const char *choices;   /* OPT_CHOICE: "a|b|c" */
+    const char *zero_word; /* a word that stores 0 ("auto", "none"), or NULL */
+    double lo, hi;         /* numeric range, inclusive */
+    const char *metavar;
+    const char *help;
+    /* OPT_STR naming one of a set (a model, a topology): the names "a|b|c", or NULL */
+    const char *(*names)(void);
+    opt_when_t when;
+    int streaming;         /* setting it on the command line implies the streaming engine */
+    char key;              /* the workbench key that cycles it (0: none) */
+} opt_t;
+
+/* Parses value into base's field. 0, or -1 with why = the reason. */
+int opt_parse(const opt_t *o, void *base, const char *value, char *why, size_t n);
+/* The field's value as text. */
+void opt_format(const opt_t *o, const void *base, char *out, size_t n);
+/* What the option accepts, for help and errors ("off|on|auto", "an integer in [1, 64]"). */
+void opt_accepts(const opt_t *o, char *out, size_t n);
+/* The option named name (len chars) in table[0..count), or NULL. */
+const opt_t *opt_find(const opt_t *table, int count, const char *name, size_t len);
+
+#endif

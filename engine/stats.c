@@ -1,0 +1,13 @@
+/* stats.c - the table of stats.h, built from EPOCH_STATS. */
+#include "stats.h"
+
+const stat_desc_t *stat_descs(int *n)
+{
+    static const stat_desc_t table[] = {
+#define GS_STAT_DESC(name, unit, help, fmt, flags) {#name, unit, help, fmt, offsetof(epoch_stats_t, name), flags},
+        EPOCH_STATS(GS_STAT_DESC)
+#undef GS_STAT_DESC
+    };
+    *n = (int)(sizeof table / sizeof table[0]);
+    return table;
+}

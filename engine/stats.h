@@ -1,0 +1,70 @@
+/* stats.h - the per-epoch counters, each declared once in EPOCH_STATS:
+ * name, unit, meaning, print format and where it is shown. The JSON
+ * summary, the metrics CSV, the trace's counters and the workbench's
+ * training panel iterate over stat_descs(), so a new counter is one line
+ * here plus the code that fills it. Streaming counters are zero for runs
+ * in memory. */
+#ifndef GS_STATS_H
+#define GS_STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Where a counter is shown, beside the CSV (every counter has a column). */
+enum {
+    STAT_JSON = 1,   /* the JSON summary (last epoch) */
+    STAT_PANEL = 2,  /* the workbench's training panel */
+    STAT_TRACE = 4,  /* a trace counter per epoch */
+    STAT_STREAM = 8, /* meaningful only on a streamed run */
+};
+
+/* X(name, unit, meaning, printf format, flags) */
+#define EPOCH_STATS(X)                                                                                                 \
+    X(loss, "", "training loss of the epoch's step", "%.9g", STAT_TRACE)                                             \
+    X(train_acc, "", "accuracy on the train split", "%.6f", 0)                                                         \
+    X(val_acc, "", "accuracy on the validation split", "%.6f", 0)                                                      \
+    X(test_acc, "", "accuracy on the test split", "%.6f", 0)                                                           \
+    X(epoch_ms, "ms", "training step: forward, backward and optimiser", "%.4f", STAT_TRACE)                           \
+    X(eval_ms, "ms", "evaluation forward", "%.4f", 0)                                                                  \
+    X(flops, "FLOP", "floating-point operations of the training step", "%.6g", 0)                                    \
+    X(host_ms, "ms", "the executor's own ops (elementwise, attention, loss) in the epoch", "%.4f", STAT_JSON | STAT_PANEL) \
+    X(device_ms, "ms", "device compute, summed over the devices", "%.4f", STAT_JSON | STAT_PANEL | STAT_STREAM)      \
+    X(transfer_ms, "ms", "device copies (H2D, D2H, D2D), summed over the devices", "%.4f",                             \
+      STAT_JSON | STAT_PANEL | STAT_STREAM)                                                                            \
+    X(h2d_bytes, "B", "host-to-device bytes", "%.0f", STAT_JSON | STAT_PANEL | STAT_TRACE | STAT_STREAM)            \
+    X(gather_h2d_bytes, "B", "the Scatter-Gather stage's share of h2d_bytes", "%.0f",                                  \
+      STAT_JSON | STAT_PANEL | STAT_STREAM)                                                                            \
+    X(d2h_bytes, "B", "device-to-host bytes", "%.0f", STAT_JSON | STAT_STREAM)                                        \
+    X(d2d_bytes, "B", "device-to-device bytes", "%.0f", STAT_JSON | STAT_PANEL | STAT_STREAM)                         \
+    X(kept_bytes, "B", "host-to-device bytes the memory plan's device copies made unnecessary", "%.0f",                \
+      STAT_JSON | STAT_PANEL | STAT_STREAM)                                                                            \
+    X(filtered_blocks, "", "source blocks copied filtered (selective scheduling)", "%.0f", STAT_JSON | STAT_STREAM)  \
+    X(full_blocks, "", "source blocks copied whole", "%.0f", STAT_JSON | STAT_STREAM)                                \
+    X(overlap, "", "fraction of transfer time hidden behind compute", "%.4f", STAT_JSON | STAT_STREAM)               \
+    X(filter_ms, "ms", "host time filtering rows for selective scheduling", "%.4f", STAT_JSON | STAT_PANEL | STAT_STREAM)
+
+typedef struct {
+    int64_t epoch; /* 1-based epoch just finished */
+#define GS_STAT_FIELD(name, unit, help, fmt, flags) double name;
+    EPOCH_STATS(GS_STAT_FIELD)
+#undef GS_STAT_FIELD
+} epoch_stats_t;
+
+typedef struct {
+    const char *name, *unit, *help, *fmt;
+    size_t off;
+    unsigned flags;
+} stat_desc_t;
+
+/* The counters in declaration order; *n receives how many. */
+const stat_desc_t *stat_descs(int *n);
+static inline double stat_get(const epoch_stats_t *s, const stat_desc_t *d)
+{
+    return *(const double *)((const char *)s + d->off);
+}
+static inline void stat_set(epoch_stats_t *s, const stat_desc_t *d, double v)
+{
+    *(double *)((char *)s + d->off) = v;
+}
+
+#endif
