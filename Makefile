@@ -30,7 +30,7 @@ HAVE_MPI   := $(shell command -v mpicc >/dev/null 2>&1 && echo 1)
 HAVE_CUPTI := $(shell test -f /usr/local/cuda/extras/CUPTI/include/cupti.h -o -f /usr/local/cuda/include/cupti.h && echo 1)
 mark = $(if $(1),✓,✗)
 
-.PHONY: all run test asan test-asan deps summary format clean install plugin test-gpu
+.PHONY: all run test asan test-asan tsan test-tsan deps summary format clean install plugin test-gpu
 all: summary gnnscope plugin
 
 # ---- the CUDA plugin: built when nvcc is present, skipped with NO_CUDA=1 ----
@@ -112,6 +112,17 @@ gnnscope-asan: $(OBJ_APP) $(LIB) $(TESTS)
 test-asan: asan
 	@tests/run.sh build-asan asan
 
+# ThreadSanitizer: the threaded parts (session, streaming, profiler, TUI) under it
+tsan:
+	@$(MAKE) --no-print-directory BUILD=build-tsan OPT=-O1 \
+	  SAN='-fsanitize=thread -fno-omit-frame-pointer' gnnscope-tsan
+
+gnnscope-tsan: $(OBJ_APP) $(LIB) $(TESTS)
+	$(CC) $(CFLAGS) -o $@ $(OBJ_APP) $(LIB) $(LDLIBS)
+
+test-tsan: tsan
+	@tests/run.sh build-tsan tsan
+
 format:
 	clang-format -i $(SRC_LIB) $(SRC_APP) $(wildcard engine/*.h engine/models/*.h datasets/*.h app/*.h tests/*.c)
 
@@ -123,6 +134,6 @@ install: gnnscope
 	cp demos/*.gs $(DESTDIR)$(PREFIX)/share/gnnscope/demos/
 
 clean:
-	rm -rf build build-asan gnnscope gnnscope-asan
+	rm -rf build build-asan build-tsan gnnscope gnnscope-asan gnnscope-tsan
 
 -include $(OBJ_LIB:.o=.d) $(OBJ_APP:.o=.d) $(TESTS:=.d) $(OBJ_CU:.o=.d)

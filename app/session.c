@@ -134,8 +134,11 @@ static void *engine_main(void *arg)
     pthread_mutex_lock(&s->lock);
     for (;;) {
         int done = s->max_epochs && s->t->epoch >= s->max_epochs;
-        while (!s->quit && !done && !s->nsaves && !s->reload_pending && !s->has_want && s->paused && s->steps == 0)
+        while (!s->quit && !done && !s->nsaves && !s->reload_pending && !s->has_want && s->paused && s->steps == 0) {
+            s->idle = 1; /* every request so far is served */
             pthread_cond_wait(&s->wake, &s->lock);
+        }
+        s->idle = 0;
         if (s->quit || (done && !s->nsaves)) break; /* --max-epochs reached: the run is finished */
         int nsaves = s->nsaves, reloading = s->reload_pending, knobs = s->has_want;
         memcpy(saves, s->saves, sizeof saves);
@@ -232,6 +235,7 @@ void session_snapshot(session_t *s, session_snapshot_t *out)
     pthread_mutex_unlock(&s->snap_lock);
     pthread_mutex_lock(&s->lock);
     out->paused = s->paused;
+    out->idle = s->idle;
     pthread_mutex_unlock(&s->lock);
 }
 
@@ -254,6 +258,7 @@ static void set_state(session_t *s, int paused, long steps)
     pthread_mutex_lock(&s->lock);
     s->paused = paused;
     s->steps = steps;
+    s->idle = 0;
     pthread_cond_broadcast(&s->wake);
     pthread_mutex_unlock(&s->lock);
 }
@@ -308,7 +313,7 @@ static int c_set(session_t *s, int argc, char **argv, char *r, int n)
     pthread_mutex_lock(&s->lock);
     train_cfg_t c = base_cfg(s);
     int rc = knob_parse(&c, argv[1], argv[2], &facts, &err);
-    if (!rc) s->want = c, s->has_want = 1, pthread_cond_broadcast(&s->wake);
+    if (!rc) s->want = c, s->has_want = 1, s->idle = 0, pthread_cond_broadcast(&s->wake);
     pthread_mutex_unlock(&s->lock);
     if (rc) return say(r, n, rc, "%s", err.msg);
     return say(r, n, GS_OK, "%s = %s at the next epoch", argv[1], argv[2]);
@@ -379,7 +384,7 @@ static int c_checkpoint(session_t *s, int argc, char **argv, char *r, int n)
     if (atomic_target_ok(argv[2], &err)) return say(r, n, GS_EINPUT, "checkpoint: %s", err.msg);
     pthread_mutex_lock(&s->lock);
     int rc = s->nsaves < SESSION_MAX_SAVES ? GS_OK : GS_EINPUT;
-    if (!rc) snprintf(s->saves[s->nsaves++], sizeof s->saves[0], "%s", argv[2]), pthread_cond_broadcast(&s->wake);
+    if (!rc) snprintf(s->saves[s->nsaves++], sizeof s->saves[0], "%s", argv[2]), s->idle = 0, pthread_cond_broadcast(&s->wake);
     pthread_mutex_unlock(&s->lock);
     if (rc) return say(r, n, rc, "checkpoint: %d saves are already waiting for the epoch to end", SESSION_MAX_SAVES);
     return say(r, n, GS_OK, "checkpoint to %s when the current epoch ends", argv[2]);
@@ -402,6 +407,7 @@ static int queue_reload(session_t *s, const train_cfg_t *cfg, char *r, int n, co
     pthread_mutex_lock(&s->lock);
     s->reload = *cfg;
     s->reload_pending = 1;
+    s->idle = 0;
     pthread_cond_broadcast(&s->wake);
     pthread_mutex_unlock(&s->lock);
     return say(r, n, GS_OK, "%s at the next epoch boundary (weights start afresh; a failure keeps this run)", what);

@@ -31,6 +31,7 @@ typedef struct {
     int nepochs;
     prof_totals_t last_totals;             /* profiler totals of the last epoch */
     int paused, finished, failed;
+    int idle;          /* paused, and every command so far served */
     char error[512];
     char notice[512];  /* the outcome of the last request the engine served (checkpoint, load, set) */
     uint64_t notice_seq;
@@ -60,6 +61,7 @@ typedef struct {
     pthread_mutex_t snap_lock; /* the snapshot and the metrics rows */
     session_snapshot_t snap;
     int paused, quit, started;
+    int idle;                  /* the engine waits, every request served */
     long steps;                /* epochs to run while paused (step / run N) */
     long max_epochs;           /* stop after this many (0 = no limit) */
     char checkpoint[4096];     /* saved after every epoch when set */

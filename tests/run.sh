@@ -3,7 +3,7 @@
 # stderr into stdout (cmocka prints its summary on stderr), and ends with
 # one line: "tests: N passed, M failed".
 # A test that exits 77 is counted as skipped (the GPU tests without a GPU).
-# Usage: tests/run.sh BUILD_DIR [asan|gpu]
+# Usage: tests/run.sh BUILD_DIR [asan|tsan|gpu]
 set -u
 build=${1:-build}
 mode=${2:-normal}
@@ -47,6 +47,14 @@ elif [ "$mode" = asan ]; then
     done
     run_one "asan/cli_errors" tests/cli_errors.sh
     run_one "asan/cli_trace" tests/cli_trace.sh
+elif [ "$mode" = tsan ]; then
+    export GNNSCOPE_BIN="$root/gnnscope-tsan"
+    export TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1 suppressions=$root/tests/tsan.supp"
+    for t in test_session test_streamer test_stream_train test_profiler test_views; do
+        run_one "tsan/$t" "$build/tests/$t"
+    done
+    run_one "tsan/tui_tmux" tests/tui_tmux.sh
+    run_one "tsan/cli_trace" tests/cli_trace.sh
 else
     export GNNSCOPE_BIN="$root/gnnscope"
     for t in "$build"/tests/test_*; do
