@@ -1,4 +1,4 @@
-/* cupti_prof.cu - CUPTI activity collection for the plugin (DESIGN.md §6).
+/* cupti_prof.cu - CUPTI activity collection for the plugin (docs/ARCHITECTURE.md, "Profiler and views").
  * Records: concurrent kernels, memcpy, memcpy2 (peer), memset, runtime API
  * calls and external correlations. Every piece of work the plugin issues
  * is bracketed by an external correlation id (CUSTOM0) that names its

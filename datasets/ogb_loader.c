@@ -1,4 +1,4 @@
-/* ogb_loader.c - the OGB raw node-property layout (DESIGN.md §8):
+/* ogb_loader.c - the OGB raw node-property layout (README.md, "Datasets"):
  *   num-node-list, num-edge-list, edge (u,v[,type]), node-feat, node-label,
  *   split/{train,valid,test}, each as NAME.csv.gz or NAME.csv.
  * Also accepts OGB's download layout: DIR/raw/... and DIR/split/SCHEME/...

@@ -1,4 +1,4 @@
-/* backend.h - the device interface (DESIGN.md §4): one table of function
+/* backend.h - the device interface (docs/ARCHITECTURE.md, "Backends"): one table of function
  * pointers per backend. A backend has devices with a memory capacity;
  * per device, one stream per lane (H2D copy, D2H copy, D2D copy, compute)
  * that runs its work in order and asynchronously to the caller; events

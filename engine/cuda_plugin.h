@@ -1,5 +1,5 @@
 /* cuda_plugin.h - the interface of libgnnscope_cuda.so, the CUDA backend
- * (DESIGN.md §4). The main binary never links CUDA: it loads the plugin
+ * (docs/ARCHITECTURE.md, "Backends"). The main binary never links CUDA: it loads the plugin
  * with dlopen the first time a GPU is asked for, and the plugin hands back
  * one table. Through it come the kernel table for training in GPU memory
  * (kops.h), the streaming backend whose logical devices share one GPU

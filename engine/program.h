@@ -1,4 +1,4 @@
-/* program.h - SAGA-NN layers as op programs (DESIGN.md §3).
+/* program.h - SAGA-NN layers as op programs (docs/ARCHITECTURE.md, "Data flow").
  * A model is one straight-line program over values: the input features,
  * parameters, vertex tensors (N, *) and edge tensors (E, *). Each
  * instruction is a primitive op with a known derivative, tagged with its

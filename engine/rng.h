@@ -1,4 +1,4 @@
-/* rng.h - counter-based randomness (DESIGN.md §2).
+/* rng.h - counter-based randomness (docs/ARCHITECTURE.md, "Invariants").
  * Every random value is a pure hash of its coordinates (seed, epoch, layer,
  * vertex, feature ...), never the next draw of a stream, so any chunking,
  * ordering or device split draws identical values. */

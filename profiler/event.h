@@ -1,4 +1,4 @@
-/* event.h - the profiler's event model (DESIGN.md §6): a span on one lane
+/* event.h - the profiler's event model (docs/ARCHITECTURE.md, "Profiler and views"): a span on one lane
  * of one device (or rank), with the chunk it belongs to, its bytes and
  * FLOPs. Times are CLOCK_MONOTONIC nanoseconds. */
 #ifndef GS_PROF_EVENT_H

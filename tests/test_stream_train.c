@@ -1,4 +1,4 @@
-/* test_stream_train.c - the invariant of DESIGN.md §2 at the trainer
+/* test_stream_train.c - the invariant of docs/ARCHITECTURE.md ("Invariants") at the trainer
  * level: on a small generated graph, every combination of streaming knobs
  * in the matrix below trains the same model as the in-memory run (losses
  * within 1e-4 relative for 5 epochs), for GCN and for GG-NN (typed edges:

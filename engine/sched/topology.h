@@ -1,5 +1,5 @@
 /* topology.h - named machine topologies for the interconnect model
- * (DESIGN.md §4). A topology has D devices and directed links, each with a
+ * (docs/ARCHITECTURE.md, "Backends"). A topology has D devices and directed links, each with a
  * bandwidth (bytes/s) and a latency (s); every host->device, device->host
  * and device->device route is a list of links. Full-duplex physical links
  * are two directed links. It also names the modeled GPU's FP32 rate, which

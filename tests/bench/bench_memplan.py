@@ -43,7 +43,7 @@ pin = ["--link-scale", str(first["link_scale"])]
 
 def line(r):
     m = r["memplan"]
-    return (f"h2d {r['h2d_bytes'] / 1e6:.0f} MB (kept {m['kept_bytes'] / 1e6:.0f} MB, planned "
+    return (f"h2d {r['h2d_bytes'] / 1e6:.0f} MB (kept {r['kept_bytes'] / 1e6:.0f} MB, planned "
             f"{m['plan_h2d_bytes'] / 1e6:.0f} MB, budget {m['budget_bytes'] / 1e6:.0f} MB), epoch {r['epoch_ms_median']:.0f} ms")
 
 
