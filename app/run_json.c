@@ -135,7 +135,7 @@ void run_json_print(FILE *f, const trainer_t *t, const run_log_t *log)
             (long long)t->epoch, log->last.loss, log->last.train_acc, log->last.val_acc, log->last.test_acc);
     fprintf(f, ",\"best_val_acc\":%.6f,\"test_acc_at_best_val\":%.6f,\"best_epoch\":%lld", t->best_val < 0 ? 0 : t->best_val,
             t->test_at_best, (long long)t->best_epoch);
-    fprintf(f, ",\"epoch_ms_median\":%.4f,\"eval_ms_median\":%.4f,\"flops_per_epoch\":%.6g,\"gflops\":%.4f", ms_med, ev_med,
+    fprintf(f, ",\"epoch_ms_median\":%.6f,\"eval_ms_median\":%.6f,\"flops_per_epoch\":%.6g,\"gflops\":%.4f", ms_med, ev_med,
             fl, ms_med > 0 ? fl / (ms_med * 1e6) : 0.0);
     fprintf(f, ",\"load_ms\":%.3f,\"graph_ms\":%.3f,\"peak_rss_bytes\":%lld", d->load_ms, d->graph_ms, peak_rss_bytes());
     print_dkp(f, t);

@@ -166,7 +166,7 @@ static int run_loop(session_t *s)
         v.nhist = u.nhist;
         v.nevents = prof_history(&s->prof, events, 4096);
         v.events = events;
-        if (u.follow) u.t_end = prof_now_ns();
+        if (u.follow) u.t_end = prof_latest_ns(&s->prof);
         v.t_end = u.t_end, v.span = u.span, v.follow = u.follow;
         v.epochs = snap.epochs, v.nepochs = snap.nepochs, v.totals = snap.last_totals;
         v.ndev = snap.streaming ? snap.devices : snap.gpu ? 1 : 0;

@@ -24,9 +24,13 @@ typedef struct {
     int32_t row, col, sub;
 } chunk_tag_t;
 
-/* Called from a stream thread after each copy or kernel (the profiler's
- * and the swap heuristic's source of measured times). */
+/* Called after each copy or kernel with its span in seconds (the
+ * profiler's and the swap heuristic's source of times): from a stream
+ * thread, or, on an emulated clock, from the thread that syncs, with
+ * times on that clock. */
 typedef void (*task_hook_t)(void *user, int dev, lane_t lane, chunk_tag_t tag, double t0, double t1, double bytes);
+
+struct vclock;
 
 typedef struct {
     int ndev;
@@ -34,6 +38,8 @@ typedef struct {
     const topology_t *topo;  /* interconnect model, NULL for native copies */
     task_hook_t on_task;     /* optional */
     void *hook_user;
+    struct vclock *clock;    /* cpu backend: emulated time on this clock (sched/vclock.h); NULL: the wall clock */
+    double copy_bw;          /* with a clock and no topology: modeled bytes/s of a copy */
 } backend_cfg_t;
 
 /* The chunk kernels the streaming scheduler launches (a subset of
@@ -77,6 +83,9 @@ typedef struct {
     double link_bytes[TOPO_MAX_LINKS];
     double filter_s[TOPO_MAX_DEV]; /* host time spent gathering rows for filtered copies */
     uint64_t high_water[TOPO_MAX_DEV];
+    /* on an emulated clock, the time between the host's issuing work and
+     * its sync, split: some device computing; only copies moving; neither */
+    double compute_s, exposed_s, idle_s;
 } backend_stats_t;
 
 /* Clears the per-epoch counters; the high-water marks stay. */
@@ -87,6 +96,7 @@ static inline void backend_stats_clear(backend_stats_t *s)
         s->flops[d] = s->filter_s[d] = 0;
     }
     for (int l = 0; l < TOPO_MAX_LINKS; l++) s->link_bytes[l] = 0;
+    s->compute_s = s->exposed_s = s->idle_s = 0;
 }
 
 typedef struct backend backend_t;

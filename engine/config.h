@@ -11,6 +11,7 @@
 #include "dkp.h"
 #include "partition.h"
 #include "sched/streamer.h"
+#include "sched/vclock.h"
 
 typedef enum { FEAT_NORM_AUTO, FEAT_NORM_ROW, FEAT_NORM_NONE } feat_norm_t;
 /* Where training runs: the host (in memory, or streamed through the cpu
@@ -39,6 +40,8 @@ typedef struct {
     char topology[32];
     double link_scale;     /* 0 = auto */
     int links_native;      /* 1: no interconnect model */
+    clock_kind_t clock;    /* emulated devices: the virtual clock, or the wall clock */
+    ktime_kind_t ktime;    /* on the virtual clock: roofline or measured kernel times */
     int chunks;            /* P, 0 = auto */
     order_kind_t order;
     stream_knobs_t knobs;

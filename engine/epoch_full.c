@@ -8,8 +8,10 @@
 #include "knobs.h"
 #include "train.h"
 
-static double now_ms(void)
+/* Milliseconds on the run's clock: the emulated one, or the wall. */
+static double now_ms(const trainer_t *t)
 {
+    if (t->ex.clock) return 1e3 * t->ex.clock->now;
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
@@ -43,30 +45,36 @@ int trainer_epoch(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
     if (t->streaming) stream_engine_epoch_begin(&t->stream, t->epoch > 0);
     t->ex.samples = t->epoch == 0 && m->ndkp > 0 ? &m->dkp_model : NULL;
     t->ex.own_s = 0;
-    double t0 = now_ms();
+    double t0 = now_ms(t);
     const tensor_t *out = exec_forward(&t->ex, &d->x, 1, e);
+    exec_mark_t mark = exec_mark(&t->ex);
     st->loss = K->xent(t->kp.cx, out->data, out->rows, out->cols, d->label_k, d->split_k[SPLIT_TRAIN],
                        d->ds.nsplit[SPLIT_TRAIN], d->split_labelled[SPLIT_TRAIN], t->dlogits.data);
+    double logit_bytes = 4.0 * (double)tensor_numel(out);
+    exec_host_work(&t->ex, mark, NULL, 0, 6.0 * (double)tensor_numel(out), 2 * logit_bytes);
     exec_backward(&t->ex, &t->dlogits);
     if ((rc = failed(t, err))) return rc;
     st->flops = t->ex.flops;
-    double t_opt = now_ms();
     if (K->annotate) K->annotate(t->kp.cx, -1, 2, "adam");
+    mark = exec_mark(&t->ex);
     model_step(m, t->cfg.lr, t->cfg.weight_decay);
     if ((rc = K->sync(t->kp.cx, err))) return rc;
-    double t1 = now_ms();
-    if (t->ex.on_op) t->ex.on_op(t->cfg.observer, NULL, 2, t_opt / 1e3, t1 / 1e3, 10.0 * (double)params_count(&m->params));
+    double nparams = (double)params_count(&m->params);
+    exec_host_work(&t->ex, mark, NULL, 2, 10.0 * nparams, 28.0 * nparams); /* w, g, m, v read, w, m, v written */
+    double t1 = now_ms(t);
     if (t->ex.samples) { /* first epoch: fit the DKP cost model on its kernel timings */
         dkp_fit(&m->dkp_model, m->dkp, m->ndkp < MODEL_MAX_DKP ? m->ndkp : MODEL_MAX_DKP, d->g.n, d->g.m);
         t->ex.samples = NULL;
     }
     out = exec_forward(&t->ex, &d->x, 0, e);
+    mark = exec_mark(&t->ex);
     st->train_acc = split_accuracy(t, out, SPLIT_TRAIN);
     st->val_acc = split_accuracy(t, out, SPLIT_VALID);
     st->test_acc = split_accuracy(t, out, SPLIT_TEST);
+    exec_host_work(&t->ex, mark, NULL, 0, (double)tensor_numel(out), 4.0 * (double)tensor_numel(out));
     if ((rc = K->sync(t->kp.cx, err))) return rc;
     st->epoch_ms = t1 - t0;
-    st->eval_ms = now_ms() - t1;
+    st->eval_ms = now_ms(t) - t1;
     st->host_ms = 1e3 * t->ex.own_s;
     if (t->streaming) stream_engine_epoch_end(&t->stream, st); /* counters cover the training step and the evaluation */
     if ((rc = failed(t, err))) return rc;

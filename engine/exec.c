@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "rng.h"
+#include "sched/vclock.h"
 
 /* ---------------- levels and hops ---------------- */
 
@@ -214,6 +215,36 @@ static void sample(double (*rows)[3], int *n, double x1, double x2, double t)
 
 static const float *D(exec_t *ex, int v) { return ex->val[v].data; }
 
+/* Bytes an op of the executor reads and writes (the host roofline's
+ * memory side): its tensors, and a graph op's per-edge rows. */
+static double op_bytes(const exec_t *ex, const instr_t *in)
+{
+    double b = 4.0 * (double)tensor_numel(&ex->val[in->out]);
+    for (int k = 0; k < in->nin; k++) b += 4.0 * (double)tensor_numel(&ex->val[in->in[k]]);
+    if (ex->hop[in - ex->prog->code]) b += 4.0 * (double)ex->block[ex->hop[in - ex->prog->code]]->m * (double)ex->val[in->out].cols;
+    return b;
+}
+
+/* Books op `in` (phase 0 forward, 1 backward) that started at wall time
+ * t0 and CPU time c0: host work is charged on the clock (or the wall),
+ * added to own_s and shown to the observer; a device engine's work was
+ * charged by its backend. */
+exec_mark_t exec_mark(const exec_t *ex) { return (exec_mark_t){mono_s(), ex->clock ? vclock_cpu_s() : 0}; }
+
+void exec_host_work(exec_t *ex, exec_mark_t m, const instr_t *in, int phase, double flops, double bytes)
+{
+    double t0 = m.t0, t1 = mono_s();
+    if (ex->clock) vclock_host_op(ex->clock, flops, bytes, vclock_cpu_s() - m.c0, &t0, &t1);
+    ex->own_s += t1 - t0;
+    if (ex->on_op && (in || phase == 2)) ex->on_op(ex->op_user, in, phase, t0, t1, flops);
+}
+
+static void op_done(exec_t *ex, const instr_t *in, int phase, int engine_op, exec_mark_t m, double flops)
+{
+    if (engine_op && !ex->engine.ops->on_host) return;
+    exec_host_work(ex, m, in, phase, flops, op_bytes(ex, in));
+}
+
 static void engine_failed(exec_t *ex, int rc)
 {
     if (rc) ex->failed = 1;
@@ -314,7 +345,8 @@ const tensor_t *exec_forward(exec_t *ex, const tensor_t *x, int training, int64_
         if (K->annotate) K->annotate(cx, in->layer, 0, op_name(in->op));
         if (ex->samples && K->device) K->sync(cx, &ex->err); /* kernel timings need an idle device */
         src_ready(ex, i);
-        double t0 = mono_s(), flops0 = ex->flops;
+        exec_mark_t mark = exec_mark(ex);
+        double t0 = mark.t0, flops0 = ex->flops;
         int engine_op = in->op == OP_MATMUL || in->op == OP_GATHER || in->op == OP_GATHER_TYPED;
         switch (in->op) {
         case OP_MATMUL: {
@@ -369,9 +401,7 @@ const tensor_t *exec_forward(exec_t *ex, const tensor_t *x, int training, int64_
         }
         if (!engine_op) host_wrote(ex, in->out, 0);
         if (training) count_aggregation(ex, in, 0, ex->flops - flops0);
-        double t1 = mono_s();
-        if (!engine_op) ex->own_s += t1 - t0;
-        if (ex->on_op) ex->on_op(ex->op_user, in, 0, t0, t1, ex->flops - flops0);
+        op_done(ex, in, 0, engine_op, mark, ex->flops - flops0);
     }
     return &ex->val[P->output];
 }
@@ -409,7 +439,8 @@ void exec_backward(exec_t *ex, const tensor_t *dout)
         int64_t f = Y->cols, rows = Y->rows;
         int acc_a = 0, acc_b = 0, acc_c = 0;
         if (K->annotate) K->annotate(cx, in->layer, 1, op_name(in->op));
-        double t0 = mono_s(), flops0 = ex->flops;
+        exec_mark_t mark = exec_mark(ex);
+        double t0 = mark.t0, flops0 = ex->flops;
         float *da = gtarget(ex, in->in[0], &acc_a);
         float *db = in->nin > 1 ? gtarget(ex, in->in[1], &acc_b) : NULL;
         float *dc = in->nin > 2 ? gtarget(ex, in->in[2], &acc_c) : NULL;
@@ -482,9 +513,7 @@ void exec_backward(exec_t *ex, const tensor_t *dout)
         }
         src_grad_ready(ex, i);
         count_aggregation(ex, in, 1, ex->flops - flops0);
-        double t1 = mono_s();
-        if (!engine_op) ex->own_s += t1 - t0;
-        if (ex->on_op) ex->on_op(ex->op_user, in, 1, t0, t1, ex->flops - flops0);
+        op_done(ex, in, 1, engine_op, mark, ex->flops - flops0);
     }
     /* parameters that received no gradient this pass get zero */
     for (int v = 0; v < P->nvals; v++)

@@ -31,8 +31,9 @@
 /* Hops a program may have (gathers on one dependency chain). */
 #define EXEC_MAX_HOPS 66
 
-/* Observer of the executor's own ops: called after each with its phase
- * (0 forward, 1 backward), CLOCK_MONOTONIC span in seconds and FLOPs. */
+/* Observer of host work: called after each op that ran on the host with
+ * its phase (0 forward, 1 backward), its span in seconds (CLOCK_MONOTONIC,
+ * or the emulated clock's) and FLOPs. */
 typedef void (*op_hook_t)(void *user, const instr_t *in, int phase, double t0, double t1, double flops);
 
 struct exec {
@@ -55,10 +56,11 @@ struct exec {
     int64_t epoch;
     int training;
     double flops;      /* floating-point operations of the last forward + backward */
-    double own_s;      /* seconds spent in the executor's own ops (not the engine's) since the caller reset it */
+    double own_s;      /* seconds of host work (the executor's own ops, and a host engine's) since the caller reset it */
     double agg_flops[PROG_MAX_LAYERS][2]; /* per layer, [forward, backward]: FLOPs of the
                                              Gather-stage ops of the last training step */
     dkp_model_t *samples; /* when set, forward matmuls and gathers record their timings */
+    struct vclock *clock; /* emulated time (sched/vclock.h): host ops are charged on it; NULL: the wall clock */
     op_hook_t on_op;      /* optional observer (the profiler) */
     void *op_user;
     int failed;        /* an engine op failed; err says why */
@@ -79,6 +81,14 @@ int64_t exec_level_rows(const exec_t *ex, int k);
 const tensor_t *exec_forward(exec_t *ex, const tensor_t *x, int training, int64_t epoch);
 /* Backpropagates dout (the output's gradient) into ex->params->g. */
 void exec_backward(exec_t *ex, const tensor_t *dout);
+/* Host work outside the program (the loss, the optimiser step): mark its
+ * start, then book it like the executor's own ops (on the clock, in
+ * own_s, to the observer when in or phase 2 says what it was). */
+typedef struct {
+    double t0, c0;
+} exec_mark_t;
+exec_mark_t exec_mark(const exec_t *ex);
+void exec_host_work(exec_t *ex, exec_mark_t m, const instr_t *in, int phase, double flops, double bytes);
 /* The tensor of value v (gradient when grad), as the engine sees it. */
 xtensor_t exec_xtensor(const exec_t *ex, int v, int grad);
 

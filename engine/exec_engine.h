@@ -65,6 +65,7 @@ typedef struct {
 
 typedef struct {
     const char *name;
+    int on_host; /* 1: its gathers and products are host work (the timeline's host lane, host_ms) */
     int (*gather)(void *self, const gather_call_t *c, gs_err_t *err);
     int (*gather_bwd)(void *self, const gather_call_t *c, gs_err_t *err);
     int (*matmul)(void *self, const matmul_call_t *c, gs_err_t *err);

@@ -41,6 +41,7 @@ static int mem_matmul_bwd(void *self, const matmul_call_t *c, gs_err_t *err)
 
 const exec_engine_ops_t exec_memory_ops = {
     .name = "memory",
+    .on_host = 1,
     .gather = mem_gather,
     .gather_bwd = mem_gather_bwd,
     .matmul = mem_matmul,

@@ -24,13 +24,20 @@ enum {
     X(train_acc, "", "accuracy on the train split", "%.6f", 0)                                                         \
     X(val_acc, "", "accuracy on the validation split", "%.6f", 0)                                                      \
     X(test_acc, "", "accuracy on the test split", "%.6f", 0)                                                           \
-    X(epoch_ms, "ms", "training step: forward, backward and optimiser", "%.4f", STAT_TRACE)                           \
-    X(eval_ms, "ms", "evaluation forward", "%.4f", 0)                                                                  \
+    X(epoch_ms, "ms", "training step: forward, backward and optimiser", "%.6f", STAT_TRACE)                           \
+    X(eval_ms, "ms", "evaluation forward", "%.6f", 0)                                                                  \
     X(flops, "FLOP", "floating-point operations of the training step", "%.6g", 0)                                    \
-    X(host_ms, "ms", "the executor's own ops (elementwise, attention, loss) in the epoch", "%.4f", STAT_JSON | STAT_PANEL) \
-    X(device_ms, "ms", "device compute, summed over the devices", "%.4f", STAT_JSON | STAT_PANEL | STAT_STREAM)      \
-    X(transfer_ms, "ms", "device copies (H2D, D2H, D2D), summed over the devices", "%.4f",                             \
-      STAT_JSON | STAT_PANEL | STAT_STREAM)                                                                            \
+    X(host_ms, "ms", "host work: the executor's own ops (elementwise, attention, loss, optimiser)", "%.4f",             \
+      STAT_JSON | STAT_PANEL)                                                                                          \
+    X(compute_ms, "ms", "emulated clock: while devices work, some device computes", "%.4f", STAT_JSON | STAT_STREAM)   \
+    X(exposed_ms, "ms", "emulated clock: only copies move (transfer not hidden)", "%.4f", STAT_JSON | STAT_STREAM)    \
+    X(idle_ms, "ms", "emulated clock: devices wait (latency, dependencies); with the three above and host_ms "        \
+               "the epoch and its evaluation",                                                                         \
+      "%.4f", STAT_JSON | STAT_STREAM)                                                                                 \
+    X(device_ms, "ms", "device compute, summed over the devices", "%.4f", STAT_JSON | STAT_STREAM)                    \
+    X(transfer_ms, "ms", "device copies (H2D, D2H, D2D), summed over the devices", "%.4f", STAT_JSON | STAT_STREAM)   \
+    X(hidden_frac, "", "fraction of the gathers' transfer time hidden behind compute (the pipelined streams)", "%.4f", \
+      STAT_JSON | STAT_STREAM)                                                                                         \
     X(h2d_bytes, "B", "host-to-device bytes", "%.0f", STAT_JSON | STAT_PANEL | STAT_TRACE | STAT_STREAM)            \
     X(gather_h2d_bytes, "B", "the Scatter-Gather stage's share of h2d_bytes", "%.0f",                                  \
       STAT_JSON | STAT_PANEL | STAT_STREAM)                                                                            \

@@ -64,7 +64,7 @@ static int exec_open(trainer_t *t, gs_err_t *err)
     int rc = exec_init(&t->ex, &t->model.prog, t->kp, &t->model.params, t->cfg.seed, err);
     if (!rc) rc = exec_bind_graph(&t->ex, t->data.kg, err);
     if (rc) return rc;
-    if (t->streaming) t->ex.engine = stream_engine_exec(&t->stream);
+    if (t->streaming) t->ex.engine = stream_engine_exec(&t->stream), t->ex.clock = stream_engine_clock(&t->stream);
     observe_ops(t);
     return GS_OK;
 }
@@ -78,9 +78,11 @@ int trainer_rebuild_program(trainer_t *t, gs_err_t *err)
 void trainer_stream_close(trainer_t *t)
 {
     if (!t->streaming) return;
+    if (t->ex.clock) t->clock_end = t->ex.clock->now;
     stream_engine_close(&t->stream);
     t->streaming = 0;
     t->ex.engine = (exec_engine_t){&exec_memory_ops, &t->ex.kp};
+    t->ex.clock = NULL;
 }
 
 int trainer_stream_open(trainer_t *t, gs_err_t *err)
@@ -97,6 +99,7 @@ int trainer_stream_open(trainer_t *t, gs_err_t *err)
     stream_plan_free(&plan);
     if (rc) return rc;
     t->streaming = 1;
+    if (t->stream.virtual_clock && t->clock_end > t->stream.clock.now) t->stream.clock.now = t->clock_end; /* time goes on */
     return exec_open(t, err);
 }
 

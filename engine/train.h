@@ -32,6 +32,7 @@ typedef struct {
     kplace_t kp;            /* where the tensors live */
     stream_engine_t stream; /* in use when streaming (streaming != 0) */
     int streaming;
+    double clock_end;       /* the emulated clock when the streaming engine last closed: a reopened one goes on from there */
     tensor_t dlogits;       /* (N, C), in kp's memory */
     int64_t epoch;          /* epochs completed */
     double best_val, test_at_best;

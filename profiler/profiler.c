@@ -41,11 +41,21 @@ void prof_record(prof_t *p, const prof_event_t *e)
     if (r) prof_ring_push(r, e);
 }
 
-/* Folds one event; called with p->lock held. */
+static void close_window(prof_t *p, uint64_t end);
+
+/* Folds one event; called with p->lock held. Windows are spans of the
+ * events' own time axis (the wall clock's, or an emulated clock's), so
+ * their rates are the timeline's: a window closes when an event starts
+ * past its end. */
 static void fold(prof_t *p, const prof_event_t *e)
 {
     int d = e->device + 1;
     if (d < 0 || d >= PROF_MAX_DEV || e->lane >= PL__COUNT) return;
+    if (e->t1 > p->latest_ns) p->latest_ns = e->t1;
+    if (e->t0 >= p->win_start_ns + WINDOW_NS) {
+        close_window(p, p->win_start_ns + WINDOW_NS);
+        if (e->t0 >= p->win_start_ns + WINDOW_NS) p->win_start_ns = e->t0; /* a gap: the next window starts here */
+    }
     double dt = (double)(e->t1 - e->t0) * 1e-9;
     p->totals.busy_s[d][e->lane] += dt, p->totals.bytes[d][e->lane] += e->bytes, p->totals.flops[d] += e->flops;
     p->totals.events++;
@@ -57,6 +67,7 @@ static void fold(prof_t *p, const prof_event_t *e)
 
 static void close_window(prof_t *p, uint64_t now)
 {
+    if (now <= p->win_start_ns) return;
     double w = (double)(now - p->win_start_ns) * 1e-9;
     if (w <= 0) return;
     p->window.window_s = w;
@@ -86,8 +97,6 @@ void prof_drain(prof_t *p)
     prof_event_t e;
     for (int i = 0; i < n; i++)
         while (prof_ring_pop(&p->rings[i], &e)) fold(p, &e);
-    uint64_t now = prof_now_ns();
-    if (now - p->win_start_ns >= WINDOW_NS) close_window(p, now);
     pthread_mutex_unlock(&p->lock);
 }
 
@@ -150,6 +159,14 @@ void prof_get_window(prof_t *p, prof_window_t *out)
     pthread_mutex_unlock(&p->lock);
 }
 
+uint64_t prof_latest_ns(prof_t *p)
+{
+    pthread_mutex_lock(&p->lock);
+    uint64_t t = p->latest_ns;
+    pthread_mutex_unlock(&p->lock);
+    return t;
+}
+
 int prof_history(prof_t *p, prof_event_t *out, int max)
 {
     pthread_mutex_lock(&p->lock);
@@ -184,7 +201,7 @@ int prof_trace_stop_report(prof_t *p, char *path, size_t n, gs_err_t *err)
     int rc = -1;
     if (p->tracing) {
         snprintf(path, n, "%s", p->trace.path);
-        close_window(p, prof_now_ns()); /* last counters */
+        close_window(p, p->latest_ns > p->win_start_ns ? p->latest_ns : p->win_start_ns + 1); /* last counters */
         rc = trace_close(&p->trace, err);
         p->tracing = 0;
     }

@@ -2,8 +2,9 @@
  * them: each producer thread gets its own SPSC ring (ring.h) on its first
  * event; one aggregator thread drains the rings every few milliseconds
  * into per-epoch totals, windowed rates (busy fraction per device and lane,
- * bytes/s per lane), a bounded history of recent events for the views,
- * and the trace file when one is being written. */
+ * bytes/s per lane, over 100 ms of the events' own time, which on an
+ * emulated clock is the modeled machine's), a bounded history of recent
+ * events for the views, and the trace file when one is being written. */
 #ifndef GS_PROFILER_H
 #define GS_PROFILER_H
 
@@ -42,7 +43,8 @@ typedef struct prof {
     prof_totals_t totals;
     prof_window_t window;
     prof_totals_t win_acc;
-    uint64_t win_start_ns;
+    uint64_t win_start_ns;  /* the current window's start, on the events' time axis */
+    uint64_t latest_ns;     /* the latest event end folded */
     prof_event_t *history;
     uint64_t hist_written;
     trace_t trace;
@@ -60,6 +62,8 @@ void prof_drain(prof_t *p);
 /* Totals since the last call, then resets them (per-epoch summaries). */
 void prof_take_totals(prof_t *p, prof_totals_t *out);
 void prof_get_window(prof_t *p, prof_window_t *out);
+/* The end of the latest event folded (the live edge of the timeline). */
+uint64_t prof_latest_ns(prof_t *p);
 /* Copies up to max of the most recent events, oldest first. */
 int prof_history(prof_t *p, prof_event_t *out, int max);
 int prof_trace_start(prof_t *p, const char *path, gs_err_t *err);

@@ -35,22 +35,16 @@ static void fair_rates(const topology_t *t, int n, const topo_path_t *const *pat
     }
 }
 
-static double path_latency(const topology_t *t, const topo_path_t *p)
+double lm_path_latency(const topology_t *t, const topo_path_t *p)
 {
     double s = 0;
     for (int k = 0; k < p->nlinks; k++) s += t->links[p->link[k]].latency;
     return s;
 }
 
-/* One event step of the fluid model. From `now`, the ready unfinished
- * flows get their fair rates and move on to the next event (a flow's
- * latency elapses or a flow finishes) or to `until`, whichever comes first.
- * Returns the time reached (INFINITY when nothing is left to happen);
- * sets done[i] for flows that finished and adds moved bytes to link_bytes.
- * act is the caller's scratch of n entries. */
-static double fluid_step(const topology_t *t, int n, const topo_path_t *const *path, const double *ready, double *rem,
-                         const double *total, char *done, double now, double until, double *rate, double *link_bytes,
-                         const topo_path_t **act)
+double lm_fluid_step(const topology_t *t, int n, const topo_path_t *const *path, const double *ready, double *rem,
+                     const double *total, char *done, double now, double until, double *rate, double *link_bytes,
+                     const topo_path_t **act)
 {
     for (int i = 0; i < n; i++) act[i] = !done[i] && ready[i] <= now ? path[i] : NULL;
     fair_rates(t, n, act, rate);
@@ -86,7 +80,7 @@ void lm_simulate(const topology_t *t, lm_transfer_t *xf, int n)
     for (int i = 0; i < n; i++) {
         path[i] = xf[i].path;
         rem[i] = total[i] = xf[i].bytes;
-        ready[i] = xf[i].start + path_latency(t, xf[i].path);
+        ready[i] = xf[i].start + lm_path_latency(t, xf[i].path);
         done[i] = rem[i] <= 0;
         xf[i].finish = done[i] ? ready[i] : -1;
         left -= done[i];
@@ -94,7 +88,7 @@ void lm_simulate(const topology_t *t, lm_transfer_t *xf, int n)
     double now = 0;
     for (int i = 0; i < n; i++) now = i == 0 || xf[i].start < now ? xf[i].start : now;
     while (left > 0) {
-        double next = fluid_step(t, n, path, ready, rem, total, done, now, INFINITY, rate, NULL, act);
+        double next = lm_fluid_step(t, n, path, ready, rem, total, done, now, INFINITY, rate, NULL, act);
         if (!isfinite(next)) break;
         for (int i = 0; i < n; i++)
             if (done[i] && xf[i].finish < 0) xf[i].finish = next, left--;
@@ -142,8 +136,8 @@ static void advance(lm_t *m, double now)
         path[i] = a->path, ready[i] = a->ready, rem[i] = a->remaining, total[i] = a->bytes, done[i] = (char)a->done;
     }
     while (m->last < now)
-        m->last = fluid_step(m->topo, n, path, ready, rem, total, done, m->last, now, rate, m->link_bytes, act);
-    fluid_step(m->topo, n, path, ready, rem, total, done, now, now, rate, NULL, act); /* rates at `now` */
+        m->last = lm_fluid_step(m->topo, n, path, ready, rem, total, done, m->last, now, rate, m->link_bytes, act);
+    lm_fluid_step(m->topo, n, path, ready, rem, total, done, now, now, rate, NULL, act); /* rates at `now` */
     for (int i = 0; i < n; i++) {
         struct lm_active *a = &m->active[i];
         a->remaining = rem[i], a->done = done[i], a->rate = rate[i];
@@ -164,7 +158,7 @@ uint64_t lm_begin(lm_t *m, const topo_path_t *path, double bytes)
     double now = mono_now();
     advance(m, now);
     uint64_t id = ++m->next_id;
-    m->active[m->nactive++] = (struct lm_active){path, bytes, bytes, 0, now + path_latency(m->topo, path), bytes <= 0, id};
+    m->active[m->nactive++] = (struct lm_active){path, bytes, bytes, 0, now + lm_path_latency(m->topo, path), bytes <= 0, id};
     advance(m, now);
     pthread_cond_broadcast(&m->changed);
     pthread_mutex_unlock(&m->lock);

@@ -25,6 +25,19 @@ typedef struct {
 /* Computes finish times for n transfers on topology t. */
 void lm_simulate(const topology_t *t, lm_transfer_t *xf, int n);
 
+/* One event step of the fluid model over n flows. From `now`, the ready
+ * (ready[i] <= now) unfinished flows get their fair rates and move on to
+ * the next event (a flow's latency elapses or a flow finishes) or to
+ * `until`, whichever comes first. Returns the time reached (INFINITY when
+ * nothing is left to happen); sets done[i] for flows that finished and
+ * adds moved bytes to link_bytes (may be NULL). rate and act are the
+ * caller's scratch of n entries. */
+double lm_fluid_step(const topology_t *t, int n, const topo_path_t *const *path, const double *ready, double *rem,
+                     const double *total, char *done, double now, double until, double *rate, double *link_bytes,
+                     const topo_path_t **act);
+/* Seconds of latency along a path. */
+double lm_path_latency(const topology_t *t, const topo_path_t *p);
+
 #define LM_MAX_ACTIVE 64
 
 typedef struct {

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "../cuda_plugin.h"
+#include "../threadpool.h"
 
 static double now_s(void)
 {
@@ -152,12 +153,16 @@ int stream_engine_open(stream_engine_t *se, const train_cfg_t *c, const graph_t 
     if (c->devices < 1 || c->devices > maxdev)
         return gs_fail(err, GS_EINPUT, "--devices %d: %s %s has %d device%s", c->devices,
                        se->real ? "the cuda backend" : "topology", se->real ? "" : se->topo.name, maxdev, maxdev > 1 ? "s" : "");
-    if (!se->real) {
+    se->virtual_clock = !se->real && c->clock == CLOCK_VIRTUAL;
+    if (!se->real) { /* on the wall clock, auto scales the links to keep the modeled transfer/compute ratio on this host */
         se->host_flops = probe_host_flops();
-        se->link_scale = c->link_scale > 0 ? c->link_scale : se->host_flops / se->topo.gpu_flops;
+        se->link_scale = c->link_scale > 0 ? c->link_scale : se->virtual_clock ? 1.0 : se->host_flops / se->topo.gpu_flops;
         topology_scale(&se->topo, se->link_scale);
     }
-    backend_cfg_t bc = {c->devices, c->device_mem, c->links_native || se->real ? NULL : &se->topo, task_hook, se};
+    int threads = gs_pool_threads();
+    if (se->virtual_clock) vclock_init(&se->clock, &se->topo, c->ktime, se->host_flops / threads, threads, now_s());
+    backend_cfg_t bc = {c->devices, c->device_mem, c->links_native || se->real ? NULL : &se->topo, task_hook, se,
+                        se->virtual_clock ? &se->clock : NULL, se->topo.host_bw};
     se->bops = &backend_cpu;
     if (se->real) {
         const gs_cuda_t *cu = gs_cuda_get(err);
@@ -167,7 +172,7 @@ int stream_engine_open(stream_engine_t *se, const train_cfg_t *c, const graph_t 
     int rc = se->bops->open(&se->backend, &bc, err);
     if (!rc) rc = streamer_init(&se->streamer, se->bops, se->backend, se->real ? NULL : &se->topo, g, plan->p, plan->bounds,
                                 &c->knobs, err);
-    if (!rc) rc = streamer_probe(&se->streamer, err);
+    if (!rc) rc = streamer_probe(&se->streamer, se->virtual_clock ? &se->clock : NULL, err);
     if (rc) {
         stream_engine_close(se);
         return rc;
@@ -224,6 +229,8 @@ static const exec_engine_ops_t stream_ops = {
 
 exec_engine_t stream_engine_exec(stream_engine_t *se) { return (exec_engine_t){&stream_ops, se}; }
 
+vclock_t *stream_engine_clock(stream_engine_t *se) { return se->virtual_clock ? &se->clock : NULL; }
+
 /* ---------------- epochs ---------------- */
 
 void stream_engine_epoch_begin(stream_engine_t *se, int have_profile)
@@ -247,8 +254,11 @@ void stream_engine_epoch_end(stream_engine_t *se, epoch_stats_t *st)
         st->transfer_ms += 1e3 * (se->last_stats.busy_s[d][LANE_H2D] + se->last_stats.busy_s[d][LANE_D2H] +
                                   se->last_stats.busy_s[d][LANE_D2D]);
     }
+    st->compute_ms = 1e3 * se->last_stats.compute_s, st->exposed_ms = 1e3 * se->last_stats.exposed_s;
+    st->idle_ms = 1e3 * se->last_stats.idle_s;
     const stream_counters_t *k = &se->streamer.ctr;
     st->overlap = k->transfer_s > 0 ? k->hidden_s / k->transfer_s : 0;
+    st->hidden_frac = k->gather_transfer_s > 0 ? k->gather_hidden_s / k->gather_transfer_s : 0;
     st->gather_h2d_bytes = k->gather_h2d_bytes;
     st->filtered_blocks = k->filtered_blocks, st->full_blocks = k->full_blocks;
     st->kept_bytes = se->streamer.mp.kept_bytes;
@@ -278,6 +288,8 @@ int stream_engine_facts(const stream_engine_t *se, const train_cfg_t *c, double 
     const memplan_rt_t *mp = &s->mp;
     fact(&f, NULL, "backend", 0, se->bops->name);
     fact(&f, NULL, "emulated", !se->real, NULL);
+    fact(&f, NULL, "clock", 0, se->real ? "real" : se->virtual_clock ? "virtual" : "wall");
+    fact(&f, NULL, "kernel_time", 0, !se->virtual_clock ? "n/a" : se->clock.ktime == KTIME_ROOFLINE ? "roofline" : "measured");
     fact(&f, NULL, "topology", 0, se->real ? "real" : c->topology);
     fact(&f, NULL, "links", 0, se->real ? "real" : c->links_native ? "native" : "model");
     fact(&f, NULL, "link_scale", se->link_scale, NULL);

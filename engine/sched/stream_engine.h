@@ -19,6 +19,7 @@
 #include "../program.h"
 #include "../stats.h"
 #include "streamer.h"
+#include "vclock.h"
 
 /* P and the vertex order: perm[new] = old (NULL: keep the numbering) and
  * the P + 1 interval bounds in the new numbering. */
@@ -38,6 +39,8 @@ typedef struct {
     double host_flops, link_scale;
     backend_stats_t last_stats;
     kplace_t host;             /* where the executor's tensors live */
+    vclock_t clock;            /* emulated time, when virtual */
+    int virtual_clock;         /* 1: the backend and the executor run on `clock` */
     task_hook_t on_task;       /* the observer's hook (the profiler), or NULL */
     void *observer;
 } stream_engine_t;
@@ -50,6 +53,8 @@ void stream_plan_free(stream_plan_t *plan);
 int stream_engine_open(stream_engine_t *se, const train_cfg_t *c, const graph_t *g, const stream_plan_t *plan,
                        const atomic_int *abort_flag, gs_err_t *err);
 void stream_engine_close(stream_engine_t *se);
+/* The engine's clock for the executor's host ops: NULL on the wall clock. */
+vclock_t *stream_engine_clock(stream_engine_t *se);
 /* The engine as the executor holds it. */
 exec_engine_t stream_engine_exec(stream_engine_t *se);
 /* Epoch boundaries: counters start, and fold into st at the end. */

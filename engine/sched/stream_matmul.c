@@ -164,6 +164,7 @@ int streamer_matmul(streamer_t *s, const matmul_call_t *mc, gs_err_t *err)
     }
     ops->sync(b);
     streamer_mp_op_end(s, rc != 0);
+    streamer_fold_overlap(s, 0);
     return rc;
 }
 
@@ -263,5 +264,6 @@ int streamer_matmul_bwd(streamer_t *s, const matmul_call_t *mc, gs_err_t *err)
     }
     ops->sync(b);
     streamer_mp_op_end(s, rc != 0);
+    streamer_fold_overlap(s, 0);
     return rc;
 }

@@ -1,5 +1,6 @@
 /* streamer.c - see streamer.h. */
 #include "streamer.h"
+#include "vclock.h"
 
 #include <math.h>
 #include <stdatomic.h>
@@ -156,8 +157,16 @@ void streamer_free(streamer_t *s)
 
 /* ---------------- probing and profiling ---------------- */
 
-int streamer_probe(streamer_t *s, gs_err_t *err)
+int streamer_probe(streamer_t *s, const vclock_t *clock, gs_err_t *err)
 {
+    if (clock) {
+        s->t_copy = clock->host_bw / 2; /* a memcpy reads and writes */
+        s->t_trans = clock->host_bw;
+        for (int k = 0; s->topo && k < s->topo->h2d[0].nlinks; k++)
+            s->t_trans = fmin(s->t_trans, s->topo->links[s->topo->h2d[0].link[k]].bw);
+        s->theta_threshold = s->t_copy / (s->t_copy + s->t_trans);
+        return GS_OK;
+    }
     size_t host_bytes = 4u << 20;
     char *a = malloc(host_bytes), *c = malloc(host_bytes);
     if (!a || !c) {
@@ -231,8 +240,7 @@ static int cmp_iv(const void *a, const void *b)
     return (x[0] > y[0]) - (x[0] < y[0]);
 }
 
-/* Adds this pass's transfer time and the part of it overlapped by compute. */
-static void fold_overlap(streamer_t *s)
+void streamer_fold_overlap(streamer_t *s, int gathers)
 {
     pthread_mutex_lock(&s->iv_lock);
     for (int d = 0; d < s->ndev; d++) {
@@ -251,12 +259,13 @@ static void fold_overlap(streamer_t *s)
             }
         }
         for (int i = 0; i < s->iv_n[d][0]; i++) {
-            double a = s->iv_t0[d][0][i], b = s->iv_t1[d][0][i];
-            s->ctr.transfer_s += b - a;
+            double a = s->iv_t0[d][0][i], b = s->iv_t1[d][0][i], hidden = 0;
             for (int j = 0; j < w; j++) {
                 double lo = fmax(a, m[2 * j]), hi = fmin(b, m[2 * j + 1]);
-                if (hi > lo) s->ctr.hidden_s += hi - lo;
+                if (hi > lo) hidden += hi - lo;
             }
+            s->ctr.transfer_s += b - a, s->ctr.hidden_s += hidden;
+            if (gathers) s->ctr.gather_transfer_s += b - a, s->ctr.gather_hidden_s += hidden;
         }
         free(m);
         s->iv_n[d][0] = s->iv_n[d][1] = 0;
@@ -615,7 +624,7 @@ static int run_pass(streamer_t *s, orient_t *o, const pass_t *ps, gs_err_t *err)
     }
     s->ops->sync(s->b);
     streamer_mp_op_end(s, rc != 0);
-    fold_overlap(s);
+    streamer_fold_overlap(s, 1);
     free(pr.order);
     return rc;
 }

@@ -74,6 +74,7 @@ typedef struct {
     double filtered_blocks, full_blocks;
     double gather_h2d_bytes; /* the Scatter-Gather stage's share of h2d_bytes */
     double transfer_s, hidden_s; /* transfer time and the part overlapped by compute */
+    double gather_transfer_s, gather_hidden_s; /* the same for the gathers' passes */
 } stream_counters_t;
 
 /* A host tensor's copy on the devices, kept by the memory plan. */
@@ -134,8 +135,11 @@ int streamer_init(streamer_t *s, const backend_ops_t *ops, backend_t *b, const t
                   int p, const int64_t *bounds, const stream_knobs_t *kn, gs_err_t *err);
 void streamer_free(streamer_t *s);
 /* Measures T_copy (host memcpy) and T_trans (a real H2D through the
- * backend) and sets the selective-scheduling threshold. */
-int streamer_probe(streamer_t *s, gs_err_t *err);
+ * backend) and sets the selective-scheduling threshold; on a virtual
+ * clock both come from the modeled machine (its host bandwidth, the H2D
+ * path's narrowest link), so the choice is the same on every host. */
+struct vclock;
+int streamer_probe(streamer_t *s, const struct vclock *clock, gs_err_t *err);
 /* The hook to pass as backend_cfg_t.on_task (user = the streamer). */
 void streamer_task_hook(void *user, int dev, lane_t lane, chunk_tag_t tag, double t0, double t1, double bytes);
 
@@ -154,6 +158,10 @@ uint64_t streamer_working_set(int64_t n, int p, int k, int64_t cols);
 /* Makes every device's region at least `bytes` (for the passes here and
  * in stream_matmul.c); fails with a message naming the cap. */
 int streamer_reserve(streamer_t *s, size_t bytes, gs_err_t *err);
+/* Adds the transfer time of the op just synced, and the part of it a
+ * device's compute overlapped, to the counters (gathers: to the gathers'
+ * too), and clears the op's intervals. */
+void streamer_fold_overlap(streamer_t *s, int gathers);
 /* Rows in the largest of the P * k blocks. */
 int64_t streamer_max_block(const streamer_t *s);
 

@@ -1,7 +1,9 @@
 /* topology.c - the shipped topologies. Nominal numbers: PCIe 3.0 x16 moves
  * about 12 GB/s per direction in practice (NeuGraph §5 measures ~11-12),
  * with ~10 us latency per hop; NVLink 2 about 25 GB/s per direction per
- * link; the modeled GPU is a V100-class device at 14 TFLOP/s FP32. */
+ * link; the modeled GPU is a V100-class device at 14 TFLOP/s FP32 and
+ * 900 GB/s, with 5 us per kernel launch; the modeled host is a two-socket
+ * server like NeuGraph's (28 cores, about 1 TFLOP/s FP32, 130 GB/s). */
 #include "topology.h"
 
 #include <pthread.h>
@@ -13,6 +15,10 @@
 #define NVLINK 25e9
 #define NVLINK_LAT 5e-6
 #define GPU_FLOPS 14e12
+#define GPU_BW 900e9
+#define LAUNCH_S 5e-6
+#define HOST_FLOPS 1e12
+#define HOST_BW 130e9
 
 static const char *const names[] = {"1gpu", "pcie-4gpu-2switch", "nvlink-4", "pcie-8gpu", NULL};
 
@@ -94,7 +100,8 @@ int topology_get(const char *name, topology_t *t)
 {
     memset(t, 0, sizeof *t);
     snprintf(t->name, sizeof t->name, "%s", name);
-    t->gpu_flops = GPU_FLOPS;
+    t->gpu_flops = GPU_FLOPS, t->gpu_bw = GPU_BW, t->launch_s = LAUNCH_S;
+    t->host_flops = HOST_FLOPS, t->host_bw = HOST_BW;
     if (strcmp(name, "1gpu") == 0) {
         snprintf(t->summary, sizeof t->summary, "one GPU on PCIe 3.0 x16");
         switched(t, 1, 1);

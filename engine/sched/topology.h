@@ -4,7 +4,9 @@
  * and device->device route is a list of links. Full-duplex physical links
  * are two directed links. It also names the modeled GPU's FP32 rate, which
  * --link-scale auto uses to keep the transfer/compute ratio of the modeled
- * machine on a slower host. */
+ * machine on a slower host, and its memory bandwidth and launch cost, and
+ * the modeled host CPU's rates, which the virtual clock's roofline uses
+ * (vclock.h). */
 #ifndef GS_TOPOLOGY_H
 #define GS_TOPOLOGY_H
 
@@ -30,6 +32,10 @@ typedef struct {
     char summary[120];
     int ndev;
     double gpu_flops;            /* modeled device FP32 rate, FLOP/s */
+    double gpu_bw;               /* modeled device memory bandwidth, bytes/s */
+    double launch_s;             /* modeled kernel launch cost, s */
+    double host_flops;           /* modeled host CPU FP32 rate (all cores), FLOP/s */
+    double host_bw;              /* modeled host memory bandwidth, bytes/s */
     int nlinks;
     topo_link_t links[TOPO_MAX_LINKS];
     topo_path_t h2d[TOPO_MAX_DEV], d2h[TOPO_MAX_DEV];
