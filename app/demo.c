@@ -1,6 +1,7 @@
 /* demo.c - `gnnscope demo` lists the shipped classroom scripts and
  * `gnnscope demo NAME [flags]` runs one in the workbench (headless when
- * stdout is not a terminal). Scripts are found next to the binary
+ * stdout is not a terminal), with the flags of the script's "#flags"
+ * lines before the user's. Scripts are found next to the binary
  * (demos/), in ../share/gnnscope/demos, or in the source tree. */
 #include <dirent.h>
 #include <limits.h>
@@ -12,6 +13,7 @@
 
 #include "../engine/resource.h"
 #include "commands.h"
+#include "script.h"
 #include "tui.h"
 
 #ifndef GS_DEMODIR
@@ -42,12 +44,17 @@ int cmd_demo(int argc, char **argv)
         fprintf(stderr, "gnnscope: error: demo '%s' not found (run 'gnnscope demo' for the list)\n", argv[0]);
         return 2;
     }
-    char **args = calloc((size_t)argc + 2, sizeof *args);
+    enum { MAX_FLAGS = 64 };
+    char *own[MAX_FLAGS];
+    int nown = script_flags(path, own, MAX_FLAGS); /* the demo's "#flags", then the user's (which win) */
+    char **args = calloc((size_t)(argc + nown + 2), sizeof *args);
     if (!args) return 1;
     args[0] = "--script";
     args[1] = path;
-    for (int i = 1; i < argc; i++) args[i + 1] = argv[i];
-    int rc = cmd_tui(argc + 1, args);
+    for (int i = 0; i < nown; i++) args[i + 2] = own[i];
+    for (int i = 1; i < argc; i++) args[nown + i + 1] = argv[i];
+    int rc = cmd_tui(argc + nown + 1, args);
+    for (int i = 0; i < nown; i++) free(own[i]);
     free(args);
     return rc;
 }

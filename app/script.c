@@ -1,9 +1,11 @@
 /* script.c - see script.h. */
 #include "script.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "console.h"
 
@@ -15,6 +17,15 @@ static char *trim(char *s)
     return s;
 }
 
+static const stat_desc_t *find_stat(const char *name)
+{
+    int n;
+    const stat_desc_t *d = stat_descs(&n);
+    for (int i = 0; i < n; i++)
+        if (strcmp(d[i].name, name) == 0) return &d[i];
+    return NULL;
+}
+
 /* Checks one line; fills why on error. */
 static int check_line(const char *l, char *why, size_t n)
 {
@@ -24,18 +35,45 @@ static int check_line(const char *l, char *why, size_t n)
         if (*q != '"' || strlen(q) < 2 || q[strlen(q) - 1] != '"') return snprintf(why, n, "say needs \"quoted text\""), -1;
         return 0;
     }
-    if (strncmp(l, "wait ", 5) == 0) {
+    if (strncmp(l, "wait", 4) == 0 && (l[4] == ' ' || !l[4])) {
         long k;
         char extra;
-        if (sscanf(l, "wait epochs %ld %c", &k, &extra) != 1 || k < 1) return snprintf(why, n, "expected: wait epochs N"), -1;
+        if (sscanf(l, "wait epochs %ld %c", &k, &extra) != 1 || k < 1 || k > SCRIPT_MAX_WAIT)
+            return snprintf(why, n, "expected: wait epochs N (N in [1, %ld])", SCRIPT_MAX_WAIT), -1;
         return 0;
+    }
+    if (strcmp(l, "mark") == 0) return 0;
+    if (strncmp(l, "effect", 6) == 0 && (l[6] == ' ' || !l[6])) {
+        char copy[1024], *save, *tok;
+        int count = 0;
+        snprintf(copy, sizeof copy, "%s", l + 6);
+        for (tok = strtok_r(copy, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save), count++)
+            if (!find_stat(tok)) return snprintf(why, n, "effect: '%.64s' is not a counter (see engine/stats.h)", tok), -1;
+        return count ? 0 : (snprintf(why, n, "expected: effect COUNTER [COUNTER]"), -1);
     }
     char word[64] = "";
     sscanf(l, "%63s", word);
     for (const char *const *c = session_command_names(); *c; c++)
         if (strcmp(*c, word) == 0) return 0;
-    snprintf(why, n, "unknown command '%s'", word);
+    snprintf(why, n, "unknown command '%.64s'", word);
     return -1;
+}
+
+/* Opens path for reading when it is a regular file. */
+static FILE *open_script(const char *path, gs_err_t *err)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        gs_fail(err, GS_EINPUT, "%s: cannot open script (%s)", path, strerror(errno));
+        return NULL;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        gs_fail(err, GS_EINPUT, "%s: not a regular file (a script is a text file)", path);
+        return NULL;
+    }
+    FILE *f = fopen(path, "r");
+    if (!f) gs_fail(err, GS_EINPUT, "%s: cannot open script (%s)", path, strerror(errno));
+    return f;
 }
 
 int script_load(script_t *sc, const char *path, gs_err_t *err)
@@ -43,38 +81,81 @@ int script_load(script_t *sc, const char *path, gs_err_t *err)
     memset(sc, 0, sizeof *sc);
     sc->wait_until = -1;
     snprintf(sc->path, sizeof sc->path, "%s", path);
-    FILE *f = fopen(path, "r");
-    if (!f) return gs_fail(err, GS_EINPUT, "%s: cannot open script", path);
+    FILE *f = open_script(path, err);
+    if (!f) return err->code;
     char buf[1024];
-    int lineno = 0, cap = 0;
+    int lineno = 0, cap = 0, rc = GS_OK;
     while (fgets(buf, sizeof buf, f)) {
         lineno++;
-        char *l = trim(buf);
+        size_t len = strlen(buf);
+        if (lineno > SCRIPT_MAX_LINES) {
+            rc = gs_fail(err, GS_EINPUT, "%s:%d: more than %d lines", path, lineno, SCRIPT_MAX_LINES);
+            break;
+        }
+        if (len == 0 || (len + 1 < sizeof buf && !feof(f) && buf[len - 1] != '\n')) { /* a NUL byte ended the string early */
+            rc = gs_fail(err, GS_EINPUT, "%s:%d: a NUL byte: not a text file", path, lineno);
+            break;
+        }
+        if (len == sizeof buf - 1 && buf[len - 1] != '\n') {
+            rc = gs_fail(err, GS_EINPUT, "%s:%d: line longer than %zu characters", path, lineno, sizeof buf - 2);
+            break;
+        }
+        char *l = trim(buf), why[256];
         if (!*l || *l == '#') continue;
-        char why[256];
         if (check_line(l, why, sizeof why)) {
-            fclose(f);
-            script_free(sc);
-            return gs_fail(err, GS_EINPUT, "%s:%d: %s", path, lineno, why);
+            rc = gs_fail(err, GS_EINPUT, "%s:%d: %s", path, lineno, why);
+            break;
         }
         if (sc->n == cap) {
             cap = cap ? cap * 2 : 32;
-            sc->lines = realloc(sc->lines, sizeof *sc->lines * (size_t)cap);
-            sc->lineno = realloc(sc->lineno, sizeof *sc->lineno * (size_t)cap);
+            char **lines = realloc(sc->lines, sizeof *sc->lines * (size_t)cap);
+            if (lines) sc->lines = lines;
+            int *nums = realloc(sc->lineno, sizeof *sc->lineno * (size_t)cap);
+            if (nums) sc->lineno = nums;
+            if (!lines || !nums) {
+                rc = gs_fail(err, GS_EFAIL, "out of memory reading %s", path);
+                break;
+            }
         }
         sc->lines[sc->n] = strdup(l);
         sc->lineno[sc->n++] = lineno;
     }
     fclose(f);
-    return GS_OK;
+    if (rc) script_free(sc);
+    return rc;
 }
 
 void script_attach(script_t *sc, session_t *s) { sc->s = s; }
 
-int script_step(script_t *sc, int epochs_done)
+/* "effect: NAME before X after Y (Zx)" for each counter named on the line. */
+static void effect_line(script_t *sc, const char *l, const session_snapshot_t *snap)
 {
+    char copy[1024], *save, *tok;
+    int w = snprintf(sc->effect, sizeof sc->effect, "effect:");
+    snprintf(copy, sizeof copy, "%s", l + 6);
+    const epoch_stats_t *last = snap->nepochs ? &snap->epochs[snap->nepochs - 1] : NULL;
+    for (tok = strtok_r(copy, " \t", &save); tok && w < (int)sizeof sc->effect; tok = strtok_r(NULL, " \t", &save)) {
+        const stat_desc_t *d = find_stat(tok);
+        double before = sc->marked ? stat_get(&sc->mark, d) : 0, after = last ? stat_get(last, d) : 0;
+        const char *sep = w > 8 ? ";" : "";
+        if (d->flags & STAT_FRACTION) { /* a share: percentages and the points gained */
+            w += snprintf(sc->effect + w, sizeof sc->effect - (size_t)w, "%s %s before %.1f%% after %.1f%% (%+.0f points)", sep,
+                          tok, 100 * before, 100 * after, 100 * (after - before));
+            continue;
+        }
+        double scale = !strcmp(d->unit, "B") ? 1e-6 : !strcmp(d->unit, "FLOP") ? 1e-6 : 1;
+        const char *unit = !strcmp(d->unit, "B") ? " MB" : !strcmp(d->unit, "ms") ? " ms" : !strcmp(d->unit, "FLOP") ? " MFLOP" : "";
+        w += snprintf(sc->effect + w, sizeof sc->effect - (size_t)w, "%s %s before %.4g%s after %.4g%s (%.2fx)", sep, tok,
+                      before * scale, unit, after * scale, unit, after != 0 ? before / after : 0.0);
+    }
+    snprintf(sc->banner, sizeof sc->banner, ">> %s", sc->effect);
+}
+
+int script_step(script_t *sc, const session_snapshot_t *snap)
+{
+    long done = (long)snap->epochs_total;
     if (sc->wait_until >= 0) {
-        if (epochs_done < sc->wait_until) return 0;
+        if (done < sc->wait_until) return 0;
         sc->wait_until = -1;
     }
     while (sc->next < sc->n) {
@@ -83,9 +164,15 @@ int script_step(script_t *sc, int epochs_done)
         if (strncmp(l, "say ", 4) == 0) {
             const char *q = strchr(l, '"');
             snprintf(sc->banner, sizeof sc->banner, ">> %.*s", (int)strlen(q) - 2, q + 1);
+            if (sc->nsaid < 16) snprintf(sc->said[sc->nsaid++], sizeof sc->said[0], "%s", sc->banner);
         } else if (sscanf(l, "wait epochs %ld", &k) == 1) {
-            sc->wait_until = epochs_done + k;
+            sc->wait_until = done + k;
             return 0;
+        } else if (strcmp(l, "mark") == 0) {
+            sc->marked = snap->nepochs > 0;
+            if (sc->marked) sc->mark = snap->epochs[snap->nepochs - 1];
+        } else if (strncmp(l, "effect", 6) == 0) {
+            effect_line(sc, l, snap);
         } else if (console_run(l) == SESSION_QUIT) {
             return 1;
         }
@@ -96,9 +183,33 @@ int script_step(script_t *sc, int epochs_done)
 int script_done(const script_t *sc) { return sc->next >= sc->n && sc->wait_until < 0; }
 const char *script_banner(const script_t *sc) { return sc->banner; }
 
+int script_take_said(script_t *sc, char (*out)[512], int max)
+{
+    int n = sc->nsaid < max ? sc->nsaid : max;
+    memcpy(out, sc->said, sizeof sc->said[0] * (size_t)n);
+    sc->nsaid = 0;
+    return n;
+}
+
 void script_free(script_t *sc)
 {
     for (int i = 0; i < sc->n; i++) free(sc->lines[i]);
     free(sc->lines), free(sc->lineno);
     sc->lines = NULL, sc->lineno = NULL, sc->n = 0;
+}
+
+int script_flags(const char *path, char **out, int max)
+{
+    gs_err_t err;
+    FILE *f = open_script(path, &err);
+    if (!f) return 0;
+    char buf[1024], *save;
+    int n = 0;
+    for (int line = 0; line < SCRIPT_MAX_LINES && fgets(buf, sizeof buf, f); line++) {
+        if (strncmp(buf, "#flags ", 7) != 0) continue;
+        for (char *tok = strtok_r(buf + 7, " \t\r\n", &save); tok && n < max; tok = strtok_r(NULL, " \t\r\n", &save))
+            out[n++] = strdup(tok);
+    }
+    fclose(f);
+    return n;
 }

@@ -67,6 +67,7 @@ static void publish(session_t *s, const epoch_stats_t *st, int failed, const cha
             p->nepochs--;
         }
         p->epochs[p->nepochs++] = *st;
+        p->epochs_total++;
         p->last_totals = pt;
         p->failed = 0; /* training goes on: an earlier error is history */
     }

@@ -48,6 +48,7 @@ typedef struct {
     session_knob_t knobs[SESSION_MAX_KNOBS]; /* every live knob's value in force, as text */
     int nknobs;
     int64_t epoch;                    /* epochs completed */
+    uint64_t epochs_total;            /* epochs published since the session opened (a load does not reset it) */
 } session_snapshot_t;
 
 #define SESSION_MAX_SAVES 4

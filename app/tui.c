@@ -150,7 +150,7 @@ static int run_loop(session_t *s)
         else if (ch != ERR) quit = handle_key(s, &u, ch);
         session_snapshot(s, &snap);
         script_t *sc = have_active ? &active_script : NULL;
-        if (sc && script_step(sc, snap.nepochs)) quit = 1;
+        if (sc && script_step(sc, &snap)) quit = 1;
         if (snap.finished) quit = 1; /* --max-epochs reached */
         memset(&v, 0, sizeof v);
         prof_get_window(&s->prof, &v.window);
@@ -198,27 +198,26 @@ static int run_loop(session_t *s)
 static int run_headless(session_t *s)
 {
     session_snapshot_t *snap = malloc(sizeof *snap);
-    char last_banner[512] = "", last_reply[512] = "";
+    char said[16][512], last_reply[512] = "";
     int quit = 0;
+    uint64_t shown = 0;
+    if (!snap) return 1;
     console_attach(s);
     while (!quit && !got_signal) {
         session_snapshot(s, snap);
-        if (script_step(&active_script, snap->nepochs)) quit = 1;
-        if (strcmp(script_banner(&active_script), last_banner) != 0) {
-            snprintf(last_banner, sizeof last_banner, "%s", script_banner(&active_script));
-            printf("%s\n", last_banner);
-        }
+        if (script_step(&active_script, snap)) quit = 1;
+        int n = script_take_said(&active_script, said, 16);
+        for (int i = 0; i < n; i++) printf("%s\n", said[i]);
         if (strcmp(console_reply(), last_reply) != 0) {
             snprintf(last_reply, sizeof last_reply, "%s", console_reply());
             printf("   %s\n", last_reply);
         }
-        if (snap->nepochs) {
+        if (snap->nepochs && snap->epochs_total != shown) {
             const epoch_stats_t *e = &snap->epochs[snap->nepochs - 1];
-            static int64_t shown;
-            if (e->epoch != shown)
-                printf("epoch %4lld  loss %.4f  test %.4f  %.1f ms  h2d %.2f MB  d2d %.2f MB\n", (long long)e->epoch,
-                       e->loss, e->test_acc, e->epoch_ms, e->h2d_bytes / 1e6, e->d2d_bytes / 1e6);
-            shown = e->epoch;
+            printf("epoch %4lld  loss %.4f  test %.4f  %.3f ms  h2d %.2f MB  gathers %.2f MB  d2d %.2f MB  hidden %.0f%%\n",
+                   (long long)e->epoch, e->loss, e->test_acc, e->epoch_ms, e->h2d_bytes / 1e6, e->gather_h2d_bytes / 1e6,
+                   e->d2d_bytes / 1e6, 100 * e->hidden_frac);
+            shown = snap->epochs_total;
         }
         fflush(stdout);
         if (snap->failed) break;
@@ -228,6 +227,7 @@ static int run_headless(session_t *s)
     }
     int failed = snap->failed;
     if (failed) fprintf(stderr, "gnnscope: error: %s\n", snap->error);
+    else if (active_script.effect[0]) printf("%s\n", active_script.effect); /* the demo's outcome, last */
     free(snap);
     session_close(s);
     script_free(&active_script);

@@ -13,7 +13,9 @@
 #include <unistd.h>
 
 #include "../engine/resource.h"
+#include "../engine/rng.h"
 #include "cache.h"
+#include "generator.h"
 #include "ogb_loader.h"
 #include "snap_loader.h"
 
@@ -70,11 +72,31 @@ static int load_source(dataset_t *d, const char *path, gs_err_t *err)
     return GS_OK;
 }
 
+/* A generated dataset ("gen:..."), through the cache like any source. */
+static int load_generated(dataset_t *d, const char *spec, int use_cache, gs_err_t *err)
+{
+    gen_params_t p;
+    int rc = gen_parse_spec(spec, &p, err);
+    if (rc) return rc;
+    char cfile[PATH_MAX + 128];
+    gs_err_t cerr;
+    uint64_t fp = gs_hash2(cache_fingerprint(""), 0x6e6e);
+    for (const char *c = spec; *c; c++) fp = gs_hash2(fp, (unsigned char)*c);
+    int cache_ok = use_cache && cache_path(spec, cfile, sizeof cfile, &cerr) == GS_OK;
+    if (cache_ok && cache_read(d, cfile, fp, &cerr) == GS_OK) return GS_OK;
+    dataset_free(d);
+    if ((rc = gen_graph(d, &p, err))) return rc;
+    if (cache_ok && cache_write(d, cfile, fp, &cerr) != GS_OK)
+        fprintf(stderr, "gnnscope: warning: could not write dataset cache: %s\n", cerr.msg);
+    return GS_OK;
+}
+
 int dataset_load(dataset_t *d, const char *spec, int use_cache, gs_err_t *err)
 {
     char path[PATH_MAX + 64], abs[PATH_MAX];
     memset(d, 0, sizeof *d);
     if (!spec || !*spec) return gs_fail(err, GS_EINPUT, "--dataset: empty dataset name");
+    if (strncmp(spec, GEN_PREFIX, strlen(GEN_PREFIX)) == 0) return load_generated(d, spec, use_cache, err);
     if (exists(spec)) snprintf(path, sizeof path, "%s", spec);
     else if (strchr(spec, '/') || !gs_find_resource("datasets", spec, "GNNSCOPE_DATA", GS_DATADIR, path, sizeof path))
         return gs_fail(err, GS_EINPUT, "--dataset %s: no such file, directory or shipped dataset", spec);

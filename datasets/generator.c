@@ -134,3 +134,31 @@ oom:
     dataset_free(d);
     return gs_fail(err, GS_EFAIL, "out of memory generating the graph");
 }
+
+void gen_defaults(gen_params_t *p) { *p = (gen_params_t){.nodes = 10000, .avg_degree = 10, .feats = 64, .classes = 8, .seed = 1}; }
+
+int gen_parse_spec(const char *spec, gen_params_t *p, gs_err_t *err)
+{
+    gen_defaults(p);
+    const char *s = spec + strlen(GEN_PREFIX);
+    while (*s) {
+        char key[32], *end;
+        const char *eq = strchr(s, '='), *comma = strchr(s, ',');
+        if (!comma) comma = s + strlen(s);
+        if (!eq || eq > comma || eq - s >= (long)sizeof key)
+            return gs_fail(err, GS_EINPUT, "--dataset %s: expected key=value pairs after gen: (nodes, degree, feats, classes, seed)", spec);
+        snprintf(key, sizeof key, "%.*s", (int)(eq - s), s);
+        double v = strtod(eq + 1, &end);
+        if (end != comma || eq + 1 == comma || !isfinite(v) || v < 0)
+            return gs_fail(err, GS_EINPUT, "--dataset %s: %s: '%.*s' is not a non-negative number", spec, key, (int)(comma - eq - 1), eq + 1);
+        if (!strcmp(key, "nodes") && v == floor(v) && v <= (double)GS_MAX_NODES) p->nodes = (int64_t)v;
+        else if (!strcmp(key, "degree")) p->avg_degree = v;
+        else if (!strcmp(key, "feats") && v == floor(v) && v <= 65536) p->feats = (int64_t)v;
+        else if (!strcmp(key, "classes") && v == floor(v) && v <= 1024) p->classes = (int64_t)v;
+        else if (!strcmp(key, "seed") && v == floor(v) && v < 9e18) p->seed = (uint64_t)v;
+        else return gs_fail(err, GS_EINPUT, "--dataset %s: %s=%.*s is not valid (keys: nodes, degree, feats, classes, seed)", spec, key,
+                            (int)(comma - eq - 1), eq + 1);
+        s = *comma ? comma + 1 : comma;
+    }
+    return GS_OK;
+}

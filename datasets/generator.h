@@ -21,6 +21,12 @@ typedef struct {
 
 int gen_graph(dataset_t *d, const gen_params_t *p, gs_err_t *err);
 
+/* The generator as a dataset name: "gen:nodes=N,degree=D,feats=F,classes=C,seed=S"
+ * (any subset, in any order; the rest take gnnscope gen's defaults). */
+#define GEN_PREFIX "gen:"
+void gen_defaults(gen_params_t *p);
+int gen_parse_spec(const char *spec, gen_params_t *p, gs_err_t *err);
+
 /* Writes d as an OGB raw directory (gzip-compressed CSVs, atomically). */
 int ogb_write(const dataset_t *d, const char *dir, gs_err_t *err);
 

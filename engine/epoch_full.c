@@ -55,6 +55,7 @@ int trainer_epoch(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
     exec_backward(&t->ex, &t->dlogits);
     if ((rc = failed(t, err))) return rc;
     st->flops = t->ex.flops;
+    for (int l = 0; l < PROG_MAX_LAYERS; l++) st->agg_flops += t->ex.agg_flops[l][0] + t->ex.agg_flops[l][1];
     if (K->annotate) K->annotate(t->kp.cx, -1, 2, "adam");
     mark = exec_mark(&t->ex);
     model_step(m, t->cfg.lr, t->cfg.weight_decay);

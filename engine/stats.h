@@ -16,6 +16,7 @@ enum {
     STAT_PANEL = 2,  /* the workbench's training panel */
     STAT_TRACE = 4,  /* a trace counter per epoch */
     STAT_STREAM = 8, /* meaningful only on a streamed run */
+    STAT_FRACTION = 16, /* a fraction in [0, 1], shown as a percentage */
 };
 
 /* X(name, unit, meaning, printf format, flags) */
@@ -27,6 +28,8 @@ enum {
     X(epoch_ms, "ms", "training step: forward, backward and optimiser", "%.6f", STAT_TRACE)                           \
     X(eval_ms, "ms", "evaluation forward", "%.6f", 0)                                                                  \
     X(flops, "FLOP", "floating-point operations of the training step", "%.6g", 0)                                    \
+    X(agg_flops, "FLOP", "the Gather stage's FLOPs in the training step, forward and backward (DKP's target)", "%.6g", \
+      STAT_JSON | STAT_PANEL)                                                                                          \
     X(host_ms, "ms", "host work: the executor's own ops (elementwise, attention, loss, optimiser)", "%.4f",             \
       STAT_JSON | STAT_PANEL)                                                                                          \
     X(compute_ms, "ms", "emulated clock: while devices work, some device computes", "%.4f", STAT_JSON | STAT_STREAM)   \
@@ -37,9 +40,11 @@ enum {
     X(device_ms, "ms", "device compute, summed over the devices", "%.4f", STAT_JSON | STAT_STREAM)                    \
     X(transfer_ms, "ms", "device copies (H2D, D2H, D2D), summed over the devices", "%.4f", STAT_JSON | STAT_STREAM)   \
     X(hidden_frac, "", "fraction of the gathers' transfer time hidden behind compute (the pipelined streams)", "%.4f", \
-      STAT_JSON | STAT_STREAM)                                                                                         \
+      STAT_JSON | STAT_PANEL | STAT_STREAM | STAT_FRACTION)                                                            \
     X(h2d_bytes, "B", "host-to-device bytes", "%.0f", STAT_JSON | STAT_PANEL | STAT_TRACE | STAT_STREAM)            \
     X(gather_h2d_bytes, "B", "the Scatter-Gather stage's share of h2d_bytes", "%.0f",                                  \
+      STAT_JSON | STAT_PANEL | STAT_STREAM)                                                                            \
+    X(uplink_bytes, "B", "bytes the host's links to its switches (or GPUs) carried down", "%.0f",                     \
       STAT_JSON | STAT_PANEL | STAT_STREAM)                                                                            \
     X(d2h_bytes, "B", "device-to-host bytes", "%.0f", STAT_JSON | STAT_STREAM)                                        \
     X(d2d_bytes, "B", "device-to-device bytes", "%.0f", STAT_JSON | STAT_PANEL | STAT_STREAM)                         \
@@ -47,7 +52,7 @@ enum {
       STAT_JSON | STAT_PANEL | STAT_STREAM)                                                                            \
     X(filtered_blocks, "", "source blocks copied filtered (selective scheduling)", "%.0f", STAT_JSON | STAT_STREAM)  \
     X(full_blocks, "", "source blocks copied whole", "%.0f", STAT_JSON | STAT_STREAM)                                \
-    X(overlap, "", "fraction of transfer time hidden behind compute", "%.4f", STAT_JSON | STAT_STREAM)               \
+    X(overlap, "", "fraction of transfer time hidden behind compute", "%.4f", STAT_JSON | STAT_STREAM | STAT_FRACTION)               \
     X(filter_ms, "ms", "host time filtering rows for selective scheduling", "%.4f", STAT_JSON | STAT_PANEL | STAT_STREAM)
 
 typedef struct {

@@ -254,6 +254,8 @@ void stream_engine_epoch_end(stream_engine_t *se, epoch_stats_t *st)
         st->transfer_ms += 1e3 * (se->last_stats.busy_s[d][LANE_H2D] + se->last_stats.busy_s[d][LANE_D2H] +
                                   se->last_stats.busy_s[d][LANE_D2D]);
     }
+    for (int l = 0; !se->real && l < se->topo.nlinks; l++)
+        if (strncmp(se->topo.links[l].name, "host>", 5) == 0) st->uplink_bytes += se->last_stats.link_bytes[l];
     st->compute_ms = 1e3 * se->last_stats.compute_s, st->exposed_ms = 1e3 * se->last_stats.exposed_s;
     st->idle_ms = 1e3 * se->last_stats.idle_s;
     const stream_counters_t *k = &se->streamer.ctr;

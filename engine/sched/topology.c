@@ -1,6 +1,7 @@
 /* topology.c - the shipped topologies. Nominal numbers: PCIe 3.0 x16 moves
- * about 12 GB/s per direction in practice (NeuGraph §5 measures ~11-12),
- * with ~10 us latency per hop; NVLink 2 about 25 GB/s per direction per
+ * about 12 GB/s per direction in practice (NeuGraph §5 measures ~11-12);
+ * a copy pays about 5 us before its bytes flow (a DMA's setup, as a
+ * cudaMemcpyAsync costs), 2.5 us per hop of a two-hop host-GPU path; NVLink 2 about 25 GB/s per direction per
  * link; the modeled GPU is a V100-class device at 14 TFLOP/s FP32 and
  * 900 GB/s, with 5 us per kernel launch; the modeled host is a two-socket
  * server like NeuGraph's (28 cores, about 1 TFLOP/s FP32, 130 GB/s). */
@@ -11,9 +12,9 @@
 #include <string.h>
 
 #define PCIE3 12e9
-#define PCIE_LAT 10e-6
+#define PCIE_LAT 2.5e-6
 #define NVLINK 25e9
-#define NVLINK_LAT 5e-6
+#define NVLINK_LAT 2.5e-6
 #define GPU_FLOPS 14e12
 #define GPU_BW 900e9
 #define LAUNCH_S 5e-6
