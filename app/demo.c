@@ -53,7 +53,7 @@ int cmd_demo(int argc, char **argv)
     args[1] = path;
     for (int i = 0; i < nown; i++) args[i + 2] = own[i];
     for (int i = 1; i < argc; i++) args[nown + i + 1] = argv[i];
-    int rc = cmd_tui(argc + nown + 1, args);
+    int rc = tui_run(OPTS_DEMO, argc + nown + 1, args);
     for (int i = 0; i < nown; i++) free(own[i]);
     free(args);
     return rc;

@@ -35,14 +35,24 @@ static void defaults(opts_cmd_t cmd, train_opts_t *o)
     memset(o, 0, sizeof *o);
     train_cfg_defaults(&o->cfg);
     o->backend = BACKEND_MEMORY;
-    if (cmd == OPTS_TUI) { /* the workbench streams through 2 devices under one switch with a small cap,
-                              so every knob's effect shows at once */
-        o->backend = BACKEND_CPU;
-        o->cfg.devices = 2;
-        snprintf(o->cfg.topology, sizeof o->cfg.topology, "pcie-4gpu-2switch");
-        o->cfg.device_mem = 512 * 1024;
-        o->cfg.knobs.multidev = MD_NAIVE; /* key 4 cycles chain, ring */
-    }
+    if (cmd == OPTS_TRAIN) return;
+    /* the workbench and the demos stream through 2 devices under one switch */
+    o->backend = BACKEND_CPU;
+    o->cfg.devices = 2;
+    snprintf(o->cfg.topology, sizeof o->cfg.topology, "pcie-4gpu-2switch");
+    o->cfg.device_mem = 512 * 1024;
+    o->cfg.knobs.multidev = MD_NAIVE; /* key 4 cycles chain, ring */
+    if (cmd != OPTS_TUI) return;
+    /* On Cora, the workbench's mechanisms start where each key's effect is
+     * large: the 1433-wide gather streamed (DKP off, key 7), selective
+     * scheduling off (key 1), METIS order (key 5: none, random), and 24
+     * chunks in 4 MB, which leaves the memory plan room to keep tensors
+     * (key 6). */
+    o->cfg.device_mem = 4 << 20;
+    o->cfg.chunks = 24;
+    o->cfg.dkp = DKP_OFF;
+    o->cfg.order = ORDER_METIS;
+    o->cfg.knobs.selective = SEL_OFF;
 }
 
 static int groups(opts_cmd_t cmd, train_opts_t *o, opt_group_t *g)
@@ -51,9 +61,14 @@ static int groups(opts_cmd_t cmd, train_opts_t *o, opt_group_t *g)
     const opt_t *knobs = knob_table(&n);
     g[0] = (opt_group_t){knobs, n, &o->cfg};
     g[1] = (opt_group_t){run_flags, (int)(sizeof run_flags / sizeof run_flags[0]), o};
-    if (cmd != OPTS_TUI) return 2;
+    if (cmd == OPTS_TRAIN) return 2;
     g[2] = (opt_group_t){tui_flags, (int)(sizeof tui_flags / sizeof tui_flags[0]), o};
     return 3;
+}
+
+static const char *cmd_name(opts_cmd_t cmd)
+{
+    return cmd == OPTS_TUI ? "gnnscope tui" : cmd == OPTS_DEMO ? "gnnscope demo" : "gnnscope train";
 }
 
 /* Whether a flag of the streaming engine was given. */
@@ -68,7 +83,7 @@ static int streaming_given(int argc, char **argv)
 
 static int resolve_backend(opts_cmd_t cmd, int argc, char **argv, train_opts_t *o, gs_err_t *err)
 {
-    const char *name = cmd == OPTS_TUI ? "gnnscope tui" : "gnnscope train";
+    const char *name = cmd_name(cmd);
     int streaming = streaming_given(argc, argv), given = cli_given(argc, argv, "backend");
     if (!given && streaming) o->backend = BACKEND_CPU;
     if (o->backend == BACKEND_MEMORY && streaming)
@@ -97,7 +112,7 @@ int train_opts_parse(opts_cmd_t cmd, int argc, char **argv, train_opts_t *o, int
 {
     opt_group_t g[3];
     defaults(cmd, o);
-    int rc = cli_parse(cmd == OPTS_TUI ? "gnnscope tui" : "gnnscope train", g, groups(cmd, o, g), argc, argv, help, err);
+    int rc = cli_parse(cmd_name(cmd), g, groups(cmd, o, g), argc, argv, help, err);
     if (rc || *help) return rc;
     return resolve_backend(cmd, argc, argv, o, err);
 }

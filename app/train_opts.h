@@ -2,8 +2,8 @@
  * (`gnnscope [tui]`): every run option of engine/knobs.c, plus the
  * command's own (checkpoints, traces, JSON; the workbench's --max-epochs
  * and --script). Each command starts from its own defaults (the workbench
- * streams Cora through 2 emulated devices under one switch), and --help
- * prints those. */
+ * and the demos stream through 2 emulated devices under one switch), and
+ * --help prints those. */
 #ifndef GS_TRAIN_OPTS_H
 #define GS_TRAIN_OPTS_H
 
@@ -11,7 +11,9 @@
 
 /* The --backend choices, in order. */
 enum { BACKEND_MEMORY, BACKEND_CPU, BACKEND_CUDA, BACKEND_AUTO };
-typedef enum { OPTS_TRAIN, OPTS_TUI } opts_cmd_t;
+/* OPTS_TUI: the workbench (knob keys show their effects on Cora);
+ * OPTS_DEMO: a classroom script's base, which its #flags complete. */
+typedef enum { OPTS_TRAIN, OPTS_TUI, OPTS_DEMO } opts_cmd_t;
 
 typedef struct {
     train_cfg_t cfg;

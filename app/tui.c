@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "../views/draw.h"
+#include "../views/plot.h"
 #include "console.h"
 #include "script.h"
 #include "session.h"
@@ -56,24 +57,40 @@ static void restore_terminal(void)
 
 typedef struct {
     uint64_t span, t_end;
+    int span_auto; /* until the user zooms: two epochs (with evaluation) */
     int follow, help, focused;
     double busy_hist[PROF_MAX_DEV][VIEW_HIST];
     int nhist;
     uint64_t last_window;
 } ui_t;
 
-/* The knob rows: values in force from the snapshot, pending ones from the session. */
+static char key_of(const char *knob)
+{
+    const opt_t *o = knob_find(knob);
+    return o ? o->key : 0;
+}
+
+static void add_knob_row(session_t *s, const session_knob_t *k, view_state_t *v)
+{
+    if (v->nknobs == VIEW_MAX_KNOBS) return;
+    knob_row_t *r = &v->knobs[v->nknobs++];
+    snprintf(r->name, sizeof r->name, "%s", k->name);
+    snprintf(r->value, sizeof r->value, "%s", k->value);
+    session_pending(s, r->name, r->pending, sizeof r->pending);
+    r->key = key_of(k->name);
+}
+
+/* The knob rows: values in force from the snapshot, pending ones from the
+ * session; the knobs with a key first, in key order, so that a short
+ * panel still shows them. */
 static void knob_rows(session_t *s, const session_snapshot_t *snap, view_state_t *v)
 {
     v->nknobs = 0;
-    for (int i = 0; i < snap->nknobs && v->nknobs < VIEW_MAX_KNOBS; i++) {
-        knob_row_t *r = &v->knobs[v->nknobs++];
-        snprintf(r->name, sizeof r->name, "%s", snap->knobs[i].name);
-        snprintf(r->value, sizeof r->value, "%s", snap->knobs[i].value);
-        session_pending(s, r->name, r->pending, sizeof r->pending);
-        const opt_t *o = knob_find(r->name);
-        r->key = o ? o->key : 0;
-    }
+    for (char key = '0'; key <= '9'; key++)
+        for (int i = 0; i < snap->nknobs; i++)
+            if (key_of(snap->knobs[i].name) == key) add_knob_row(s, &snap->knobs[i], v);
+    for (int i = 0; i < snap->nknobs; i++)
+        if (!key_of(snap->knobs[i].name)) add_knob_row(s, &snap->knobs[i], v);
 }
 
 /* Cycles knob o through its choices (its key), from the pending value or the one in force. */
@@ -122,8 +139,8 @@ static int handle_key(session_t *s, ui_t *u, int ch)
         session_snapshot(s, &snap);
         console_run(snap.paused ? "resume" : "pause");
         break;
-    case '+': case '=': if (u->span > 100000) u->span /= 2; break;
-    case '-': if (u->span < 600000000000ull) u->span *= 2; break;
+    case '+': case '=': if (u->span > 100000) u->span /= 2, u->span_auto = 0; break;
+    case '-': if (u->span < 600000000000ull) u->span *= 2, u->span_auto = 0; break;
     case KEY_LEFT: u->follow = 0, u->t_end -= u->span / 4; break;
     case KEY_RIGHT: u->follow = 0, u->t_end += u->span / 4; break;
     case 'f': u->follow = 1; break;
@@ -138,10 +155,10 @@ static int handle_key(session_t *s, ui_t *u, int ch)
 
 static int run_loop(session_t *s)
 {
-    static prof_event_t events[4096];
+    static prof_event_t events[PROF_HISTORY];
     static view_state_t v;
     static session_snapshot_t snap;
-    ui_t u = {.span = 200000000ull, .follow = 1};
+    ui_t u = {.span = 200000000ull, .span_auto = 1, .follow = 1};
     layout_t l;
     int quit = 0;
     while (!quit && !got_signal) {
@@ -164,9 +181,14 @@ static int run_loop(session_t *s)
         }
         memcpy(v.busy_hist, u.busy_hist, sizeof v.busy_hist);
         v.nhist = u.nhist;
-        v.nevents = prof_history(&s->prof, events, 4096);
+        v.nevents = prof_history(&s->prof, events, PROF_HISTORY);
         v.events = events;
         if (u.follow) u.t_end = prof_latest_ns(&s->prof);
+        if (u.span_auto && snap.nepochs) {
+            const epoch_stats_t *e = &snap.epochs[snap.nepochs - 1];
+            u.span = (uint64_t)(plot_nice_max(2e6 * (e->epoch_ms + e->eval_ms)));
+            if (u.span < 100000) u.span = 100000;
+        }
         v.t_end = u.t_end, v.span = u.span, v.follow = u.follow;
         v.epochs = snap.epochs, v.nepochs = snap.nepochs, v.totals = snap.last_totals;
         v.ndev = snap.streaming ? snap.devices : snap.gpu ? 1 : 0;
@@ -186,7 +208,7 @@ static int run_loop(session_t *s)
         v.input = u.focused ? console_line(&v.cursor) : NULL;
         v.help = u.help;
         v.help_text = session_command_help();
-        layout_compute(LINES, COLS, &l);
+        layout_compute(LINES, COLS, layout_timeline_rows(1 + 4 * v.ndev), &l);
         draw_screen(&l, &v);
     }
     return got_signal ? 130 : 0;
@@ -234,18 +256,24 @@ static int run_headless(session_t *s)
     return failed ? 1 : got_signal ? 130 : 0;
 }
 
-int cmd_tui(int argc, char **argv)
+int cmd_tui(int argc, char **argv) { return tui_run(OPTS_TUI, argc, argv); }
+
+int tui_run(opts_cmd_t kind, int argc, char **argv)
 {
     train_opts_t o;
     gs_err_t err = {0};
     int help = 0;
-    if (train_opts_parse(OPTS_TUI, argc, argv, &o, &help, &err)) {
+    if (train_opts_parse(kind, argc, argv, &o, &help, &err)) {
         fprintf(stderr, "gnnscope: error: %s\n", err.msg);
         return 2;
     }
     if (help) {
-        train_opts_help(OPTS_TUI, "usage: gnnscope [tui] [train flags] [--max-epochs N] [--script FILE]\n\n"
-                                  "Opens the workbench. Without flags: Cora, GCN, 2 emulated devices.");
+        train_opts_help(kind, kind == OPTS_DEMO ? "usage: gnnscope demo NAME [train flags] [--max-epochs N]\n\n"
+                                                  "Runs a classroom script in the workbench (headless without a "
+                                                  "terminal). A demo's own flags come first; yours win."
+                                                : "usage: gnnscope [tui] [train flags] [--max-epochs N] [--script FILE]\n\n"
+                                                  "Opens the workbench. Without flags: Cora, GCN, streamed through 2 "
+                                                  "emulated devices in a setting where each knob key shows its effect.");
         return 0;
     }
     int tty = isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);

@@ -22,7 +22,7 @@ static const opt_t table[] = {
     {"dropout", OPT_FLOAT, F(dropout), NULL, NULL, 0, 0.99, "X", "dropout probability", NULL, WHEN_START, 0, 0},
     {"seed", OPT_U64, F(seed), NULL, NULL, 0, 9e18, "S", "seed for initialisation and dropout masks", NULL, WHEN_START, 0, 0},
     {"threads", OPT_INT, F(threads), NULL, "all", 0, 1024, "T", "worker threads (all: one per core)", NULL, WHEN_START, 0, 0},
-    {"dkp", OPT_CHOICE, F(dkp), "off|on|auto", NULL, 0, 0, "MODE", "reorder aggregation and combination (auto: by cost)", NULL, WHEN_PROGRAM, 0, 0},
+    {"dkp", OPT_CHOICE, F(dkp), "off|on|auto", NULL, 0, 0, "MODE", "reorder aggregation and combination (auto: by cost)", NULL, WHEN_PROGRAM, 0, '7'},
     {"feat-norm", OPT_CHOICE, F(feat_norm), "auto|row|none", NULL, 0, 0, "MODE", "row-normalise features (auto: if non-negative)", NULL, WHEN_START, 0, 0},
     {"no-cache", OPT_BOOL, F(no_cache), NULL, NULL, 0, 0, "", "do not read or write the binary dataset cache", NULL, WHEN_START, 0, 0},
     {"devices", OPT_INT, F(devices), NULL, NULL, 1, TOPO_MAX_DEV, "N", "emulated or logical devices", NULL, WHEN_REOPEN, 1, 0},
@@ -37,7 +37,7 @@ static const opt_t table[] = {
     {"selective", OPT_CHOICE, F(knobs.selective), "off|on|auto", NULL, 0, 0, "MODE", "filter source rows on the host (NeuGraph 3.2)", NULL, WHEN_EPOCH, 1, '1'},
     {"pipeline", OPT_CHOICE, F(knobs.pipeline), "off|on", NULL, 0, 0, "MODE", "double-buffer copies against compute", NULL, WHEN_EPOCH, 1, '2'},
     {"subchunks", OPT_INT, F(knobs.subchunks), NULL, NULL, 1, 64, "K", "blocks per source interval", NULL, WHEN_REOPEN, 1, 0},
-    {"swap", OPT_CHOICE, F(knobs.swap), "off|on", NULL, 0, 0, "MODE", "reorder blocks by profiled times (NeuGraph Fig. 6)", NULL, WHEN_EPOCH, 1, '3'},
+    {"swap", OPT_CHOICE, F(knobs.swap), "off|on", NULL, 0, 0, "MODE", "reorder blocks by profiled times (NeuGraph Fig. 6; with multidev naive)", NULL, WHEN_EPOCH, 1, '3'},
     {"multidev", OPT_CHOICE, F(knobs.multidev), "naive|chain|ring", NULL, 0, 0, "MODE", "how devices share source blocks", NULL, WHEN_EPOCH, 1, '4'},
     {"memplan", OPT_CHOICE, F(knobs.memplan), "stream|lru|roc", NULL, 0, 0, "PLAN", "tensors kept on the devices between ops (roc: ROC's DP)", NULL, WHEN_EPOCH, 1, '6'},
 };

@@ -4,7 +4,7 @@
 const stat_desc_t *stat_descs(int *n)
 {
     static const stat_desc_t table[] = {
-#define GS_STAT_DESC(name, unit, help, fmt, flags) {#name, unit, help, fmt, offsetof(epoch_stats_t, name), flags},
+#define GS_STAT_DESC(name, unit, label, help, fmt, flags) {#name, unit, label, help, fmt, offsetof(epoch_stats_t, name), flags},
         EPOCH_STATS(GS_STAT_DESC)
 #undef GS_STAT_DESC
     };

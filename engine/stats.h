@@ -17,53 +17,65 @@ enum {
     STAT_TRACE = 4,  /* a trace counter per epoch */
     STAT_STREAM = 8, /* meaningful only on a streamed run */
     STAT_FRACTION = 16, /* a fraction in [0, 1], shown as a percentage */
+    STAT_BREAKDOWN = 32, /* a term of the panel's time breakdown (they sum to epoch + eval) */
 };
 
-/* X(name, unit, meaning, printf format, flags) */
+/* X(name, unit, panel label ("": not in the panel), meaning, printf format, flags) */
 #define EPOCH_STATS(X)                                                                                                 \
-    X(loss, "", "training loss of the epoch's step", "%.9g", STAT_TRACE)                                             \
-    X(train_acc, "", "accuracy on the train split", "%.6f", 0)                                                         \
-    X(val_acc, "", "accuracy on the validation split", "%.6f", 0)                                                      \
-    X(test_acc, "", "accuracy on the test split", "%.6f", 0)                                                           \
-    X(epoch_ms, "ms", "training step: forward, backward and optimiser", "%.6f", STAT_TRACE)                           \
-    X(eval_ms, "ms", "evaluation forward", "%.6f", 0)                                                                  \
-    X(flops, "FLOP", "floating-point operations of the training step", "%.6g", 0)                                    \
-    X(agg_flops, "FLOP", "the Gather stage's FLOPs in the training step, forward and backward (DKP's target)", "%.6g", \
-      STAT_JSON | STAT_PANEL)                                                                                          \
-    X(host_ms, "ms", "host work: the executor's own ops (elementwise, attention, loss, optimiser)", "%.4f",             \
-      STAT_JSON | STAT_PANEL)                                                                                          \
-    X(compute_ms, "ms", "emulated clock: while devices work, some device computes", "%.4f", STAT_JSON | STAT_STREAM)   \
-    X(exposed_ms, "ms", "emulated clock: only copies move (transfer not hidden)", "%.4f", STAT_JSON | STAT_STREAM)    \
-    X(idle_ms, "ms", "emulated clock: devices wait (latency, dependencies); with the three above and host_ms "        \
-               "the epoch and its evaluation",                                                                         \
-      "%.4f", STAT_JSON | STAT_STREAM)                                                                                 \
-    X(device_ms, "ms", "device compute, summed over the devices", "%.4f", STAT_JSON | STAT_STREAM)                    \
-    X(transfer_ms, "ms", "device copies (H2D, D2H, D2D), summed over the devices", "%.4f", STAT_JSON | STAT_STREAM)   \
-    X(hidden_frac, "", "fraction of the gathers' transfer time hidden behind compute (the pipelined streams)", "%.4f", \
-      STAT_JSON | STAT_PANEL | STAT_STREAM | STAT_FRACTION)                                                            \
-    X(h2d_bytes, "B", "host-to-device bytes", "%.0f", STAT_JSON | STAT_PANEL | STAT_TRACE | STAT_STREAM)            \
-    X(gather_h2d_bytes, "B", "the Scatter-Gather stage's share of h2d_bytes", "%.0f",                                  \
+    X(loss, "", "", "training loss of the epoch's step", "%.9g", STAT_TRACE)                                         \
+    X(train_acc, "", "", "accuracy on the train split", "%.6f", 0)                                                     \
+    X(val_acc, "", "", "accuracy on the validation split", "%.6f", 0)                                                  \
+    X(test_acc, "", "", "accuracy on the test split", "%.6f", 0)                                                       \
+    X(epoch_ms, "ms", "", "training step: forward, backward and optimiser", "%.6f", STAT_TRACE)                       \
+    X(eval_ms, "ms", "", "evaluation forward", "%.6f", 0)                                                              \
+    X(flops, "FLOP", "", "floating-point operations of the training step", "%.6g", 0)                                \
+    X(host_ms, "ms", "host", "host work: the executor's own ops (elementwise, attention, loss, optimiser)", "%.4f",    \
+      STAT_JSON | STAT_BREAKDOWN)                                                                                      \
+    X(compute_ms, "ms", "compute", "emulated clock: while devices work, some device computes", "%.4f",               \
+      STAT_JSON | STAT_STREAM | STAT_BREAKDOWN)                                                                        \
+    X(exposed_ms, "ms", "exposed", "emulated clock: only copies move (transfer not hidden)", "%.4f",                 \
+      STAT_JSON | STAT_STREAM | STAT_BREAKDOWN)                                                                        \
+    X(idle_ms, "ms", "idle",                                                                                           \
+      "emulated clock: devices wait (latency, dependencies); with the three above the epoch and its evaluation",      \
+      "%.4f", STAT_JSON | STAT_STREAM | STAT_BREAKDOWN)                                                                \
+    X(agg_flops, "FLOP", "agg", "the Gather stage's FLOPs in the training step, forward and backward (DKP's target)", \
+      "%.6g", STAT_JSON | STAT_PANEL)                                                                                  \
+    X(device_ms, "ms", "", "device compute, summed over the devices", "%.4f", STAT_JSON | STAT_STREAM)               \
+    X(transfer_ms, "ms", "", "device copies (H2D, D2H, D2D), summed over the devices", "%.4f",                       \
+      STAT_JSON | STAT_STREAM)                                                                                         \
+    X(h2d_bytes, "B", "h2d", "host-to-device bytes", "%.0f", STAT_JSON | STAT_PANEL | STAT_TRACE | STAT_STREAM)     \
+    X(gather_h2d_bytes, "B", "gather h2d", "the Scatter-Gather stage's share of h2d_bytes", "%.0f",                \
       STAT_JSON | STAT_PANEL | STAT_STREAM)                                                                            \
-    X(uplink_bytes, "B", "bytes the host's links to its switches (or GPUs) carried down", "%.0f",                     \
+    X(uplink_bytes, "B", "uplink", "bytes the host's links to its switches (or GPUs) carried down", "%.0f",           \
       STAT_JSON | STAT_PANEL | STAT_STREAM)                                                                            \
-    X(d2h_bytes, "B", "device-to-host bytes", "%.0f", STAT_JSON | STAT_STREAM)                                        \
-    X(d2d_bytes, "B", "device-to-device bytes", "%.0f", STAT_JSON | STAT_PANEL | STAT_STREAM)                         \
-    X(kept_bytes, "B", "host-to-device bytes the memory plan's device copies made unnecessary", "%.0f",                \
+    X(d2d_bytes, "B", "d2d", "device-to-device bytes", "%.0f", STAT_JSON | STAT_PANEL | STAT_STREAM)                 \
+    X(d2h_bytes, "B", "", "device-to-host bytes", "%.0f", STAT_JSON | STAT_STREAM)                                   \
+    X(kept_bytes, "B", "kept", "host-to-device bytes the memory plan's device copies made unnecessary", "%.0f",        \
       STAT_JSON | STAT_PANEL | STAT_STREAM)                                                                            \
-    X(filtered_blocks, "", "source blocks copied filtered (selective scheduling)", "%.0f", STAT_JSON | STAT_STREAM)  \
-    X(full_blocks, "", "source blocks copied whole", "%.0f", STAT_JSON | STAT_STREAM)                                \
-    X(overlap, "", "fraction of transfer time hidden behind compute", "%.4f", STAT_JSON | STAT_STREAM | STAT_FRACTION)               \
-    X(filter_ms, "ms", "host time filtering rows for selective scheduling", "%.4f", STAT_JSON | STAT_PANEL | STAT_STREAM)
+    X(hidden_frac, "", "hidden", "fraction of the gathers' transfer time hidden behind compute (the pipelined streams)", \
+      "%.4f", STAT_JSON | STAT_PANEL | STAT_STREAM | STAT_FRACTION)                                                    \
+    X(swapped_cols, "", "swapped cols",                                                                                \
+      "columns whose blocks the swap heuristic reordered (its simulation beat the natural order)", "%.0f",           \
+      STAT_JSON | STAT_PANEL | STAT_STREAM)                                                                            \
+    X(swap_saved_ms, "ms", "swap saves",                                                                               \
+      "time the reordered columns save in the swap heuristic's simulation (profiled copy and compute times)",         \
+      "%.4f", STAT_JSON | STAT_PANEL | STAT_STREAM)                                                                    \
+    X(filtered_blocks, "", "", "source blocks copied filtered (selective scheduling)", "%.0f", STAT_JSON | STAT_STREAM) \
+    X(full_blocks, "", "", "source blocks copied whole", "%.0f", STAT_JSON | STAT_STREAM)                            \
+    X(overlap, "", "", "fraction of transfer time hidden behind compute", "%.4f",                                    \
+      STAT_JSON | STAT_STREAM | STAT_FRACTION)                                                                         \
+    X(filter_ms, "ms", "filter", "host time filtering rows for selective scheduling", "%.4f",                         \
+      STAT_JSON | STAT_PANEL | STAT_STREAM)
 
 typedef struct {
     int64_t epoch; /* 1-based epoch just finished */
-#define GS_STAT_FIELD(name, unit, help, fmt, flags) double name;
+#define GS_STAT_FIELD(name, unit, label, help, fmt, flags) double name;
     EPOCH_STATS(GS_STAT_FIELD)
 #undef GS_STAT_FIELD
 } epoch_stats_t;
 
 typedef struct {
-    const char *name, *unit, *help, *fmt;
+    const char *name, *unit, *label, *help, *fmt;
     size_t off;
     unsigned flags;
 } stat_desc_t;

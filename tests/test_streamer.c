@@ -3,8 +3,10 @@
  * scheduling, swap, device count and multi-device scheme gives the
  * in-memory gather (bitwise when the summation order is kept), the device
  * cap is never exceeded (arena high-water mark), a cap too small fails
- * cleanly, selective scheduling moves fewer bytes, and chain streaming
- * halves the host uplink traffic against naive on pcie-4gpu-2switch.
+ * cleanly, selective scheduling moves fewer bytes, chain streaming
+ * halves the host uplink traffic against naive on pcie-4gpu-2switch, and
+ * with selective scheduling carries exactly the rows a switch's columns
+ * use.
  * The ApplyVertex matmul and its backward (ring all-reduce of the weight
  * gradient over 1 to 4 devices) match k_gemm, adding mode included. */
 #include "test_util.h"
@@ -142,7 +144,8 @@ static void test_every_knob_combination_matches_in_memory(void **state)
     int devs[] = {2, 4};
     for (int a = 0; a < 2; a++)
         for (int md = 0; md < 3; md++)
-            for (int pi = 0; pi < 3; pi++) check_config(ps[pi], 2, 1, SEL_ON, 0, devs[a], (multidev_t)md);
+            for (int pi = 0; pi < 3; pi++)
+                for (int sel = 0; sel < 2; sel++) check_config(ps[pi], 2, 1, (selective_t)sel, 0, devs[a], (multidev_t)md);
     }
     virtual_time = 0;
 }
@@ -201,6 +204,28 @@ static void test_selective_and_chain_move_fewer_bytes(void **state)
     run_bytes(4, MD_CHAIN, SEL_OFF, &up_chain);
     assert_true(up_chain > 0);
     assert_true(fabs(up_naive / up_chain - 2.0) < 1e-9); /* each switch's uplink carries a block once, not twice */
+    /* chain with selective scheduling: each switch's uplink carries the rows
+     * of a block that either of its two columns uses, once */
+    int64_t bounds[5];
+    grid_even_bounds(N, 4, bounds);
+    double want = 0;
+    for (int grp = 0; grp < 2; grp++)
+        for (int t = 0; t < 4; t++) { /* source block t, columns 2 grp and 2 grp + 1 */
+            char used[N] = {0};
+            for (int64_t u = bounds[2 * grp]; u < bounds[2 * grp + 2]; u++)
+                for (int64_t e = g.in_ptr[u]; e < g.in_ptr[u + 1]; e++)
+                    if (g.in_src[e] >= bounds[t] && g.in_src[e] < bounds[t + 1]) used[g.in_src[e]] = 1;
+            for (int v = 0; v < N; v++) want += used[v] * sizeof(float) * F;
+        }
+    double up_sel_naive, up_sel_chain;
+    run_bytes(4, MD_NAIVE, SEL_ON, &up_sel_naive);
+    run_bytes(4, MD_CHAIN, SEL_ON, &up_sel_chain);
+    assert_true(up_sel_chain == want);
+    assert_true(up_sel_chain < up_sel_naive && up_sel_chain < up_chain);
+    /* the ring is one group: a block enters it once, with the rows any column uses */
+    double want_ring = 0;
+    for (int v = 0; v < N; v++) want_ring += (g.out_ptr[v + 1] > g.out_ptr[v]) * sizeof(float) * F;
+    assert_true(run_bytes(4, MD_RING, SEL_ON, NULL) == want_ring);
 }
 
 #define C 5 /* matmul input width; output width F */

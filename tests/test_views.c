@@ -14,10 +14,10 @@ static int overlap(rect_t a, rect_t b)
     return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
 }
 
-static void check_layout(int rows, int cols)
+static void check_layout(int rows, int cols, int lanes)
 {
     layout_t l;
-    layout_compute(rows, cols, &l);
+    layout_compute(rows, cols, layout_timeline_rows(lanes), &l);
     assert_true(l.ok);
     for (int i = 0; i < PANEL__COUNT; i++) {
         assert_true(inside(l.r[i], rows, cols));
@@ -25,22 +25,28 @@ static void check_layout(int rows, int cols)
         assert_false(overlap(l.r[i], l.title));
         for (int j = i + 1; j < PANEL__COUNT; j++) assert_false(overlap(l.r[i], l.r[j]));
     }
-    /* timeline: a title row, the host lane and four lanes for each of 2 devices */
-    assert_true(l.r[PANEL_TIMELINE].h >= 10);
+    /* the timeline gets its lanes when there is room, and never leaves the panels less than their minimum */
+    if (rows - 4 - LAYOUT_MID_MIN >= layout_timeline_rows(lanes))
+        assert_int_equal(l.r[PANEL_TIMELINE].h, layout_timeline_rows(lanes));
+    assert_true(l.r[PANEL_UTIL].h >= LAYOUT_MID_MIN);
+    assert_int_equal(l.r[PANEL_TIMELINE].h + l.r[PANEL_UTIL].h, rows - 4); /* no row left blank */
 }
 
 static void test_layout(void **state)
 {
     (void)state;
-    check_layout(24, 80);
-    check_layout(40, 120);
-    check_layout(60, 200);
+    for (int lanes = 1; lanes <= 33; lanes += 8) { /* the host lane and four per device, 0 to 8 devices */
+        check_layout(24, 80, lanes);
+        check_layout(40, 120, lanes);
+        check_layout(60, 200, lanes);
+    }
     layout_t small, big;
-    layout_compute(24, 80, &small);
-    layout_compute(60, 200, &big);
-    assert_true(big.r[PANEL_TIMELINE].h > small.r[PANEL_TIMELINE].h); /* spare rows go to the timeline */
+    layout_compute(24, 80, layout_timeline_rows(9), &small);
+    layout_compute(60, 200, layout_timeline_rows(9), &big);
+    assert_int_equal(big.r[PANEL_TIMELINE].h, small.r[PANEL_TIMELINE].h); /* spare rows go to the panels */
+    assert_true(big.r[PANEL_UTIL].h > small.r[PANEL_UTIL].h);
     assert_true(big.r[PANEL_UTIL].w > small.r[PANEL_UTIL].w);
-    layout_compute(20, 60, &small);
+    layout_compute(20, 60, layout_timeline_rows(9), &small);
     assert_false(small.ok); /* too small is reported, and the layout stays at the minimum */
 }
 
@@ -69,6 +75,23 @@ static void test_timeline_binning(void **state)
 static void test_plot_scaling(void **state)
 {
     (void)state;
+    char cell[64];
+    plot_stat("h2d", "B", 0, 784.47e6, cell, sizeof cell);
+    assert_string_equal(cell, "h2d 784.5 MB");
+    plot_stat("kept", "B", 0, 5120, cell, sizeof cell);
+    assert_string_equal(cell, "kept 0.0 MB"); /* bytes never below MB, so rows compare at a glance */
+    plot_stat("uplink", "B", 0, 2.5e9, cell, sizeof cell);
+    assert_string_equal(cell, "uplink 2.5 GB");
+    plot_stat("agg", "FLOP", 0, 3.89e7, cell, sizeof cell);
+    assert_string_equal(cell, "agg 38.9 MFLOP");
+    plot_stat("hidden", "", 1, 0.1049, cell, sizeof cell);
+    assert_string_equal(cell, "hidden 10.5%");
+    plot_stat("swapped cols", "", 0, 23, cell, sizeof cell);
+    assert_string_equal(cell, "swapped cols 23");
+    plot_stat("filter", "ms", 0, 0.04, cell, sizeof cell);
+    assert_string_equal(cell, "filter 0.04 ms");
+    plot_stat("compute", "ms", 0, 11.14, cell, sizeof cell);
+    assert_string_equal(cell, "compute 11.1 ms");
     assert_true(plot_nice_max(0.7) == 1.0);
     assert_true(plot_nice_max(1.3) == 2.0);
     assert_true(plot_nice_max(3.0) == 5.0);

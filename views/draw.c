@@ -143,7 +143,8 @@ static void draw_util(rect_t r, const view_state_t *v)
         plot_rate(w->bytes_per_s[d + 1][PL_D2D], d2d, sizeof d2d);
         spark(v->busy_hist[d + 1], v->nhist, 1.0, sp, r.w - 18 > 0 ? (r.w - 18 < VIEW_HIST ? r.w - 18 : VIEW_HIST) : 1);
         line(r, row++, "d%d busy %3.0f%% %s", d, 100 * w->busy[d + 1][PL_COMPUTE], sp);
-        line(r, row++, "   in %s out %s peer %s", h2d, d2h, d2d);
+        line(r, row++, "   h2d %s  d2h %s", h2d, d2h);
+        if (row < r.h) line(r, row++, "   d2d %s", d2d);
     }
     /* links, busiest first, as many as fit: both directions are separate links */
     char used[TOPO_MAX_LINKS] = {0};
@@ -182,12 +183,17 @@ static void draw_train(rect_t r, const view_state_t *v)
     const stat_desc_t *d = stat_descs(&nstats);
     char cell[2][64];
     int filled = 0;
-    for (int i = 0; i < nstats && row < r.h; i++) { /* the panel's counters, two to a line */
-        if (!(d[i].flags & STAT_PANEL) || ((d[i].flags & STAT_STREAM) && !v->ndev)) continue;
-        plot_stat(d[i].name, d[i].unit, stat_get(e, &d[i]), cell[filled], sizeof cell[0]);
-        if (++filled == 2) line(r, row++, "%-*s %s", r.w / 2 - 1, cell[0], cell[1]), filled = 0;
+    /* the breakdown (its terms add up to the epoch and its evaluation), then the counters, two to a line */
+    if (v->ndev) line(r, row++, "time of epoch + eval %.1f ms:", e->epoch_ms + e->eval_ms);
+    for (int pass = 0; pass < 2; pass++) {
+        unsigned want = pass == 0 ? STAT_BREAKDOWN : STAT_PANEL;
+        for (int i = 0; i < nstats && row < r.h; i++) {
+            if (!(d[i].flags & want) || ((d[i].flags & STAT_STREAM) && !v->ndev) || (pass == 0 && !v->ndev)) continue;
+            plot_stat(d[i].label, d[i].unit, d[i].flags & STAT_FRACTION, stat_get(e, &d[i]), cell[filled], sizeof cell[0]);
+            if (++filled == 2) line(r, row++, " %-*s %s", r.w / 2 - 2, cell[0], cell[1]), filled = 0;
+        }
+        if (filled && row < r.h) line(r, row++, " %s", cell[0]), filled = 0;
     }
-    if (filled && row < r.h) line(r, row, "%s", cell[0]);
 }
 
 static void draw_knobs(rect_t r, const view_state_t *v)
@@ -198,13 +204,14 @@ static void draw_knobs(rect_t r, const view_state_t *v)
         char name[32];
         if (k->key) snprintf(name, sizeof name, "[%c]%s", k->key, k->name);
         else snprintf(name, sizeof name, "   %s", k->name);
-        if (k->pending[0]) {
-            line(r, i + 1, "%-13s %s -> %s", name, k->value, k->pending);
-            on(C_WARN, 0);
-            mvprintw(r.y + i + 1, r.x + r.w - 7, "pending");
-            off(C_WARN, 0);
-        } else {
-            line(r, i + 1, "%-13s %s", name, k->value);
+        char text[128];
+        snprintf(text, sizeof text, "%-13s %s", name, k->value);
+        line(r, i + 1, "%s", text);
+        int room = r.w - 1 - (int)strlen(text) - 4;
+        if (k->pending[0] && room > 0) { /* the value the next epoch brings, in the warning colour */
+            on(C_WARN, colors ? 0 : A_BOLD);
+            mvprintw(r.y + i + 1, r.x + (int)strlen(text), " -> %.*s", room, k->pending);
+            off(C_WARN, colors ? 0 : A_BOLD);
         }
     }
 }

@@ -37,9 +37,20 @@ void plot_rate(double b, char *buf, int n)
     snprintf(buf, (size_t)n, "%.1f %s", b, u[k]);
 }
 
-void plot_stat(const char *name, const char *unit, double value, char *buf, int n)
+void plot_stat(const char *label, const char *unit, int fraction, double value, char *buf, int n)
 {
-    if (!strcmp(unit, "B")) snprintf(buf, (size_t)n, "%s %.2f MB", name, value / 1e6);
-    else if (!strcmp(unit, "ms")) snprintf(buf, (size_t)n, "%s %.1f ms", name, value);
-    else snprintf(buf, (size_t)n, "%s %.3g", name, value);
+    static const char prefix[] = " KMGTP";
+    if (fraction) {
+        snprintf(buf, (size_t)n, "%s %.1f%%", label, 100 * value);
+        return;
+    }
+    if (!strcmp(unit, "ms")) {
+        snprintf(buf, (size_t)n, fabs(value) < 10 ? "%s %.2f ms" : "%s %.1f ms", label, value);
+        return;
+    }
+    int k = 0;
+    while (fabs(value) >= 1000 && k < 5) value /= 1000, k++;
+    if (!strcmp(unit, "B") && k < 2) value /= k ? 1000 : 1e6, k = 2; /* bytes: MB at least, comparable at a glance */
+    if (k) snprintf(buf, (size_t)n, "%s %.1f %c%s", label, value, prefix[k], unit);
+    else snprintf(buf, (size_t)n, "%s %.3g%s%s", label, value, unit[0] ? " " : "", unit);
 }

@@ -263,6 +263,7 @@ void stream_engine_epoch_end(stream_engine_t *se, epoch_stats_t *st)
     st->hidden_frac = k->gather_transfer_s > 0 ? k->gather_hidden_s / k->gather_transfer_s : 0;
     st->gather_h2d_bytes = k->gather_h2d_bytes;
     st->filtered_blocks = k->filtered_blocks, st->full_blocks = k->full_blocks;
+    st->swapped_cols = k->swapped_cols, st->swap_saved_ms = 1e3 * k->swap_saved_s;
     st->kept_bytes = se->streamer.mp.kept_bytes;
     streamer_mp_epoch_end(&se->streamer);
 }

@@ -33,8 +33,20 @@ uint64_t streamer_working_set(int64_t n, int p, int k, int64_t cols)
 
 static void release_buffers(streamer_t *s);
 
+static int rounds_of(const streamer_t *s) { return (s->p + s->ndev - 1) / s->ndev; }
+
+static void free_groups(streamer_t *s, orient_t *o)
+{
+    if (o->grp)
+        for (size_t i = 0; i < (size_t)rounds_of(s) * (size_t)s->nblocks * (size_t)o->grp_n; i++) free(o->grp[i].rows);
+    free(o->grp);
+    o->grp = NULL;
+    for (int i = 0; o->sub && i < s->p * s->nblocks; i++) free(o->sub[i].lidx_grp), o->sub[i].lidx_grp = NULL;
+}
+
 static void free_orient(streamer_t *s, orient_t *o)
 {
+    free_groups(s, o);
     if (o->sub)
         for (int i = 0; i < s->p * s->nblocks; i++) {
             sub_t *u = &o->sub[i];
@@ -304,9 +316,11 @@ static int cmp_kb(const void *a, const void *b)
 }
 
 /* Johnson's rule for the two-stage flow shop (copy, compute), kept only
- * when the simulated schedule beats the natural order. */
-static void swap_order(const streamer_t *s, const orient_t *o, int out, int *order)
+ * when the simulated schedule beats the natural order. Returns the
+ * simulated seconds it saves (0: natural order kept). */
+static double swap_order(const streamer_t *s, const orient_t *o, int out, int *order)
 {
+    double saved = 0;
     int nb = s->nblocks, n = 0;
     const double *tc = o->t_copy + (size_t)out * nb, *tk = o->t_comp + (size_t)out * nb;
     keyed_block_t *first = malloc(sizeof *first * (size_t)nb), *second = malloc(sizeof *second * (size_t)nb);
@@ -325,7 +339,9 @@ static void swap_order(const streamer_t *s, const orient_t *o, int out, int *ord
     for (int i = 0; i < n1; i++) cand[i] = first[i].b;
     for (int i = 0; i < n2; i++) cand[n1 + i] = second[i].b;
     int slots = s->kn.pipeline ? 2 : 1;
-    if (simulate(cand, n, tc, tk, slots) < simulate(natural, n, tc, tk, slots)) {
+    double t_cand = simulate(cand, n, tc, tk, slots), t_natural = simulate(natural, n, tc, tk, slots);
+    if (t_cand < t_natural) {
+        saved = t_natural - t_cand;
         int w = 0;
         for (int i = 0; i < n; i++) order[w++] = cand[i];
         for (int b = 0; b < nb; b++) /* empty blocks after, they are skipped */
@@ -333,6 +349,7 @@ static void swap_order(const streamer_t *s, const orient_t *o, int out, int *ord
     }
 done:
     free(first), free(second), free(natural), free(cand);
+    return saved;
 }
 
 /* ---------------- one streamed pass ---------------- */
@@ -347,11 +364,11 @@ typedef struct {
     phase_t phase;
 } pass_t;
 
-static int use_filter(const streamer_t *s, const sub_t *u, int64_t block_rows)
+static int use_filter(const streamer_t *s, int64_t used_rows, int64_t block_rows)
 {
     if (s->kn.selective == SEL_ON) return 1;
     if (s->kn.selective == SEL_OFF) return 0;
-    return (double)u->nrows / (double)block_rows < s->theta_threshold;
+    return (double)used_rows / (double)block_rows < s->theta_threshold;
 }
 
 /* The devices a block is passed through, first loader first (chain/ring). */
@@ -420,12 +437,13 @@ int64_t streamer_max_block(const streamer_t *s)
 }
 
 /* The gather kernel of one sub-chunk: its edges from the block in `in`
- * (packed rows when filtered) into the column's accumulator. */
-static kernel_call_t chunk_call(const streamer_t *s, const pass_t *ps, const sub_t *u, int filtered, const float *in,
-                                float *acc)
+ * (rows as lidx numbers them: the whole block, or packed rows when
+ * filtered) into the column's accumulator. */
+static kernel_call_t chunk_call(const streamer_t *s, const pass_t *ps, const sub_t *u, const int32_t *lidx,
+                                const float *in, float *acc)
 {
     return (kernel_call_t){.id = KERN_CHUNK_GATHER, .typed = ps->typed, .ptr = u->ptr, .orow = u->orow,
-                           .lidx = filtered ? u->lidx_sel : u->lidx_full, .eid = u->eid, .w = u->w[ps->agg],
+                           .lidx = lidx, .eid = u->eid, .w = u->w[ps->agg],
                            .etype = s->g->etype, .nd = u->nout, .f = ps->f, .in_cols = ps->in.cols,
                            .out_cols = ps->out.cols, .in = in, .out = acc, .flops = 2.0 * (double)u->nnz * ps->f};
 }
@@ -439,7 +457,7 @@ typedef struct {
     float *accs[TOPO_MAX_DEV][2], *buf[TOPO_MAX_DEV][2];
     int ev_d2h[TOPO_MAX_DEV][2], ev_comp[TOPO_MAX_DEV][2], ev_fwd[TOPO_MAX_DEV][2], ev_ready[TOPO_MAX_DEV][2];
     int *order;                /* [device][t]: the block processed t-th in the device's column */
-    int col[TOPO_MAX_DEV], ra; /* this round's columns (-1: none) and accumulator slot */
+    int col[TOPO_MAX_DEV], round, ra; /* this round's columns (-1: none), the round, its accumulator slot */
     float *acc[TOPO_MAX_DEV];
 } pass_run_t;
 
@@ -492,7 +510,8 @@ static void column_begin(streamer_t *s, pass_run_t *pr, int r, int d)
         ops->launch(s->b, d, &z, tag);
     }
     int *ord = pr->order + (size_t)d * pr->nb;
-    if (pr->naive && s->kn.swap && s->have_profile) swap_order(s, pr->o, c, ord);
+    double saved = pr->naive && s->kn.swap && s->have_profile ? swap_order(s, pr->o, c, ord) : 0;
+    if (saved > 0) s->ctr.swapped_cols++, s->ctr.swap_saved_s += saved;
     else
         for (int t = 0; t < pr->nb; t++) ord[t] = t;
 }
@@ -522,7 +541,7 @@ static void naive_step(streamer_t *s, pass_run_t *pr, int t)
         chunk_tag_t tag = block_tag(s, ps, blk, pr->col[d]);
         if (pr->ev_comp[d][slot] >= 0) ops->wait(s->b, d, LANE_H2D, pr->ev_comp[d][slot]);
         /* a kept input is brought in whole, for the columns after this one */
-        int filt = !streamer_mp_slot(s, ps->in.key, d) && use_filter(s, u, rows);
+        int filt = !streamer_mp_slot(s, ps->in.key, d) && use_filter(s, u->nrows, rows);
         const float *src = pr->buf[d][slot];
         if (filt) {
             double bytes = sizeof(float) * (double)(u->nrows * ps->in.cols);
@@ -537,29 +556,96 @@ static void naive_step(streamer_t *s, pass_run_t *pr, int t)
             s->ctr.gather_h2d_bytes += copied;
         }
         ops->wait(s->b, d, LANE_COMPUTE, ops->record(s->b, d, LANE_H2D));
-        kernel_call_t kc = chunk_call(s, ps, u, filt, src, pr->acc[d]);
+        kernel_call_t kc = chunk_call(s, ps, u, filt ? u->lidx_sel : u->lidx_full, src, pr->acc[d]);
         ops->launch(s->b, d, &kc, tag);
         pr->ev_comp[d][slot] = ops->record(s->b, d, LANE_COMPUTE);
     }
 }
 
+/* Each device's group: the devices a block is passed along (chain: one
+ * switch's; ring: all). Returns the number of groups. */
+static int device_groups(const streamer_t *s, int *gid)
+{
+    int seq[TOPO_MAX_DEV][TOPO_MAX_DEV], len[TOPO_MAX_DEV];
+    int n = block_sequences(s, 0, seq, len);
+    for (int q = 0; q < n; q++)
+        for (int i = 0; i < len[q]; i++) gid[seq[q][i]] = q;
+    return n;
+}
+
+/* The rows of block t that group g's columns of round r use, and each
+ * such column's edges renumbered into them (lidx_grp). */
+static int group_rows(streamer_t *s, orient_t *o, const int *gid, int r, int t, int g, int32_t *mark)
+{
+    int nb = s->nblocks;
+    int64_t lo = s->blk_lo[t], rows = s->blk_lo[t + 1] - lo, n = 0;
+    rowset_t *rs = &o->grp[((size_t)r * nb + t) * o->grp_n + g];
+    for (int d = 0; d < s->ndev; d++) {
+        int c = r * s->ndev + d;
+        const sub_t *u = c < s->p && gid[d] == g ? &o->sub[(size_t)c * nb + t] : NULL;
+        for (int64_t i = 0; u && i < u->nrows; i++)
+            if (mark[u->rows[i] - lo] < 0) mark[u->rows[i] - lo] = 0, n++;
+    }
+    if (n == 0) return 0;
+    rs->rows = malloc(sizeof(int32_t) * (size_t)n);
+    if (!rs->rows) return -1;
+    for (int64_t v = 0; v < rows; v++)
+        if (mark[v] >= 0) mark[v] = (int32_t)rs->nrows, rs->rows[rs->nrows++] = (int32_t)(lo + v);
+    int rc = 0;
+    for (int d = 0; d < s->ndev && !rc; d++) {
+        int c = r * s->ndev + d;
+        sub_t *u = c < s->p && gid[d] == g ? &o->sub[(size_t)c * nb + t] : NULL;
+        if (!u || u->nnz == 0) continue;
+        u->lidx_grp = malloc(sizeof(int32_t) * (size_t)u->nnz);
+        if (!u->lidx_grp) rc = -1;
+        for (int64_t e = 0; !rc && e < u->nnz; e++) u->lidx_grp[e] = mark[u->lidx_full[e]];
+    }
+    for (int64_t i = 0; i < rs->nrows; i++) mark[rs->rows[i] - lo] = -1;
+    return rc;
+}
+
+/* Builds the shared rows of every (round, block, group) for the current
+ * multidev mode, when selective scheduling may filter chained blocks. */
+static int ensure_groups(streamer_t *s, orient_t *o, gs_err_t *err)
+{
+    if (s->kn.selective == SEL_OFF || (o->grp && o->grp_mode == (int)s->kn.multidev)) return GS_OK;
+    free_groups(s, o);
+    int gid[TOPO_MAX_DEV], ng = device_groups(s, gid), rounds = rounds_of(s), rc = 0;
+    int32_t *mark = malloc(sizeof(int32_t) * (size_t)streamer_max_block(s));
+    o->grp = calloc((size_t)rounds * (size_t)s->nblocks * (size_t)ng, sizeof(rowset_t));
+    o->grp_n = ng, o->grp_mode = (int)s->kn.multidev;
+    if (!mark || !o->grp) rc = -1;
+    for (int64_t v = 0; !rc && v < streamer_max_block(s); v++) mark[v] = -1;
+    for (int r = 0; !rc && r < rounds; r++)
+        for (int t = 0; !rc && t < s->nblocks; t++)
+            for (int g = 0; !rc && g < ng; g++) rc = group_rows(s, o, gid, r, t, g, mark);
+    free(mark);
+    if (!rc) return GS_OK;
+    free_groups(s, o);
+    return gs_fail(err, GS_EFAIL, "out of memory sharing %d chunks' rows among device groups", s->p);
+}
+
 /* Step t of a chain or ring round: block t enters each sequence of devices
- * once from the host and is passed down it device to device, as far as
- * the last device whose column uses it. */
+ * once from the host (filtered to the rows the sequence's columns use,
+ * when selective scheduling says so) and is passed down it device to
+ * device, as far as the last device whose column uses it. */
 static void chained_step(streamer_t *s, pass_run_t *pr, int t)
 {
     const pass_t *ps = pr->ps;
     const backend_ops_t *ops = s->ops;
+    const orient_t *o = pr->o;
     int seq[TOPO_MAX_DEV][TOPO_MAX_DEV], len[TOPO_MAX_DEV], slot = t % pr->slots, nb = pr->nb;
     int nseq = block_sequences(s, t, seq, len);
     int64_t lo = s->blk_lo[t], rows = s->blk_lo[t + 1] - lo;
-    size_t bytes = sizeof(float) * (size_t)(rows * ps->in.cols);
     for (int qs = 0; qs < nseq; qs++) {
         int last = -1;
         for (int q = 0; q < len[qs]; q++) {
             int d = seq[qs][q];
-            if (pr->col[d] >= 0 && pr->o->sub[(size_t)pr->col[d] * nb + t].nnz > 0) last = q;
+            if (pr->col[d] >= 0 && o->sub[(size_t)pr->col[d] * nb + t].nnz > 0) last = q;
         }
+        const rowset_t *rs = o->grp ? &o->grp[((size_t)pr->round * nb + t) * o->grp_n + qs] : NULL;
+        int filt = rs && rs->nrows > 0 && use_filter(s, rs->nrows, rows);
+        size_t bytes = sizeof(float) * (size_t)((filt ? rs->nrows : rows) * ps->in.cols);
         for (int q = 0; q <= last; q++) {
             int d = seq[qs][q];
             lane_t lane = q == 0 ? LANE_H2D : LANE_D2D;
@@ -567,7 +653,10 @@ static void chained_step(streamer_t *s, pass_run_t *pr, int t)
             if (pr->ev_comp[d][slot] >= 0) ops->wait(s->b, d, lane, pr->ev_comp[d][slot]);
             if (pr->ev_fwd[d][slot] >= 0) ops->wait(s->b, d, lane, pr->ev_fwd[d][slot]);
             if (q == 0) {
-                ops->copy(s->b, d, LANE_H2D, -1, pr->buf[d][slot], ps->in.data + lo * ps->in.cols, bytes, tag);
+                if (filt)
+                    ops->copy_rows(s->b, d, pr->buf[d][slot], ps->in.data, sizeof(float) * (size_t)ps->in.cols, rs->rows,
+                                   rs->nrows, tag);
+                else ops->copy(s->b, d, LANE_H2D, -1, pr->buf[d][slot], ps->in.data + lo * ps->in.cols, bytes, tag);
                 s->ctr.gather_h2d_bytes += (double)bytes;
                 streamer_mp_count(s, ps->in.key, (double)bytes);
             } else {
@@ -577,11 +666,12 @@ static void chained_step(streamer_t *s, pass_run_t *pr, int t)
                 pr->ev_fwd[prev][slot] = ops->record(s->b, d, LANE_D2D);
             }
             pr->ev_ready[d][slot] = ops->record(s->b, d, lane);
-            s->ctr.full_blocks++;
-            const sub_t *u = pr->col[d] >= 0 ? &pr->o->sub[(size_t)pr->col[d] * nb + t] : NULL;
+            if (filt) s->ctr.filtered_blocks++;
+            else s->ctr.full_blocks++;
+            const sub_t *u = pr->col[d] >= 0 ? &o->sub[(size_t)pr->col[d] * nb + t] : NULL;
             if (!u || u->nnz == 0) continue;
             ops->wait(s->b, d, LANE_COMPUTE, pr->ev_ready[d][slot]);
-            kernel_call_t kc = chunk_call(s, ps, u, 0, pr->buf[d][slot], pr->acc[d]);
+            kernel_call_t kc = chunk_call(s, ps, u, filt ? u->lidx_grp : u->lidx_full, pr->buf[d][slot], pr->acc[d]);
             ops->launch(s->b, d, &kc, tag);
             pr->ev_comp[d][slot] = ops->record(s->b, d, LANE_COMPUTE);
         }
@@ -609,8 +699,9 @@ static int run_pass(streamer_t *s, orient_t *o, const pass_t *ps, gs_err_t *err)
     int rc = pass_setup(s, ps, o, &pr, err);
     xtensor_t reads[2] = {ps->in, ps->out};
     streamer_mp_op_begin(s, reads, ps->acc ? 2 : 1, &ps->out, 1);
+    if (!rc && !pr.naive) rc = ensure_groups(s, o, err);
     for (int r = 0; !rc && r * pr.nd < s->p; r++) {
-        pr.ra = r % pr.slots;
+        pr.round = r, pr.ra = r % pr.slots;
         for (int d = 0; d < pr.nd; d++) column_begin(s, &pr, r, d);
         for (int t = 0; t < pr.nb && !rc; t++) {
             if (s->abort_flag && atomic_load(s->abort_flag)) { /* quit: stop after the chunks already queued */

@@ -17,6 +17,9 @@
  *              chain: devices under one switch pass each block down the
  *              chain device to device, so the shared uplink carries it once;
  *              ring: every device passes blocks around one ring (NGra).
+ *              A passed block filtered by selective scheduling carries the
+ *              rows any column of its group uses (their union). The swap
+ *              heuristic reorders only naive columns.
  *   memplan    stream: every op brings its inputs in; lru / roc: keep
  *              tensors on the devices between ops (memplan.h).
  * Vertex tensors live in host memory between ops (device copies kept by
@@ -61,10 +64,22 @@ typedef struct {
     float *w[3];        /* (nnz) edge weights per agg_weight_t, in sub order (AGG_ONE: NULL) */
     int32_t *rows;      /* (nrows) input rows used, ascending (global ids) */
     int64_t nrows;
+    int32_t *lidx_grp;  /* (nnz) input row within its device group's shared rows (chain/ring) */
 } sub_t;
+
+/* Rows of one block that some device of a group uses in one round. */
+typedef struct {
+    int32_t *rows;      /* ascending global ids */
+    int64_t nrows;
+} rowset_t;
 
 typedef struct {
     sub_t *sub;         /* [out interval][block] */
+    /* chain/ring with selective scheduling: a block passed down a group of
+     * devices carries the union of the rows their columns use */
+    rowset_t *grp;      /* [round][block][group], built for grp_mode */
+    int grp_mode;       /* the multidev mode grp was built for (-1: none) */
+    int grp_n;          /* groups */
     double *t_copy;     /* profiled seconds per [out][block] */
     double *t_comp;
 } orient_t;
@@ -75,6 +90,7 @@ typedef struct {
     double gather_h2d_bytes; /* the Scatter-Gather stage's share of h2d_bytes */
     double transfer_s, hidden_s; /* transfer time and the part overlapped by compute */
     double gather_transfer_s, gather_hidden_s; /* the same for the gathers' passes */
+    double swapped_cols, swap_saved_s; /* columns the swap heuristic reordered, simulated seconds saved */
 } stream_counters_t;
 
 /* A host tensor's copy on the devices, kept by the memory plan. */
