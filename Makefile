@@ -30,7 +30,7 @@ HAVE_MPI   := $(shell command -v mpicc >/dev/null 2>&1 && echo 1)
 HAVE_CUPTI := $(shell test -f /usr/local/cuda/extras/CUPTI/include/cupti.h -o -f /usr/local/cuda/include/cupti.h && echo 1)
 mark = $(if $(1),✓,✗)
 
-.PHONY: all run test asan test-asan tsan test-tsan deps summary format clean install plugin test-gpu
+.PHONY: all run test asan test-asan tsan test-tsan deps bench-deps summary format clean install plugin test-gpu
 all: summary gnnscope plugin
 
 # ---- the CUDA plugin: built when nvcc is present, skipped with NO_CUDA=1 ----
@@ -83,6 +83,10 @@ $(BUILD)/tests/%: tests/%.c $(LIB) $(OBJ_APP_NOMAIN)
 
 deps:
 	@scripts/deps.sh
+
+# the benchmarks' CPU peer (PyTorch, ~850 MB): only for tests/bench
+bench-deps:
+	@scripts/deps.sh --bench
 
 # run and test install what is missing first, so they work on a fresh machine
 run:

@@ -1,6 +1,7 @@
 /* run_json.c - see run_json.h. */
 #include "run_json.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -43,14 +44,21 @@ static long long peak_rss_bytes(void)
     return (long long)ru.ru_maxrss * 1024LL;
 }
 
+/* A number as JSON: integers (counts, bytes, FLOPs) exactly, others to 9 digits. */
+static void json_num(FILE *f, double v)
+{
+    if (v == floor(v) && fabs(v) < 9007199254740992.0) fprintf(f, "%.0f", v);
+    else fprintf(f, "%.9g", v);
+}
+
 static void print_dkp(FILE *f, const trainer_t *t)
 {
     const model_state_t *m = &t->model;
     fprintf(f, ",\"dkp\":[");
     for (int i = 0; i < m->ndkp && i < MODEL_MAX_DKP; i++) {
         const dkp_choice_t *c = &m->dkp[i];
-        fprintf(f, "%s{\"layer\":%d,\"din\":%lld,\"dout\":%lld,\"order\":\"%s\",\"agg_flops_fwd\":{\"aggregation_first\":%.6g,"
-                   "\"combination_first\":%.6g},\"agg_flops_bwd\":{\"aggregation_first\":%.6g,\"combination_first\":%.6g},"
+        fprintf(f, "%s{\"layer\":%d,\"din\":%lld,\"dout\":%lld,\"order\":\"%s\",\"agg_flops_fwd\":{\"aggregation_first\":%.0f,"
+                   "\"combination_first\":%.0f},\"agg_flops_bwd\":{\"aggregation_first\":%.0f,\"combination_first\":%.0f},"
                    "\"predicted_saving_ms\":%.4f}",
                 i ? "," : "", c->layer, (long long)c->din, (long long)c->dout,
                 c->combination_first ? "combination-first" : "aggregation-first", c->agg_flops_fwd[0], c->agg_flops_fwd[1],
@@ -61,7 +69,7 @@ static void print_dkp(FILE *f, const trainer_t *t)
     for (int i = 0; i < m->prog.ncode; i++)
         if (m->prog.code[i].layer + 1 > nlayers) nlayers = m->prog.code[i].layer + 1;
     for (int l = 0; l < nlayers && l < PROG_MAX_LAYERS; l++)
-        fprintf(f, "%s{\"layer\":%d,\"fwd\":%.6g,\"bwd\":%.6g}", l ? "," : "", l, t->ex.agg_flops[l][0], t->ex.agg_flops[l][1]);
+        fprintf(f, "%s{\"layer\":%d,\"fwd\":%.0f,\"bwd\":%.0f}", l ? "," : "", l, t->ex.agg_flops[l][0], t->ex.agg_flops[l][1]);
     fprintf(f, "]");
     if (m->dkp_model.fitted)
         fprintf(f, ",\"dkp_fit\":{\"alpha\":%.4g,\"beta\":%.4g,\"gamma\":%.4g,\"delta\":%.4g,\"gemm_samples\":%d,\"gather_samples\":%d}",
@@ -112,7 +120,7 @@ static void print_facts(FILE *f, const trainer_t *t, double epoch_s)
             json_str(f, facts[i].name);
             fputc(':', f);
             if (facts[i].text) json_str(f, facts[i].text);
-            else fprintf(f, "%.6g", facts[i].value);
+            else json_num(f, facts[i].value);
             if (pass && (i + 1 == n || !facts[i + 1].group || strcmp(facts[i + 1].group, facts[i].group))) fputc('}', f);
         }
 }

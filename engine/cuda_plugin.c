@@ -51,7 +51,7 @@ static void load_once(void)
 {
     char path[PATH_MAX + 64], why[256] = "";
     if (!find_plugin(path, sizeof path)) {
-        gs_fail(&load_err, GS_EINPUT, "no CUDA backend: %s was not built (nvcc was missing, or NO_CUDA=1)", PLUGIN_FILE);
+        gs_fail(&load_err, GS_EINPUT, "no usable GPU: the CUDA backend (%s) was not built (nvcc was missing, or NO_CUDA=1)", PLUGIN_FILE);
         return;
     }
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);

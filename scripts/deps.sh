@@ -1,9 +1,22 @@
 #!/usr/bin/env bash
 # deps.sh - installs the Debian packages gnnscope needs, if any are missing.
-# Usage: scripts/deps.sh [--check]   (--check: exit 1 if something is missing)
+# Usage: scripts/deps.sh [--check] [--bench]
+#   --check  exit 1 (naming them) if something is missing; install nothing
+#   --bench  also the benchmarks' CPU peer, PyTorch (python3-torch, ~850 MB);
+#            `make test` and `make run` never need it
+# apt's output goes to a log; one line says what is installed and where the
+# log is, and a failure prints the log's end.
 set -euo pipefail
 PKGS=(build-essential libopenblas-dev zlib1g-dev libmetis-dev libcmocka-dev libncurses-dev
-      libreadline-dev libopenmpi-dev openmpi-bin tmux python3 python3-torch)
+      libreadline-dev libopenmpi-dev openmpi-bin tmux python3)
+check=0
+for a in "$@"; do
+    case "$a" in
+    --check) check=1 ;;
+    --bench) PKGS+=(python3-torch) ;;
+    *) echo "scripts/deps.sh: unknown option '$a' (use --check, --bench)" >&2; exit 2 ;;
+    esac
+done
 missing=()
 for p in "${PKGS[@]}"; do
     if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
@@ -11,13 +24,17 @@ for p in "${PKGS[@]}"; do
     fi
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
-[ "${1:-}" = "--check" ] && { echo "missing: ${missing[*]}"; exit 1; }
-echo "gnnscope: installing missing Debian packages: ${missing[*]}"
+[ "$check" -eq 1 ] && { echo "missing: ${missing[*]}"; exit 1; }
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then
     command -v sudo >/dev/null || { echo "gnnscope: need root (or sudo) to install: ${missing[*]}" >&2; exit 1; }
     SUDO=sudo
 fi
+log=${TMPDIR:-/tmp}/gnnscope-apt.log
+echo "gnnscope: installing Debian packages: ${missing[*]} (apt log: $log)"
 export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+if ! { $SUDO apt-get update -q && $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"; } >"$log" 2>&1; then
+    echo "gnnscope: apt-get failed; the end of $log:" >&2
+    tail -n 20 "$log" >&2
+    exit 1
+fi

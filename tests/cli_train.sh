@@ -3,7 +3,8 @@
 # flag with its default, --json ends with one JSON object holding the
 # documented fields, a generated graph trains, a checkpointed run resumed
 # through the CLI repeats the uninterrupted losses, and Ctrl-C stops after
-# the current epoch with the checkpoint on disk.
+# the current epoch with the checkpoint on disk; two identical runs on the
+# virtual clock with roofline kernels give identical emulated times.
 source "$(dirname "$0")/lib.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -32,6 +33,21 @@ full=$("$BIN" train --model gcn --epochs 6 --json | json_get losses)
 rest=$("$BIN" train --model gcn --epochs 6 --resume "$tmp/c.ckpt" --json | json_get losses)
 $PY -c "import sys; f=eval(sys.argv[1]); r=eval(sys.argv[2]); assert f[4:]==r, (f, r)" "$full" "$rest" \
     && ok "resume after epoch 4 repeats epochs 5-6 exactly" || bad "resume losses differ: $full vs $rest"
+
+# the virtual clock with roofline kernels is deterministic: two identical
+# streamed runs give the same emulated times to the nanosecond
+flags=(--devices 2 --device-mem 1M --selective auto --pipeline on --swap on --epochs 3 --json --quiet)
+one=$("$BIN" train "${flags[@]}" | tail -n 1)
+two=$("$BIN" train "${flags[@]}" | tail -n 1)
+$PY - "$one" "$two" <<'PYEOF' && ok "two roofline runs: identical emulated epoch times" || bad "roofline runs differ"
+import json, sys
+a, b = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+assert a["clock"] == "virtual" and a["kernel_time"] == "roofline", (a["clock"], a["kernel_time"])
+for k in ("epoch_ms_median", "eval_ms_median", "compute_ms", "exposed_ms", "idle_ms", "losses"):
+    assert a[k] == b[k], (k, a[k], b[k])
+assert a["epoch_ms_median"] > 0
+print(f"epoch {a['epoch_ms_median']} ms both times")
+PYEOF
 
 "$BIN" train --model gat --epochs 100000 --checkpoint "$tmp/i.ckpt" --quiet &
 pid=$!

@@ -16,6 +16,7 @@ epochs=${EPOCHS:-20}
 nodes=${NODES:-100000}
 mkdir -p "$work"
 cd "$root"
+scripts/deps.sh --bench # the PyTorch peer
 make -s gnnscope >/dev/null
 export GNNSCOPE_CACHE_DIR="$work/cache"
 g="$work/gen-$nodes"
