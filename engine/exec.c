@@ -440,7 +440,7 @@ void exec_backward(exec_t *ex, const tensor_t *dout)
         int acc_a = 0, acc_b = 0, acc_c = 0;
         if (K->annotate) K->annotate(cx, in->layer, 1, op_name(in->op));
         exec_mark_t mark = exec_mark(ex);
-        double t0 = mark.t0, flops0 = ex->flops;
+        double flops0 = ex->flops;
         float *da = gtarget(ex, in->in[0], &acc_a);
         float *db = in->nin > 1 ? gtarget(ex, in->in[1], &acc_b) : NULL;
         float *dc = in->nin > 2 ? gtarget(ex, in->in[2], &acc_c) : NULL;
