@@ -30,7 +30,7 @@ HAVE_MPI   := $(shell command -v mpicc >/dev/null 2>&1 && echo 1)
 HAVE_CUPTI := $(shell test -f /usr/local/cuda/extras/CUPTI/include/cupti.h -o -f /usr/local/cuda/include/cupti.h && echo 1)
 mark = $(if $(1),✓,✗)
 
-.PHONY: all run test asan test-asan tsan test-tsan deps bench-deps summary format clean install plugin test-gpu
+.PHONY: all run test asan test-asan tsan test-tsan deps bench-deps fuzz fuzz-ci fuzz-build fuzzers summary format clean install plugin test-gpu
 all: summary gnnscope plugin
 
 # ---- the CUDA plugin: built when nvcc is present, skipped with NO_CUDA=1 ----
@@ -126,6 +126,29 @@ gnnscope-tsan: $(OBJ_APP) $(LIB) $(TESTS)
 
 test-tsan: tsan
 	@tests/run.sh build-tsan tsan
+
+# libFuzzer harnesses (clang; tests/fuzz/): every parser of outside input.
+# `make fuzz` runs each for FUZZ_TIME seconds (default 600), `make fuzz-ci`
+# for 60 on the seed corpus; tests/fuzz/run.sh reports execs/s and coverage.
+FUZZERS   := $(patsubst tests/fuzz/%.c,build-fuzz/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_TIME ?= 600
+fuzz-build:
+	@scripts/deps.sh --fuzz
+	@$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang OPT=-O1 ARCH= \
+	  SAN='-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -Wno-unknown-warning-option' \
+	  fuzzers
+
+fuzzers: $(FUZZERS)
+
+$(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_util.h $(LIB) $(OBJ_APP_NOMAIN)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fsanitize=fuzzer -o $@ $< $(OBJ_APP_NOMAIN) $(LIB) $(LDLIBS)
+
+fuzz: fuzz-build
+	@tests/fuzz/run.sh $(FUZZ_TIME)
+
+fuzz-ci: fuzz-build
+	@tests/fuzz/run.sh 60
 
 format:
 	clang-format -i $(SRC_LIB) $(SRC_APP) $(wildcard engine/*.h engine/models/*.h datasets/*.h app/*.h tests/*.c)

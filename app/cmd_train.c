@@ -1,9 +1,9 @@
 /* cmd_train.c - `gnnscope train`: headless full-batch training with one
  * progress line per epoch, or a JSON summary as the last stdout line.
- * Ctrl-C / SIGTERM stop after the current epoch; with --checkpoint the
- * last finished epoch is already on disk (saved atomically each epoch). */
+ * Ctrl-C, SIGTERM and SIGHUP stop after the current epoch (stop_signal.h);
+ * with --checkpoint the last finished epoch is already on disk (saved
+ * atomically each epoch). */
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,15 +15,8 @@
 #include "metrics_csv.h"
 #include "profile_sink.h"
 #include "run_json.h"
+#include "stop_signal.h"
 #include "train_opts.h"
-
-static volatile sig_atomic_t stop_requested;
-
-static void on_signal(int sig)
-{
-    (void)sig;
-    stop_requested = 1;
-}
 
 int cmd_train(int argc, char **argv)
 {
@@ -55,6 +48,9 @@ int cmd_train(int argc, char **argv)
     trainer_t t;
     int rc = trainer_open(&t, &cfg, &err);
     if (!rc && resume[0]) rc = trainer_resume(&t, resume, &err);
+    if (!rc && resume[0] && t.epoch >= cfg.epochs)
+        rc = gs_fail(&err, GS_EINPUT, "%s is at epoch %lld: --epochs %d is already reached (raise it to train on)", resume,
+                     (long long)t.epoch, cfg.epochs);
     if (!rc && profiling) {
         char why[256];
         if (sink_attach_gpu(&prof, &t.cfg, why, sizeof why))
@@ -68,8 +64,7 @@ int cmd_train(int argc, char **argv)
         return rc == GS_EINPUT ? 2 : 1;
     }
     t.cfg.threads = cfg.threads > 0 ? cfg.threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
-    signal(SIGINT, on_signal);
-    signal(SIGTERM, on_signal);
+    stop_signal_install();
     int todo = cfg.epochs > t.epoch ? cfg.epochs - (int)t.epoch : 0;
     run_log_t log = {calloc((size_t)todo + 1, sizeof(double)), calloc((size_t)todo + 1, sizeof(double)),
                      calloc((size_t)todo + 1, sizeof(double)), calloc((size_t)todo + 1, sizeof(double)), 0, {0}, 0, 0};
@@ -77,7 +72,7 @@ int cmd_train(int argc, char **argv)
         printf("gnnscope: %s on %s: %lld nodes, %lld edges, %lld features, %lld classes, %d threads\n", cfg.model,
                t.data.ds.name, (long long)t.data.g.n, (long long)t.data.g.m, (long long)t.data.ds.f, (long long)t.data.ds.c,
                t.cfg.threads);
-    for (int i = 0; i < todo && !stop_requested; i++) {
+    for (int i = 0; i < todo && !stop_signal(); i++) {
         epoch_stats_t st;
         if ((rc = trainer_epoch(&t, &st, &err))) break;
         log.loss[log.n] = st.loss, log.ms[log.n] = st.epoch_ms, log.eval_ms[log.n] = st.eval_ms;
@@ -108,7 +103,7 @@ int cmd_train(int argc, char **argv)
     }
     metrics_free(&mcsv);
     if (rc) fprintf(stderr, "gnnscope: error: %s\n", err.msg);
-    else if (stop_requested) fprintf(stderr, "gnnscope: interrupted after epoch %lld%s\n", (long long)t.epoch,
+    else if (stop_signal()) fprintf(stderr, "gnnscope: interrupted after epoch %lld%s\n", (long long)t.epoch,
                                      checkpoint[0] ? " (checkpoint saved)" : "");
     if (!rc && json) run_json_print(stdout, &t, &log);
     else if (!rc && !quiet && log.n)
@@ -118,5 +113,5 @@ int cmd_train(int argc, char **argv)
     trainer_close(&t);
     if (profiling) prof_shutdown(&prof);
     if (rc) return rc == GS_EINPUT ? 2 : 1;
-    return stop_requested ? 130 : 0;
+    return stop_signal_exit_code();
 }

@@ -46,9 +46,13 @@ void console_attach(session_t *s) { sess = s; }
 int console_run(const char *line)
 {
     while (*line == ' ') line++;
-    if (strncmp(line, "source ", 7) == 0 && source_handler) {
-        const char *path = line + 7;
+    if (strncmp(line, "source", 6) == 0 && (line[6] == ' ' || line[6] == '\0') && source_handler) {
+        const char *path = line + 6;
         while (*path == ' ') path++;
+        if (!*path) {
+            snprintf(reply, sizeof reply, "usage: source FILE (a script of console commands, say and wait lines)");
+            return GS_EINPUT;
+        }
         return source_handler(path, reply, sizeof reply);
     }
     int rc = session_command(sess, line, reply, sizeof reply);

@@ -2,6 +2,7 @@
 #include "script.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,7 @@ static int check_line(const char *l, char *why, size_t n)
     }
     char word[64] = "";
     sscanf(l, "%63s", word);
+    if (strcmp(word, "source") == 0) return snprintf(why, n, "source is a console command: scripts do not nest"), -1;
     for (const char *const *c = session_command_names(); *c; c++)
         if (strcmp(*c, word) == 0) return 0;
     snprintf(why, n, "unknown command '%.64s'", word);
@@ -151,6 +153,17 @@ static void effect_line(script_t *sc, const char *l, const session_snapshot_t *s
     snprintf(sc->banner, sizeof sc->banner, ">> %s", sc->effect);
 }
 
+/* Queues a line for script_take_said (the oldest are kept when full). */
+static void said(script_t *sc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void said(script_t *sc, const char *fmt, ...)
+{
+    if (sc->nsaid == SCRIPT_MAX_SAID) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(sc->said[sc->nsaid++], sizeof sc->said[0], fmt, ap);
+    va_end(ap);
+}
+
 int script_step(script_t *sc, const session_snapshot_t *snap)
 {
     long done = (long)snap->epochs_total;
@@ -164,7 +177,7 @@ int script_step(script_t *sc, const session_snapshot_t *snap)
         if (strncmp(l, "say ", 4) == 0) {
             const char *q = strchr(l, '"');
             snprintf(sc->banner, sizeof sc->banner, ">> %.*s", (int)strlen(q) - 2, q + 1);
-            if (sc->nsaid < 16) snprintf(sc->said[sc->nsaid++], sizeof sc->said[0], "%s", sc->banner);
+            said(sc, "%s", sc->banner);
         } else if (sscanf(l, "wait epochs %ld", &k) == 1) {
             sc->wait_until = done + k;
             return 0;
@@ -173,8 +186,10 @@ int script_step(script_t *sc, const session_snapshot_t *snap)
             if (sc->marked) sc->mark = snap->epochs[snap->nepochs - 1];
         } else if (strncmp(l, "effect", 6) == 0) {
             effect_line(sc, l, snap);
-        } else if (console_run(l) == SESSION_QUIT) {
-            return 1;
+        } else {
+            int rc = console_run(l);
+            said(sc, "   %s", console_reply()); /* every command's reply, in order */
+            if (rc == SESSION_QUIT) return 1;
         }
     }
     return 0;

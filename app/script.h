@@ -13,6 +13,8 @@
 #ifndef GS_SCRIPT_H
 #define GS_SCRIPT_H
 
+#define SCRIPT_MAX_SAID 64
+
 #include "session.h"
 
 #define SCRIPT_MAX_LINES 10000
@@ -26,7 +28,7 @@ typedef struct {
     long wait_until;   /* epoch count to reach before continuing, -1 = none */
     char banner[512];
     char effect[512];  /* the last effect line, or "" */
-    char said[16][512]; /* says since the last script_take_said, oldest first */
+    char said[SCRIPT_MAX_SAID][512]; /* says and command replies since the last script_take_said, oldest first */
     int nsaid;
     epoch_stats_t mark;
     int marked;

@@ -97,7 +97,7 @@ static void serve_reload(session_t *s, const train_cfg_t *cfg)
     if (rc) {
         if (next) trainer_close(next);
         free(next);
-        notice(s, "%.200s: not loaded, the run goes on: %s", cfg->dataset, err.msg);
+        notice(s, "%.64s on %.120s not opened, the run goes on: %s", cfg->model, cfg->dataset, err.msg);
         return;
     }
     pthread_mutex_lock(&s->lock); /* session_close reads the pointer under it */

@@ -4,7 +4,10 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "../engine/atomic_file.h"
 #include "../engine/cuda_plugin.h"
 #include "../engine/knobs.h"
 #include "cli.h"
@@ -108,12 +111,31 @@ static int resolve_backend(opts_cmd_t cmd, int argc, char **argv, train_opts_t *
     return GS_OK;
 }
 
+/* The files the run will write or read, checked before any work: an
+ * output must be a regular file or absent in a writable directory (never
+ * a device, link or directory); --resume must be a regular file. */
+static int check_files(const train_opts_t *o, gs_err_t *err)
+{
+    const char *outputs[][2] = {{"checkpoint", o->checkpoint}, {"trace", o->trace}, {"metrics", o->metrics}};
+    for (size_t i = 0; i < sizeof outputs / sizeof outputs[0]; i++) {
+        gs_err_t why;
+        if (outputs[i][1][0] && atomic_target_ok(outputs[i][1], &why))
+            return gs_fail(err, GS_EINPUT, "--%s %s", outputs[i][0], why.msg);
+    }
+    struct stat st;
+    if (o->resume[0] && (stat(o->resume, &st) != 0 || !S_ISREG(st.st_mode)))
+        return gs_fail(err, GS_EINPUT, "--resume %s: %s", o->resume,
+                       access(o->resume, F_OK) != 0 ? "no such file" : "not a regular file (a checkpoint is one)");
+    return GS_OK;
+}
+
 int train_opts_parse(opts_cmd_t cmd, int argc, char **argv, train_opts_t *o, int *help, gs_err_t *err)
 {
     opt_group_t g[3];
     defaults(cmd, o);
     int rc = cli_parse(cmd_name(cmd), g, groups(cmd, o, g), argc, argv, help, err);
     if (rc || *help) return rc;
+    if ((rc = check_files(o, err))) return rc;
     return resolve_backend(cmd, argc, argv, o, err);
 }
 

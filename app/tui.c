@@ -1,7 +1,7 @@
 /* tui.c - the workbench's main loop: opens the session (engine thread),
  * reads keys with a 100 ms timeout (so the screen refreshes at >= 10 Hz
  * without ever waiting on training), feeds the console, runs scripts, and
- * draws the views. The terminal is restored on q, Ctrl-C, SIGTERM, errors
+ * draws the views. The terminal is restored on q, Ctrl-C, SIGTERM, SIGHUP, errors
  * and at exit. */
 #include "tui.h"
 
@@ -19,10 +19,10 @@
 #include "console.h"
 #include "script.h"
 #include "session.h"
+#include "stop_signal.h"
 #include "../engine/parse.h"
 #include "train_opts.h"
 
-static volatile sig_atomic_t got_signal;
 static script_t active_script; /* the running script, if any (--script or source) */
 static int have_active;
 static session_t *tui_session;
@@ -45,7 +45,6 @@ static int source_script(const char *path, char *reply, int n)
 }
 static int curses_up;
 
-static void on_signal(int sig) { got_signal = sig; }
 
 static void restore_terminal(void)
 {
@@ -58,6 +57,7 @@ static void restore_terminal(void)
 typedef struct {
     uint64_t span, t_end;
     int span_auto; /* until the user zooms: two epochs (with evaluation) */
+    uint64_t notices; /* the engine's notices shown so far */
     int follow, help, focused;
     double busy_hist[PROF_MAX_DEV][VIEW_HIST];
     int nhist;
@@ -161,7 +161,7 @@ static int run_loop(session_t *s)
     ui_t u = {.span = 200000000ull, .span_auto = 1, .follow = 1};
     layout_t l;
     int quit = 0;
-    while (!quit && !got_signal) {
+    while (!quit && !stop_signal()) {
         int ch = getch();
         if (ch == KEY_RESIZE) clear();
         else if (ch != ERR) quit = handle_key(s, &u, ch);
@@ -202,6 +202,10 @@ static int run_loop(session_t *s)
                  v.emulated ? "cpu backend:" : v.gpu ? "cuda:" : "host memory", v.emulated ? snap.topology : v.gpu ? v.gpu_m.gpu : "",
                  v.emulated ? " (emulated)" : snap.streaming ? " streamed" : "", snap.nepochs ? (int)snap.epochs[snap.nepochs - 1].epoch : 0,
                  snap.failed ? "  ERROR" : snap.paused ? "  PAUSED" : snap.finished ? "  done" : "  running");
+        if (snap.notice_seq != u.notices) { /* what the engine did with a request, at an epoch boundary */
+            if (snap.notice[0]) console_set_reply("%s", snap.notice);
+            u.notices = snap.notice_seq;
+        }
         if (snap.failed && !console_reply()[0]) console_set_reply("error: %s", snap.error);
         knob_rows(s, &snap, &v);
         snprintf(v.reply, sizeof v.reply, "%s", sc && script_banner(sc)[0] ? script_banner(sc) : console_reply());
@@ -211,7 +215,7 @@ static int run_loop(session_t *s)
         layout_compute(LINES, COLS, layout_timeline_rows(1 + 4 * v.ndev), &l);
         draw_screen(&l, &v);
     }
-    return got_signal ? 130 : 0;
+    return stop_signal_exit_code();
 }
 
 /* A script without a terminal (classroom rehearsal, tests): says and
@@ -220,19 +224,19 @@ static int run_loop(session_t *s)
 static int run_headless(session_t *s)
 {
     session_snapshot_t *snap = malloc(sizeof *snap);
-    char said[16][512], last_reply[512] = "";
+    static char said[SCRIPT_MAX_SAID][512];
     int quit = 0;
-    uint64_t shown = 0;
+    uint64_t shown = 0, notices = 0;
     if (!snap) return 1;
     console_attach(s);
-    while (!quit && !got_signal) {
+    while (!quit && !stop_signal()) {
         session_snapshot(s, snap);
         if (script_step(&active_script, snap)) quit = 1;
-        int n = script_take_said(&active_script, said, 16);
+        int n = script_take_said(&active_script, said, SCRIPT_MAX_SAID);
         for (int i = 0; i < n; i++) printf("%s\n", said[i]);
-        if (strcmp(console_reply(), last_reply) != 0) {
-            snprintf(last_reply, sizeof last_reply, "%s", console_reply());
-            printf("   %s\n", last_reply);
+        if (snap->notice_seq != notices) { /* what the engine did with a request, at an epoch boundary */
+            if (notices || snap->notice[0]) printf("   %s\n", snap->notice);
+            notices = snap->notice_seq;
         }
         if (snap->nepochs && snap->epochs_total != shown) {
             const epoch_stats_t *e = &snap->epochs[snap->nepochs - 1];
@@ -253,7 +257,7 @@ static int run_headless(session_t *s)
     free(snap);
     session_close(s);
     script_free(&active_script);
-    return failed ? 1 : got_signal ? 130 : 0;
+    return failed ? 1 : stop_signal_exit_code();
 }
 
 int cmd_tui(int argc, char **argv) { return tui_run(OPTS_TUI, argc, argv); }
@@ -298,8 +302,7 @@ int tui_run(opts_cmd_t kind, int argc, char **argv)
         fprintf(stderr, "gnnscope: error: %s\n", err.msg);
         return 2;
     }
-    signal(SIGINT, on_signal);
-    signal(SIGTERM, on_signal);
+    stop_signal_install();
     console_set_source_handler(source_script);
     if (have_active) script_attach(&active_script, &s);
     if (!tty) return run_headless(&s);

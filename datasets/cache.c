@@ -1,5 +1,8 @@
 /* cache.c - see cache.h. The format is host-endian; the version is bumped
- * whenever the layout changes. */
+ * whenever the layout changes. A cache is trusted only after its header's
+ * counts are in range and fill the file exactly (checked before any
+ * allocation), its checksum holds, and its contents pass the loaders'
+ * range checks (dataset_check). */
 #include "cache.h"
 
 #include <dirent.h>
@@ -11,6 +14,8 @@
 #include <unistd.h>
 
 #include "../engine/atomic_file.h"
+#include "../engine/checksum.h"
+#include "../engine/membudget.h"
 #include "../engine/rng.h"
 
 typedef struct {
@@ -20,6 +25,7 @@ typedef struct {
     int64_t n, f, c, npairs, nsplit[3];
     int32_t ntypes, has_types;
     char name[256];
+    uint64_t checksum; /* gs_checksum of the arrays after the header */
 } cache_header_t;
 
 static uint64_t hash_str(uint64_t h, const char *s)
@@ -106,9 +112,28 @@ static int spans_of(const dataset_t *d, span_t *s)
     return k;
 }
 
-int cache_read(dataset_t *d, const char *file, uint64_t fingerprint, gs_err_t *err)
+/* The header's sizes, checked before anything is allocated: each count
+ * in range and the arrays exactly filling the file. */
+static int header_ok(const cache_header_t *h, double file_bytes, const char *file, gs_err_t *err)
+{
+    if (h->n <= 0 || h->n > GS_MAX_NODES || h->f < 0 || h->f > GS_CACHE_MAX_FEATS || h->c < 0 || h->c > GS_MAX_LABEL + 1 ||
+        h->npairs < 0 || h->npairs > GS_CACHE_MAX_PAIRS || h->ntypes < 0 || (h->has_types != 0 && h->has_types != 1))
+        return gs_fail(err, GS_EINPUT, "%s: header counts out of range", file);
+    double want = sizeof *h + 4.0 * (double)h->npairs * (2 + h->has_types) + 4.0 * (double)h->n * (double)h->f +
+                  4.0 * (double)h->n;
+    for (int i = 0; i < 3; i++) {
+        if (h->nsplit[i] < 0 || h->nsplit[i] > h->n) return gs_fail(err, GS_EINPUT, "%s: split %d size out of range", file, i);
+        want += 4.0 * (double)h->nsplit[i];
+    }
+    if (want != file_bytes)
+        return gs_fail(err, GS_EINPUT, "%s: %.0f bytes, the header describes %.0f", file, file_bytes, want);
+    return gs_mem_check(want, "the cached dataset", err);
+}
+
+int cache_read(dataset_t *d, const char *file, uint64_t fingerprint, int *damaged, gs_err_t *err)
 {
     memset(d, 0, sizeof *d);
+    *damaged = 0;
     FILE *f = fopen(file, "rb");
     if (!f) return gs_fail(err, GS_EINPUT, "%s: no cache", file);
     cache_header_t h;
@@ -116,21 +141,23 @@ int cache_read(dataset_t *d, const char *file, uint64_t fingerprint, gs_err_t *e
     struct stat st;
     if (fread(&h, sizeof h, 1, f) != 1 || memcmp(h.magic, GS_CACHE_MAGIC, 8) != 0) {
         gs_fail(err, GS_EINPUT, "%s: not a gnnscope cache", file);
+        *damaged = 1;
         goto done;
     }
     if (h.version != GS_CACHE_VERSION || h.header_bytes != sizeof h || h.fingerprint != fingerprint) {
-        gs_fail(err, GS_EINPUT, "%s: stale cache", file);
+        gs_fail(err, GS_EINPUT, "%s: stale cache", file); /* an older build's, or the sources changed */
         goto done;
     }
-    if (h.n <= 0 || h.n > GS_MAX_NODES || h.f < 0 || h.npairs < 0 || h.c < 0) {
-        gs_fail(err, GS_EINPUT, "%s: damaged cache header", file);
+    *damaged = 1; /* from here on, a failure means the file is ours but damaged */
+    if (fstat(fileno(f), &st) != 0) {
+        gs_fail(err, GS_EINPUT, "%s: cannot stat", file);
         goto done;
     }
+    if (header_ok(&h, (double)st.st_size, file, err)) goto done;
     d->n = h.n, d->f = h.f, d->c = h.c, d->npairs = h.npairs, d->ntypes = h.ntypes;
     memcpy(d->nsplit, h.nsplit, sizeof h.nsplit);
     memcpy(d->name, h.name, sizeof d->name);
     d->name[sizeof d->name - 1] = '\0';
-    size_t want = sizeof h;
     d->pair_src = malloc(sizeof(int32_t) * (size_t)(h.npairs + 1));
     d->pair_dst = malloc(sizeof(int32_t) * (size_t)(h.npairs + 1));
     if (h.has_types) d->pair_type = malloc(sizeof(int32_t) * (size_t)(h.npairs + 1));
@@ -139,24 +166,33 @@ int cache_read(dataset_t *d, const char *file, uint64_t fingerprint, gs_err_t *e
     for (int i = 0; i < 3; i++) d->split[i] = malloc(sizeof(int32_t) * (size_t)(h.nsplit[i] + 1));
     span_t s[9];
     int k = spans_of(d, s);
-    for (int i = 0; i < k; i++) want += s[i].bytes;
-    if (fstat(fileno(f), &st) != 0 || (size_t)st.st_size != want) {
-        gs_fail(err, GS_EINPUT, "%s: damaged cache (size)", file);
-        goto done;
-    }
+    uint64_t sum = GS_CHECKSUM_SEED;
     for (int i = 0; i < k; i++) {
         if (!s[i].ptr) {
             rc = gs_fail(err, GS_EFAIL, "out of memory reading %s", file);
+            *damaged = 0;
             goto done;
         }
         if (s[i].bytes && fread(s[i].ptr, s[i].bytes, 1, f) != 1) {
-            gs_fail(err, GS_EINPUT, "%s: damaged cache (short read)", file);
+            gs_fail(err, GS_EINPUT, "%s: short read", file);
             goto done;
         }
+        sum = gs_checksum(sum, s[i].ptr, s[i].bytes);
+    }
+    if (sum != h.checksum) {
+        gs_fail(err, GS_EINPUT, "%s: checksum mismatch", file);
+        goto done;
+    }
+    gs_err_t why;
+    if (dataset_check(d, &why)) { /* a checksum of bad data: written by a broken build */
+        gs_fail(err, GS_EINPUT, "%s: %s", file, why.msg);
+        goto done;
     }
     rc = GS_OK;
+    *damaged = 0;
 done:
     fclose(f);
+    if (rc) dataset_free(d);
     return rc;
 }
 
@@ -175,9 +211,11 @@ int cache_write(const dataset_t *d, const char *file, uint64_t fingerprint, gs_e
     h.has_types = d->pair_type != NULL;
     memcpy(h.nsplit, d->nsplit, sizeof h.nsplit);
     snprintf(h.name, sizeof h.name, "%s", d->name);
-    fwrite(&h, sizeof h, 1, f);
     span_t s[9];
     int k = spans_of(d, s);
+    h.checksum = GS_CHECKSUM_SEED;
+    for (int i = 0; i < k; i++) h.checksum = gs_checksum(h.checksum, s[i].ptr, s[i].bytes);
+    fwrite(&h, sizeof h, 1, f);
     for (int i = 0; i < k; i++)
         if (s[i].bytes) fwrite(s[i].ptr, s[i].bytes, 1, f);
     return atomic_fclose(f, tmp, file, err);

@@ -23,6 +23,16 @@ struct csv_reader {
     int64_t lineno;
 };
 
+/* A field as it may appear in a message: at most 40 bytes, control and
+ * non-ASCII bytes as '?', so a binary file never reaches the terminal. */
+static const char *shown(const char *s, char out[48])
+{
+    int i = 0;
+    for (; s[i] && i < 40; i++) out[i] = (unsigned char)s[i] < 0x20 || (unsigned char)s[i] >= 0x7f ? '?' : s[i];
+    out[i] = '\0';
+    return out;
+}
+
 int csv_error(csv_reader_t *r, gs_err_t *err, const char *fmt, ...)
 {
     char what[400];
@@ -39,6 +49,17 @@ int csv_open(csv_reader_t **out, const char *path, gs_err_t *err)
     struct stat st;
     if (stat(path, &st) != 0) return gs_fail(err, GS_EINPUT, "%s: missing file (%s)", path, strerror(errno));
     if (S_ISDIR(st.st_mode)) return gs_fail(err, GS_EINPUT, "%s: is a directory, expected a file", path);
+    if (!S_ISREG(st.st_mode)) return gs_fail(err, GS_EINPUT, "%s: not a regular file (a FIFO or a device)", path);
+    size_t plen = strlen(path);
+    if (plen > 3 && strcmp(path + plen - 3, ".gz") == 0) { /* zlib would read anything else as plain text */
+        unsigned char magic[2] = {0, 0};
+        FILE *f = fopen(path, "rb");
+        size_t got = f ? fread(magic, 1, 2, f) : 0;
+        if (f) fclose(f);
+        if (got == 2 && (magic[0] != 0x1f || magic[1] != 0x8b))
+            return gs_fail(err, GS_EINPUT, "%s: not gzip-compressed (its name ends in .gz; it starts with bytes %02x %02x)",
+                           path, magic[0], magic[1]);
+    }
     csv_reader_t *r = calloc(1, sizeof *r);
     if (!r) return gs_fail(err, GS_EFAIL, "out of memory");
     snprintf(r->path, sizeof r->path, "%s", path);
@@ -181,8 +202,9 @@ int csv_field_i64(csv_reader_t *r, char **p, csv_sep_t sep, int col, const char 
         while (*q == '0') q++;
         if (*q == '\0') end = q;
     }
-    if (*end != '\0') return csv_error(r, err, "column %d (%s): '%.40s' is not an integer", col, name, s);
-    if (errno == ERANGE) return csv_error(r, err, "column %d (%s): '%.40s' is out of range", col, name, s);
+    char buf[48];
+    if (*end != '\0') return csv_error(r, err, "column %d (%s): '%s' is not an integer", col, name, shown(s, buf));
+    if (errno == ERANGE) return csv_error(r, err, "column %d (%s): '%s' is out of range", col, name, shown(s, buf));
     *out = v;
     return GS_OK;
 }
@@ -239,14 +261,15 @@ int csv_field_f32(csv_reader_t *r, char **p, csv_sep_t sep, int col, const char 
     char *s = take_field(p, sep);
     trim(&s);
     if (!*s) return csv_error(r, err, "column %d (%s): empty field", col, name);
+    char buf[48];
     const char *end = parse_float_fast(s, out);
     if (!end || *end) {
         char *e2;
         errno = 0;
         *out = strtof(s, &e2);
-        if (*e2 != '\0') return csv_error(r, err, "column %d (%s): '%.40s' is not a number", col, name, s);
+        if (*e2 != '\0') return csv_error(r, err, "column %d (%s): '%s' is not a number", col, name, shown(s, buf));
         end = e2;
     }
-    if (!isfinite(*out)) return csv_error(r, err, "column %d (%s): '%.40s' is not finite", col, name, s);
+    if (!isfinite(*out)) return csv_error(r, err, "column %d (%s): '%s' is not finite", col, name, shown(s, buf));
     return GS_OK;
 }

@@ -34,13 +34,6 @@ void dataset_free(dataset_t *d)
     memset(d, 0, sizeof *d);
 }
 
-uint64_t dataset_phys_mem(void)
-{
-    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
-    if (pages <= 0 || psz <= 0) return 1ull << 34;
-    return (uint64_t)pages * (uint64_t)psz;
-}
-
 static int is_dir(const char *p)
 {
     struct stat st;
@@ -72,6 +65,37 @@ static int load_source(dataset_t *d, const char *path, gs_err_t *err)
     return GS_OK;
 }
 
+int dataset_check(const dataset_t *d, gs_err_t *err)
+{
+    for (int64_t i = 0; i < d->npairs; i++) {
+        if (d->pair_src[i] < 0 || d->pair_src[i] >= d->n || d->pair_dst[i] < 0 || d->pair_dst[i] >= d->n)
+            return gs_fail(err, GS_EINPUT, "edge %lld: endpoint out of range [0, %lld)", (long long)i, (long long)d->n);
+        if (d->pair_type && (d->pair_type[i] < 0 || d->pair_type[i] >= d->ntypes))
+            return gs_fail(err, GS_EINPUT, "edge %lld: type out of range [0, %d)", (long long)i, d->ntypes);
+    }
+    for (int64_t v = 0; v < d->n; v++)
+        if (d->label[v] < -1 || d->label[v] >= d->c)
+            return gs_fail(err, GS_EINPUT, "vertex %lld: label %d out of range [-1, %lld)", (long long)v, d->label[v],
+                           (long long)d->c);
+    for (int i = 0; i < 3; i++)
+        for (int64_t k = 0; k < d->nsplit[i]; k++)
+            if (d->split[i][k] < 0 || d->split[i][k] >= d->n)
+                return gs_fail(err, GS_EINPUT, "split %d entry %lld: vertex %d out of range [0, %lld)", i, (long long)k,
+                               d->split[i][k], (long long)d->n);
+    return GS_OK;
+}
+
+/* Reads the cache file cfile when it is valid for fingerprint fp; a
+ * damaged one is reported (it is rebuilt from the sources). */
+static int read_cache(dataset_t *d, const char *cfile, uint64_t fp, const char *source)
+{
+    gs_err_t cerr;
+    int damaged;
+    if (cache_read(d, cfile, fp, &damaged, &cerr) == GS_OK) return 1;
+    if (damaged) fprintf(stderr, "gnnscope: warning: damaged dataset cache (%s); rebuilding it from %s\n", cerr.msg, source);
+    return 0;
+}
+
 /* A generated dataset ("gen:..."), through the cache like any source. */
 static int load_generated(dataset_t *d, const char *spec, int use_cache, gs_err_t *err)
 {
@@ -83,8 +107,7 @@ static int load_generated(dataset_t *d, const char *spec, int use_cache, gs_err_
     uint64_t fp = gs_hash2(cache_fingerprint(""), 0x6e6e);
     for (const char *c = spec; *c; c++) fp = gs_hash2(fp, (unsigned char)*c);
     int cache_ok = use_cache && cache_path(spec, cfile, sizeof cfile, &cerr) == GS_OK;
-    if (cache_ok && cache_read(d, cfile, fp, &cerr) == GS_OK) return GS_OK;
-    dataset_free(d);
+    if (cache_ok && read_cache(d, cfile, fp, spec)) return GS_OK;
     if ((rc = gen_graph(d, &p, err))) return rc;
     if (cache_ok && cache_write(d, cfile, fp, &cerr) != GS_OK)
         fprintf(stderr, "gnnscope: warning: could not write dataset cache: %s\n", cerr.msg);
@@ -97,6 +120,9 @@ int dataset_load(dataset_t *d, const char *spec, int use_cache, gs_err_t *err)
     memset(d, 0, sizeof *d);
     if (!spec || !*spec) return gs_fail(err, GS_EINPUT, "--dataset: empty dataset name");
     if (strncmp(spec, GEN_PREFIX, strlen(GEN_PREFIX)) == 0) return load_generated(d, spec, use_cache, err);
+    struct stat st;
+    if (stat(spec, &st) == 0 && !S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode))
+        return gs_fail(err, GS_EINPUT, "--dataset %s: not a regular file or directory (a FIFO or a device)", spec);
     if (exists(spec)) snprintf(path, sizeof path, "%s", spec);
     else if (strchr(spec, '/') || !gs_find_resource("datasets", spec, "GNNSCOPE_DATA", GS_DATADIR, path, sizeof path))
         return gs_fail(err, GS_EINPUT, "--dataset %s: no such file, directory or shipped dataset", spec);
@@ -107,8 +133,7 @@ int dataset_load(dataset_t *d, const char *spec, int use_cache, gs_err_t *err)
     int cache_ok = use_cache && cache_path(abs, cfile, sizeof cfile, &cerr) == GS_OK;
     if (cache_ok) {
         fp = cache_fingerprint(abs);
-        if (cache_read(d, cfile, fp, &cerr) == GS_OK) return GS_OK;
-        dataset_free(d);
+        if (read_cache(d, cfile, fp, abs)) return GS_OK;
     }
     int rc = load_source(d, abs, err);
     if (rc) {

@@ -39,8 +39,9 @@ int dataset_load(dataset_t *d, const char *spec, int use_cache, gs_err_t *err);
 /* Renumbers vertices: new vertex v is old vertex perm[v]. Pairs, feature
  * rows, labels and split ids all follow. */
 int dataset_permute(dataset_t *d, const int32_t *perm, gs_err_t *err);
-
-/* Physical memory in bytes (for refusing absurd declared sizes). */
-uint64_t dataset_phys_mem(void);
+/* The loaders' range checks on a dataset from elsewhere (the cache):
+ * endpoints and split entries in [0, N), types in [0, ntypes), labels in
+ * [-1, C). GS_EINPUT naming the first bad entry. */
+int dataset_check(const dataset_t *d, gs_err_t *err);
 
 #endif

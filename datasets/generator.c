@@ -2,6 +2,8 @@
  * requested number of distinct undirected pairs exists. */
 #include "generator.h"
 
+#include "../engine/membudget.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,8 +52,8 @@ int gen_graph(dataset_t *d, const gen_params_t *p, gs_err_t *err)
     int64_t n = p->nodes, c = p->classes;
     int64_t target = (int64_t)llround((double)n * p->avg_degree / 2.0);
     double need = (double)n * (double)p->feats * 4.0 + (double)target * 40.0;
-    if (need > (double)dataset_phys_mem() * 0.8)
-        return gs_fail(err, GS_EINPUT, "generating this graph needs %.1f GiB, more than this machine has", need / 1073741824.0);
+    int rc = gs_mem_check(need, "generating this graph", err);
+    if (rc) return rc;
     snprintf(d->name, sizeof d->name, "gen-n%lld-d%g", (long long)n, p->avg_degree);
     d->n = n, d->f = p->feats, d->c = c;
     d->label = malloc(sizeof(int32_t) * (size_t)n);

@@ -12,11 +12,13 @@
 #include <unistd.h>
 
 #include "csv_reader.h"
+#include "../engine/membudget.h"
 
+/* Something other than a directory is there (csv_open refuses what is not a regular file). */
 static int file_exists(const char *p)
 {
     struct stat st;
-    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+    return stat(p, &st) == 0 && !S_ISDIR(st.st_mode);
 }
 
 int ogb_find_file(const char *dir, const char *base, char *out, size_t outsz)
@@ -90,7 +92,7 @@ static int expect_end(csv_reader_t *r, const char *what, gs_err_t *err)
     }
 }
 
-static int read_count(const char *dir, const char *base, const char *name, int64_t limit, int64_t *out,
+static int read_count(const char *dir, const char *base, const char *name, int64_t least, int64_t limit, int64_t *out,
                       gs_err_t *err)
 {
     csv_reader_t *r;
@@ -103,8 +105,10 @@ static int read_count(const char *dir, const char *base, const char *name, int64
         goto done;
     }
     if ((rc = csv_field_i64(r, &line, CSV_SEP_COMMA, 1, name, out, err))) goto done;
-    if (*out < 0) {
-        rc = csv_error(r, err, "column 1 (%s): %lld is negative", name, (long long)*out);
+    if (*out < least) {
+        rc = *out < 0 ? csv_error(r, err, "column 1 (%s): %lld is negative", name, (long long)*out)
+                      : csv_error(r, err, "column 1 (%s): %lld, but at least %lld is needed", name, (long long)*out,
+                                  (long long)least);
         goto done;
     }
     if (*out > limit) {
@@ -118,13 +122,11 @@ done:
     return rc;
 }
 
-/* Refuses allocations larger than physical memory, naming the cause. */
+/* Refuses allocations past the memory rule (membudget.h), naming the file and line. */
 static int check_size(csv_reader_t *r, double bytes, const char *what, gs_err_t *err)
 {
-    double phys = (double)dataset_phys_mem();
-    if (bytes > phys * 0.9)
-        return csv_error(r, err, "%s would need %.1f GiB, more than this machine's %.1f GiB of memory", what,
-                         bytes / 1073741824.0, phys / 1073741824.0);
+    gs_err_t why;
+    if (gs_mem_check(bytes, what, &why)) return csv_error(r, err, "%s", why.msg);
     return GS_OK;
 }
 
@@ -321,9 +323,8 @@ int ogb_load(dataset_t *d, const char *dir, gs_err_t *err)
     char ddir[4200], sdir[4400];
     int rc;
     data_dir(dir, ddir, sizeof ddir);
-    if ((rc = read_count(ddir, "num-node-list", "node count", GS_MAX_NODES, &d->n, err))) return rc;
-    if (d->n == 0) return gs_fail(err, GS_EINPUT, "%s/num-node-list: node count is 0", ddir);
-    if ((rc = read_count(ddir, "num-edge-list", "edge count", INT64_MAX / 64, &d->npairs, err))) return rc;
+    if ((rc = read_count(ddir, "num-node-list", "node count", 1, GS_MAX_NODES, &d->n, err))) return rc;
+    if ((rc = read_count(ddir, "num-edge-list", "edge count", 0, INT64_MAX / 64, &d->npairs, err))) return rc;
     if ((rc = read_edges(ddir, d, err))) return rc;
     if ((rc = read_features(ddir, d, err))) return rc;
     if ((rc = read_labels(ddir, d, err))) return rc;

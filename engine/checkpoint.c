@@ -1,17 +1,23 @@
 /* checkpoint.c - trainer checkpoints. Layout: a fixed header (magic,
  * version, model and dataset shape, epoch, Adam step, best scores), then
- * for every parameter its name, shape, weights and Adam moments, then an
- * FNV-1a checksum of everything before it. Written atomically. Resuming
- * restores the exact state, so the loss sequence continues unchanged. */
+ * for every parameter its name, shape, weights and Adam moments, then a
+ * checksum (checksum.h) of everything before it; nothing may follow.
+ * Written atomically. Reading verifies the checksum before believing any
+ * field. Resuming restores the exact state, so the loss sequence
+ * continues unchanged. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/stat.h>
+
 #include "atomic_file.h"
+#include "checksum.h"
+#include "membudget.h"
 #include "train.h"
 
 #define CKPT_MAGIC "GNSCKPT"
-#define CKPT_VERSION 1u
+#define CKPT_VERSION 2u
 
 typedef struct {
     char magic[8];
@@ -23,27 +29,6 @@ typedef struct {
     int64_t epoch, adam_t, best_epoch;
     double best_val, test_at_best;
 } ckpt_header_t;
-
-typedef struct {
-    FILE *f;
-    uint64_t h;
-    int bad;
-} hashed_io_t;
-
-static void hio_write(hashed_io_t *io, const void *p, size_t n)
-{
-    const unsigned char *b = p;
-    for (size_t i = 0; i < n; i++) io->h = (io->h ^ b[i]) * 0x100000001b3ULL;
-    if (n && fwrite(p, n, 1, io->f) != 1) io->bad = 1;
-}
-
-static int hio_read(hashed_io_t *io, void *p, size_t n)
-{
-    if (n && fread(p, n, 1, io->f) != 1) return -1;
-    const unsigned char *b = p;
-    for (size_t i = 0; i < n; i++) io->h = (io->h ^ b[i]) * 0x100000001b3ULL;
-    return 0;
-}
 
 static void fill_header(const trainer_t *t, ckpt_header_t *h)
 {
@@ -58,114 +43,133 @@ static void fill_header(const trainer_t *t, ckpt_header_t *h)
     h->best_val = t->best_val, h->test_at_best = t->test_at_best;
 }
 
+/* Bytes of a checkpoint of ps: header, each parameter (name, shape,
+ * weights and Adam's two moments), then the checksum. */
+static size_t ckpt_bytes(const params_t *ps)
+{
+    size_t bytes = sizeof(ckpt_header_t) + sizeof(uint64_t);
+    for (int i = 0; i < ps->n; i++) bytes += sizeof ps->names[i] + 2 * sizeof(int64_t) + 3 * tensor_bytes(&ps->w[i]);
+    return bytes;
+}
+
 int trainer_save(const trainer_t *t, const char *path, gs_err_t *err)
 {
-    char tmp[4200];
-    FILE *f = atomic_fopen(path, tmp, sizeof tmp, err);
-    if (!f) return err->code;
-    hashed_io_t io = {f, 0xcbf29ce484222325ULL, 0};
+    const params_t *ps = &t->model.params;
+    size_t bytes = ckpt_bytes(ps), at = 0;
+    char *buf = malloc(bytes);
+    if (!buf) return gs_fail(err, GS_EFAIL, "%s: out of memory for the checkpoint", path);
     ckpt_header_t h;
     fill_header(t, &h);
-    hio_write(&io, &h, sizeof h);
-    const params_t *ps = &t->model.params;
-    for (int i = 0; i < ps->n && !io.bad; i++) {
+    memcpy(buf, &h, sizeof h), at += sizeof h;
+    for (int i = 0; i < ps->n; i++) {
         int64_t shape[2] = {ps->w[i].rows, ps->w[i].cols};
-        size_t bytes = tensor_bytes(&ps->w[i]);
-        float *host = malloc(bytes ? bytes : 1); /* parameters may live on a GPU */
-        if (!host) {
-            io.bad = 1;
-            break;
-        }
-        hio_write(&io, ps->names[i], sizeof ps->names[i]);
-        hio_write(&io, shape, sizeof shape);
+        memcpy(buf + at, ps->names[i], sizeof ps->names[i]), at += sizeof ps->names[i];
+        memcpy(buf + at, shape, sizeof shape), at += sizeof shape;
         const tensor_t *parts[3] = {&ps->w[i], &ps->m[i], &ps->v[i]};
-        for (int k = 0; k < 3; k++) {
-            ps->kp.K->download(ps->kp.cx, host, parts[k]->data, bytes);
-            hio_write(&io, host, bytes);
-        }
-        free(host);
+        for (int k = 0; k < 3; k++, at += tensor_bytes(&ps->w[i])) /* parameters may live on a GPU */
+            ps->kp.K->download(ps->kp.cx, buf + at, parts[k]->data, tensor_bytes(parts[k]));
     }
-    uint64_t sum = io.h;
-    if (io.bad || fwrite(&sum, sizeof sum, 1, f) != 1) io.bad = 1;
-    if (io.bad) {
-        fclose(f);
-        remove(tmp);
-        return gs_fail(err, GS_EFAIL, "%s: write failed", path);
+    uint64_t sum = gs_checksum(GS_CHECKSUM_SEED, buf, at);
+    memcpy(buf + at, &sum, sizeof sum);
+    char tmp[4200];
+    FILE *f = atomic_fopen(path, tmp, sizeof tmp, err);
+    int rc = f ? GS_OK : err->code;
+    if (f) {
+        fwrite(buf, bytes, 1, f); /* a short write sets the stream's error, which atomic_fclose reports */
+        rc = atomic_fclose(f, tmp, path, err);
     }
-    return atomic_fclose(f, tmp, path, err);
+    free(buf);
+    return rc;
 }
 
 #define MISMATCH(field, fmt, a, b)                                                                          \
     gs_fail(err, GS_EINPUT, "%s: checkpoint was made with %s " fmt ", this run has " fmt, path, field, a, b)
 
-int trainer_resume(trainer_t *t, const char *path, gs_err_t *err)
+/* The whole file in memory, its checksum verified before any field is
+ * believed (a flipped byte must not read as another model's setting). */
+static char *read_verified(const char *path, size_t *size, gs_err_t *err)
 {
     FILE *f = fopen(path, "rb");
-    if (!f) return gs_fail(err, GS_EINPUT, "%s: cannot open checkpoint", path);
-    hashed_io_t io = {f, 0xcbf29ce484222325ULL, 0};
-    float *staged = NULL;
+    if (!f) {
+        gs_fail(err, GS_EINPUT, "%s: cannot open checkpoint", path);
+        return NULL;
+    }
+    struct stat st;
+    char *buf = NULL;
+    ckpt_header_t h;
+    if (fstat(fileno(f), &st) != 0 || (size_t)st.st_size < sizeof h + sizeof(uint64_t) || fread(&h, sizeof h, 1, f) != 1 ||
+        memcmp(h.magic, CKPT_MAGIC, 8) != 0)
+        gs_fail(err, GS_EINPUT, "%s: not a gnnscope checkpoint", path);
+    else if (h.version != CKPT_VERSION)
+        gs_fail(err, GS_EINPUT, "%s: checkpoint version %u, this build reads %u", path, h.version, CKPT_VERSION);
+    else if (!gs_mem_check((double)st.st_size, "reading the checkpoint", err)) {
+        *size = (size_t)st.st_size;
+        buf = malloc(*size);
+        rewind(f);
+        uint64_t sum;
+        if (!buf) gs_fail(err, GS_EFAIL, "%s: out of memory", path);
+        else if (fread(buf, *size, 1, f) != 1) gs_fail(err, GS_EINPUT, "%s: checkpoint is truncated", path);
+        else if (memcpy(&sum, buf + *size - sizeof sum, sizeof sum), sum != gs_checksum(GS_CHECKSUM_SEED, buf, *size - sizeof sum))
+            gs_fail(err, GS_EINPUT, "%s: checkpoint is corrupt or truncated (checksum mismatch)", path);
+        else {
+            fclose(f);
+            return buf;
+        }
+    }
+    free(buf);
+    fclose(f);
+    return NULL;
+}
+
+int trainer_resume(trainer_t *t, const char *path, gs_err_t *err)
+{
+    size_t size;
+    char *buf = read_verified(path, &size, err);
+    if (!buf) return err->code;
     ckpt_header_t h, want;
     int rc = GS_EINPUT;
     fill_header(t, &want);
-    if (hio_read(&io, &h, sizeof h) || memcmp(h.magic, CKPT_MAGIC, 8) != 0) {
-        gs_fail(err, GS_EINPUT, "%s: not a gnnscope checkpoint", path);
-        goto done;
-    }
-    if (h.version != CKPT_VERSION) {
-        gs_fail(err, GS_EINPUT, "%s: checkpoint version %u, this build reads %u", path, h.version, CKPT_VERSION);
-        goto done;
-    }
+    memcpy(&h, buf, sizeof h);
     h.model[sizeof h.model - 1] = '\0';
+    params_t *ps = &t->model.params;
     if (strcmp(h.model, want.model)) { MISMATCH("--model", "%s", h.model, want.model); goto done; }
     if (h.layers != want.layers) { MISMATCH("--layers", "%d", h.layers, want.layers); goto done; }
     if (h.hidden != want.hidden) { MISMATCH("--hidden", "%lld", (long long)h.hidden, (long long)want.hidden); goto done; }
-    if (h.heads != want.heads) { MISMATCH("--heads", "%d", h.heads, want.heads); goto done; }
+    if (prog_uses_heads(&t->model.prog) && h.heads != want.heads) { /* --heads shapes attention models only */
+        MISMATCH("--heads", "%d", h.heads, want.heads);
+        goto done;
+    }
     if (h.n != want.n || h.m != want.m || h.f != want.f || h.c != want.c) {
         gs_fail(err, GS_EINPUT, "%s: checkpoint is for a different dataset (%lld nodes, %lld edges)", path,
                 (long long)h.n, (long long)h.m);
         goto done;
     }
-    if (h.nparams != want.nparams) { MISMATCH("parameter count", "%u", h.nparams, want.nparams); goto done; }
-    params_t *ps = &t->model.params;
-    int64_t total = params_count(ps);
-    staged = malloc(sizeof(float) * (size_t)(3 * total + 1)); /* uploaded only once the checksum holds */
-    if (!staged) {
-        gs_fail(err, GS_EFAIL, "%s: out of memory", path);
+    if (h.nparams != want.nparams || size != ckpt_bytes(ps)) {
+        gs_fail(err, GS_EINPUT, "%s: checkpoint holds %u parameters (%zu bytes), this model has %u (%zu bytes)", path,
+                h.nparams, size, want.nparams, ckpt_bytes(ps));
         goto done;
     }
-    int64_t off = 0;
-    for (int i = 0; i < ps->n; i++) {
-        char name[32];
+    size_t at = sizeof h;
+    for (int i = 0; i < ps->n; at += sizeof ps->names[i] + 2 * sizeof(int64_t) + 3 * tensor_bytes(&ps->w[i]), i++) {
         int64_t shape[2];
-        if (hio_read(&io, name, sizeof name) || hio_read(&io, shape, sizeof shape)) goto truncated;
-        if (shape[0] != ps->w[i].rows || shape[1] != ps->w[i].cols || memcmp(name, ps->names[i], sizeof name)) {
-            gs_fail(err, GS_EINPUT, "%s: parameter %d (%.32s) does not match this model", path, i, name);
+        memcpy(shape, buf + at + sizeof ps->names[i], sizeof shape);
+        if (shape[0] != ps->w[i].rows || shape[1] != ps->w[i].cols || memcmp(buf + at, ps->names[i], sizeof ps->names[i])) {
+            gs_fail(err, GS_EINPUT, "%s: parameter %d (%.32s) does not match this model", path, i, buf + at);
             goto done;
         }
-        for (int k = 0; k < 3; k++, off += tensor_numel(&ps->w[i]))
-            if (hio_read(&io, staged + off, tensor_bytes(&ps->w[i]))) goto truncated;
     }
-    uint64_t sum, expect = io.h;
-    if (fread(&sum, sizeof sum, 1, f) != 1) goto truncated;
-    if (sum != expect) {
-        gs_fail(err, GS_EINPUT, "%s: checkpoint is corrupt (checksum mismatch)", path);
-        goto done;
-    }
-    off = 0;
+    at = sizeof h;
     for (int i = 0; i < ps->n; i++) {
+        at += sizeof ps->names[i] + 2 * sizeof(int64_t);
         tensor_t *parts[3] = {&ps->w[i], &ps->m[i], &ps->v[i]};
-        for (int k = 0; k < 3; k++, off += tensor_numel(&ps->w[i]))
-            ps->kp.K->upload(ps->kp.cx, parts[k]->data, staged + off, tensor_bytes(parts[k]));
+        for (int k = 0; k < 3; k++, at += tensor_bytes(&ps->w[i]))
+            ps->kp.K->upload(ps->kp.cx, parts[k]->data, buf + at, tensor_bytes(parts[k]));
     }
     t->epoch = h.epoch, t->model.adam_t = h.adam_t, t->best_epoch = h.best_epoch;
     t->best_val = h.best_val, t->test_at_best = h.test_at_best;
     t->cfg.seed = t->ex.seed = h.seed; /* dropout masks continue the saved run's */
     rc = GS_OK;
-    goto done;
-truncated:
-    gs_fail(err, GS_EINPUT, "%s: checkpoint is truncated", path);
 done:
-    free(staged);
-    fclose(f);
+    free(buf);
     return rc;
 }

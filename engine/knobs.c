@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "membudget.h"
+
 #define F(field) offsetof(train_cfg_t, field), sizeof(((train_cfg_t *)0)->field)
 
 static const opt_t table[] = {
@@ -58,7 +60,7 @@ const opt_t *knob_find(const char *name)
 
 knob_facts_t knob_facts(const trainer_t *t)
 {
-    knob_facts_t f = {t->data.g.n, 0};
+    knob_facts_t f = {t->data.g.n, t->data.g.m, 0};
     if (t->data.g.n > 0) {
         int k = t->cfg.knobs.subchunks < 1 ? 1 : t->cfg.knobs.subchunks;
         f.min_device_mem = stream_working_set(&t->model.prog, t->data.g.n, (int)t->data.g.n, k);
@@ -77,6 +79,13 @@ int knob_parse(train_cfg_t *c, const char *name, const char *value, const knob_f
     if (facts && !strcmp(name, "chunks") && next.chunks > facts->vertices)
         return gs_fail(err, GS_EINPUT, "set chunks: %d is more than the graph's %lld vertices", next.chunks,
                        (long long)facts->vertices);
+    if (facts && (!strcmp(name, "chunks") || !strcmp(name, "subchunks")) && next.chunks > 0) {
+        char what[96];
+        int k = next.knobs.subchunks < 1 ? 1 : next.knobs.subchunks;
+        snprintf(what, sizeof what, "set %s: %d chunks of %d sub-chunks", name, next.chunks, k);
+        int rc = gs_mem_check(streamer_memory_bytes(facts->vertices, facts->edges, next.chunks, k), what, err);
+        if (rc) return rc;
+    }
     if (facts && !strcmp(name, "device-mem") && next.device_mem && next.device_mem < facts->min_device_mem)
         return gs_fail(err, GS_EINPUT, "set device-mem: %s is below the %llu bytes this model needs at any chunk count", value,
                        (unsigned long long)facts->min_device_mem);

@@ -21,10 +21,11 @@ const opt_t *knob_table(int *n);
 /* The option called name, or NULL. */
 const opt_t *knob_find(const char *name);
 /* What a run's facts allow beyond each knob's own range: the vertices
- * (chunks <= n), the device memory the current program needs at the
- * largest chunk count (0: not streaming). */
+ * (chunks <= n), the edges (the chunk grid's memory, membudget.h), the
+ * device memory the current program needs at the largest chunk count
+ * (0: not streaming). */
 typedef struct {
-    int64_t vertices;
+    int64_t vertices, edges;
     uint64_t min_device_mem;
 } knob_facts_t;
 /* Parses value into c (a copy of the configuration in force or pending)

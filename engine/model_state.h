@@ -28,9 +28,12 @@ typedef struct {
 } model_state_t;
 
 /* Builds c's model for features F, classes C and the graph's shape, and
- * initialises its parameters in kp's memory. */
+ * checks that training it fits the memory rule (membudget.h); nothing of
+ * the model's size is allocated yet. */
 int model_open(model_state_t *m, const train_cfg_t *c, int64_t feats, int64_t classes, int ntypes, int64_t n,
-               int64_t edges, kplace_t kp, gs_err_t *err);
+               int64_t edges, gs_err_t *err);
+/* Initialises the parameters (seeded) in kp's memory. */
+int model_init_params(model_state_t *m, uint64_t seed, kplace_t kp, gs_err_t *err);
 /* Rebuilds the program for DKP mode dkp; parameters and optimiser state
  * are kept. On failure the previous program stands. */
 int model_rebuild(model_state_t *m, dkp_mode_t dkp, gs_err_t *err);

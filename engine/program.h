@@ -97,5 +97,12 @@ static inline void prog_at(program_t *p, int layer, saga_stage_t stage)
 const char *op_name(op_kind_t op);
 /* Removes instructions whose results are never used (after rewrites). */
 void prog_prune(program_t *p);
+/* Host bytes training p on a graph of n vertices and m edges allocates:
+ * every vertex and edge value and its gradient, the parameters with their
+ * gradients and Adam's two moments, gather-max winners and the loss's
+ * gradient (n x the output width). For the memory rule (membudget.h). */
+double prog_memory_bytes(const program_t *p, int64_t n, int64_t m);
+/* Whether the program has attention heads (--heads shapes it). */
+int prog_uses_heads(const program_t *p);
 
 #endif

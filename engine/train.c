@@ -120,10 +120,12 @@ int trainer_open(trainer_t *t, const train_cfg_t *cfg, gs_err_t *err)
     if ((rc = data_open(&t->data, cfg, err))) return rc;
     if ((rc = trainer_place(t, err))) return rc;
     const dataset_t *ds = &t->data.ds;
-    if ((rc = model_open(&t->model, cfg, ds->f, ds->c, t->data.g.ntypes, t->data.g.n, t->data.g.m, t->kp, err))) return rc;
+    if ((rc = model_open(&t->model, cfg, ds->f, ds->c, t->data.g.ntypes, t->data.g.n, t->data.g.m, err))) return rc;
+    if (cfg->stream && (rc = stream_cap_check(cfg, &t->model.prog, t->data.g.n, err))) return rc; /* the cap, first */
+    if ((rc = model_init_params(&t->model, cfg->seed, t->kp, err))) return rc;
     if ((rc = data_place(&t->data, t->kp, cfg->feat_norm, err))) return rc;
-    if ((rc = exec_open(t, err))) return rc;
-    if ((rc = trainer_stream_open(t, err))) return rc; /* may renumber the vertices */
+    /* streamed: the stream engine opens the executor after renumbering the vertices */
+    if ((rc = cfg->stream ? trainer_stream_open(t, err) : exec_open(t, err))) return rc;
     return place_alloc(t->kp, &t->dlogits, ds->n, ds->c, err);
 }
 

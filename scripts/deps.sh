@@ -4,6 +4,7 @@
 #   --check  exit 1 (naming them) if something is missing; install nothing
 #   --bench  also the benchmarks' CPU peer, PyTorch (python3-torch, ~850 MB);
 #            `make test` and `make run` never need it
+#   --fuzz   also clang and libFuzzer, for `make fuzz` and `make fuzz-ci`
 # apt's output goes to a log; one line says what is installed and where the
 # log is, and a failure prints the log's end.
 set -euo pipefail
@@ -14,7 +15,8 @@ for a in "$@"; do
     case "$a" in
     --check) check=1 ;;
     --bench) PKGS+=(python3-torch) ;;
-    *) echo "scripts/deps.sh: unknown option '$a' (use --check, --bench)" >&2; exit 2 ;;
+    --fuzz) PKGS+=(clang libclang-rt-14-dev) ;;
+    *) echo "scripts/deps.sh: unknown option '$a' (use --check, --bench, --fuzz)" >&2; exit 2 ;;
     esac
 done
 missing=()

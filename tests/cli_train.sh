@@ -56,6 +56,17 @@ kill -INT "$pid"
 wait "$pid"
 rc=$?
 [ "$rc" -eq 130 ] && ok "SIGINT stops the run (exit 130)" || bad "SIGINT exit $rc"
-"$BIN" train --model gat --epochs 0 --resume "$tmp/i.ckpt" --quiet && ok "checkpoint after SIGINT loads" || bad "checkpoint after SIGINT"
+expect_fail 2 "already reached" -- "$BIN" train --model gat --epochs 1 --resume "$tmp/i.ckpt" --quiet # loads, nothing to do
+for sig in TERM HUP; do # exit 128 + the signal, after the epoch, with a complete trace
+    "$BIN" train --model gcn --epochs 100000 --trace "$tmp/$sig.json" --quiet &
+    pid=$!
+    sleep 2
+    kill -$sig "$pid"
+    wait "$pid"
+    rc=$?
+    want=$((128 + $(kill -l $sig)))
+    [ "$rc" -eq "$want" ] && $PY -c "import json,sys; json.load(open(sys.argv[1]))" "$tmp/$sig.json" &&
+        ok "SIG$sig: exit $rc, the trace complete" || bad "SIG$sig: exit $rc (want $want), trace $(ls "$tmp" | tr '\n' ' ')"
+done
 ls "$tmp"/i.ckpt.tmp.* >/dev/null 2>&1 && bad "temporary checkpoint left behind" || ok "no temporary files left"
 finish

@@ -3,6 +3,10 @@
  * a message naming the file and the line. */
 #include "test_util.h"
 
+#include <sys/stat.h>
+
+#include "../engine/checksum.h"
+
 #include <math.h>
 
 #include "../datasets/cache.h"
@@ -148,6 +152,41 @@ static void test_bad_inputs(void **state)
     expect_bad("num-node-list.csv.gz", "99999999999999\n", ":1: column 1 (node count): declared 99999999999999 exceeds the limit");
     expect_bad("num-node-list.csv.gz", "four\n", ":1: column 1 (node count): 'four' is not an integer");
     expect_bad("num-node-list.csv.gz", "", ":1: file is empty");
+    expect_bad("num-node-list.csv.gz", "0\n", "num-node-list.csv.gz:1: column 1 (node count): 0, but at least 1 is needed");
+    expect_bad("node-label.csv.gz", "0\n1\x1b[31m\x07\n1\n0\n", ":2: column 1 (label): '1?[31m?' is not an integer");
+}
+
+/* Files that are not what their names say: raw bytes named .gz (refused
+ * before zlib reads them as text, and never echoed), FIFOs and devices
+ * (refused instead of blocking). */
+static void test_hostile_files(void **state)
+{
+    (void)state;
+    char *dir = small_ogb(".csv.gz"), path[4200];
+    snprintf(path, sizeof path, "%s/num-node-list.csv.gz", dir);
+    FILE *f = fopen(path, "wb");
+    fwrite("\x01\x02\x1b[31mhello\x00", 1, 12, f);
+    fclose(f);
+    dataset_t d;
+    gs_err_t err;
+    assert_int_equal(dataset_load(&d, dir, 0, &err), GS_EINPUT);
+    assert_non_null(strstr(err.msg, "num-node-list.csv.gz: not gzip-compressed"));
+    for (const char *c = err.msg; *c; c++) assert_true((unsigned char)*c >= 0x20 && (unsigned char)*c < 0x7f);
+    dataset_free(&d);
+    tu_write(dir, "num-node-list.csv.gz", "4\n");
+    snprintf(path, sizeof path, "%s/edge.csv.gz", dir);
+    remove(path);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    assert_int_equal(dataset_load(&d, dir, 0, &err), GS_EINPUT);
+    assert_non_null(strstr(err.msg, "edge.csv.gz: not a regular file"));
+    dataset_free(&d);
+    assert_int_equal(dataset_load(&d, path, 0, &err), GS_EINPUT); /* the FIFO as the dataset itself */
+    assert_non_null(strstr(err.msg, "not a regular file or directory"));
+    dataset_free(&d);
+    assert_int_equal(dataset_load(&d, "/dev/zero", 0, &err), GS_EINPUT);
+    dataset_free(&d);
+    tu_rmtree(dir);
+    free(dir);
 }
 
 static void test_huge_declared_count_fails_before_allocating(void **state)
@@ -258,7 +297,8 @@ static void test_cache_round_trip_and_staleness(void **state)
     char cfile[4200], abs[4096];
     assert_non_null(realpath(dir, abs));
     assert_int_equal(cache_path(abs, cfile, sizeof cfile, &err), GS_OK);
-    if (cache_read(&b, cfile, cache_fingerprint(abs), &err) != GS_OK) fail_msg("%s", err.msg);
+    int damaged;
+    if (cache_read(&b, cfile, cache_fingerprint(abs), &damaged, &err) != GS_OK) fail_msg("%s", err.msg);
     assert_int_equal(a.n, b.n);
     assert_memory_equal(a.feat, b.feat, sizeof(float) * (size_t)(a.n * a.f));
     assert_memory_equal(a.split[2], b.split[2], sizeof(int32_t) * (size_t)a.nsplit[2]);
@@ -267,7 +307,8 @@ static void test_cache_round_trip_and_staleness(void **state)
     /* a changed source makes the fingerprint differ: the cache is not used */
     sleep(0);
     tu_write(dir, "node-label.csv.gz", "1\n1\n0\n0\n");
-    assert_int_not_equal(cache_read(&b, cfile, cache_fingerprint(abs), &err), GS_OK);
+    assert_int_not_equal(cache_read(&b, cfile, cache_fingerprint(abs), &damaged, &err), GS_OK);
+    assert_int_equal(damaged, 0); /* stale, not damaged: rebuilt without a warning */
     dataset_free(&b);
     if (dataset_load(&b, dir, 1, &err) != GS_OK) fail_msg("%s", err.msg);
     assert_int_equal(b.label[0], 1);
@@ -278,10 +319,122 @@ static void test_cache_round_trip_and_staleness(void **state)
     long sz = ftell(f);
     fclose(f);
     assert_int_equal(truncate(cfile, sz - 5), 0);
-    assert_int_equal(cache_read(&b, cfile, cache_fingerprint(abs), &err), GS_EINPUT);
+    assert_int_equal(cache_read(&b, cfile, cache_fingerprint(abs), &damaged, &err), GS_EINPUT);
+    assert_int_equal(damaged, 1);
     dataset_free(&b);
     assert_int_equal(dataset_load(&b, dir, 1, &err), GS_OK);
     dataset_free(&b);
+    dataset_free(&a);
+    tu_rmtree(dir);
+    free(dir);
+}
+
+/* Cache header fields at their offsets (cache.c's layout). */
+enum { H_BYTES = 12, H_N = 24, H_F = 32, H_NPAIRS = 48, H_NSPLIT = 56, H_HAS_TYPES = 84 };
+
+static int64_t peek64(const unsigned char *b, int off)
+{
+    int64_t v;
+    memcpy(&v, b + off, 8);
+    return v;
+}
+
+/* Writes img with one int32 changed (at byte off) and, when resum, the
+ * checksum recomputed over the arrays, as a broken build would write it. */
+static void write_damaged(const char *file, const unsigned char *img, size_t size, size_t off, int32_t value, int resum)
+{
+    unsigned char *b = malloc(size);
+    memcpy(b, img, size);
+    memcpy(b + off, &value, 4);
+    uint32_t hb;
+    memcpy(&hb, b + H_BYTES, 4);
+    if (resum) { /* array by array, as the writer chains it */
+        int64_t n = peek64(b, H_N), np = peek64(b, H_NPAIRS), nf = peek64(b, H_F);
+        int32_t types;
+        memcpy(&types, b + H_HAS_TYPES, 4);
+        size_t span[9], k = 0, at = hb;
+        for (int i = 0; i < 2 + types; i++) span[k++] = 4 * (size_t)np;
+        span[k++] = 4 * (size_t)(n * nf), span[k++] = 4 * (size_t)n;
+        for (int i = 0; i < 3; i++) span[k++] = 4 * (size_t)peek64(b, H_NSPLIT + 8 * i);
+        uint64_t sum = GS_CHECKSUM_SEED;
+        for (size_t i = 0; i < k; at += span[i++]) sum = gs_checksum(sum, b + at, span[i]);
+        memcpy(b + hb - 8, &sum, 8); /* the checksum is the header's last field */
+    }
+    FILE *f = fopen(file, "wb");
+    fwrite(b, size, 1, f);
+    fclose(f);
+    free(b);
+}
+
+/* A damaged cache is never trusted: a flipped byte fails its checksum; a
+ * consistent file with out-of-range contents fails the loaders' checks;
+ * sizes in the header are checked against the file before any allocation;
+ * and loading rebuilds the cache from the sources. */
+static void test_damaged_cache_is_refused_and_rebuilt(void **state)
+{
+    (void)state;
+    char *dir = small_ogb(".csv");
+    dataset_t a, b;
+    gs_err_t err;
+    assert_int_equal(dataset_load(&a, dir, 1, &err), GS_OK);
+    char cfile[4200], abs[4096];
+    assert_non_null(realpath(dir, abs));
+    assert_int_equal(cache_path(abs, cfile, sizeof cfile, &err), GS_OK);
+    FILE *f = fopen(cfile, "rb");
+    fseek(f, 0, SEEK_END);
+    size_t size = (size_t)ftell(f);
+    rewind(f);
+    unsigned char *img = malloc(size);
+    assert_int_equal(fread(img, size, 1, f), 1);
+    fclose(f);
+    uint32_t hb;
+    memcpy(&hb, img + H_BYTES, 4);
+    int64_t n = peek64(img, H_N), np = peek64(img, H_NPAIRS), nf = peek64(img, H_F);
+    int32_t types = 0;
+    memcpy(&types, img + H_HAS_TYPES, 4);
+    size_t src = hb, label = hb + 4 * (size_t)np * (2 + (size_t)types) + 4 * (size_t)(n * nf), split = label + 4 * (size_t)n;
+    struct {
+        size_t off;
+        int32_t value;
+        const char *why;
+    } cases[] = {
+        {src, 0x7fffffff, "endpoint out of range"}, {src, (int32_t)n, "endpoint out of range"},
+        {label, 60000, "label 60000 out of range"}, {label, -5, "label -5 out of range"},
+        {split, 5000000, "vertex 5000000 out of range"}, {split, INT32_MIN, "out of range"},
+    };
+    uint64_t fp = cache_fingerprint(abs);
+    int damaged;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        write_damaged(cfile, img, size, cases[i].off, cases[i].value, 0);
+        assert_int_equal(cache_read(&b, cfile, fp, &damaged, &err), GS_EINPUT);
+        assert_int_equal(damaged, 1);
+        assert_non_null(strstr(err.msg, "checksum mismatch"));
+        write_damaged(cfile, img, size, cases[i].off, cases[i].value, 1);
+        assert_int_equal(cache_read(&b, cfile, fp, &damaged, &err), GS_EINPUT);
+        assert_int_equal(damaged, 1);
+        if (!strstr(err.msg, cases[i].why)) fail_msg("case %zu: %s", i, err.msg);
+        assert_int_equal(dataset_load(&b, dir, 1, &err), GS_OK); /* rebuilt from the sources */
+        assert_memory_equal(b.label, a.label, sizeof(int32_t) * (size_t)a.n);
+        dataset_free(&b);
+        assert_int_equal(cache_read(&b, cfile, fp, &damaged, &err), GS_OK); /* and rewritten */
+        dataset_free(&b);
+    }
+    /* sizes that would wrap or overflow are refused before allocating */
+    int64_t huge[][2] = {{H_F, (int64_t)1 << 40}, {H_NSPLIT, (int64_t)1 << 62}, {H_NSPLIT + 8, -1}, {H_NPAIRS, (int64_t)1 << 41},
+                         {H_F, 1000000}};
+    for (size_t i = 0; i < sizeof huge / sizeof huge[0]; i++) {
+        unsigned char *c = malloc(size);
+        memcpy(c, img, size);
+        memcpy(c + huge[i][0], &huge[i][1], 8);
+        f = fopen(cfile, "wb");
+        fwrite(c, size, 1, f);
+        fclose(f);
+        free(c);
+        assert_int_equal(cache_read(&b, cfile, fp, &damaged, &err), GS_EINPUT);
+        assert_int_equal(damaged, 1);
+        assert_null(b.feat); /* nothing was allocated */
+    }
+    free(img);
     dataset_free(&a);
     tu_rmtree(dir);
     free(dir);
@@ -331,10 +484,12 @@ int main(void)
         cmocka_unit_test(test_plain_and_gz_agree),
         cmocka_unit_test(test_ogb_download_layout),
         cmocka_unit_test(test_bad_inputs),
+        cmocka_unit_test(test_hostile_files),
         cmocka_unit_test(test_huge_declared_count_fails_before_allocating),
         cmocka_unit_test(test_corrupt_and_truncated_gzip),
         cmocka_unit_test(test_snap_loader),
         cmocka_unit_test(test_cache_round_trip_and_staleness),
+        cmocka_unit_test(test_damaged_cache_is_refused_and_rebuilt),
         cmocka_unit_test(test_generator),
     };
     return cmocka_run_group_tests_name("loaders", tests, setup, teardown);

@@ -103,6 +103,20 @@ static void test_commands_drive_the_engine(void **state)
     for (int c; (c = fgetc(f)) != EOF;) lines += c == '\n';
     fclose(f);
     assert_int_equal(lines, snap.nepochs + 1); /* header and a row per epoch */
+    /* failing commands are refused with a reason, never taken for quit */
+    snprintf(cmd, sizeof cmd, "export metrics %s", gen.work_dir); /* a directory */
+    int rc = session_command(&s, cmd, r, sizeof r);
+    assert_true(rc == GS_EINPUT || rc == GS_EFAIL);
+    assert_int_not_equal(rc, SESSION_QUIT);
+    assert_non_null(strstr(r, "export:"));
+    assert_int_equal(session_command(&s, "trace start /", r, sizeof r), GS_EINPUT);
+    assert_int_equal(session_command(&s, "trace stop", r, sizeof r), GS_EINPUT);
+    assert_string_equal(r, "trace stop: no trace is being written");
+    assert_int_equal(session_command(&s, "checkpoint save /", r, sizeof r), GS_EINPUT);
+    assert_int_equal(session_command(&s, "set device-mem 1", r, sizeof r), GS_EINPUT); /* refused when typed */
+    assert_int_equal(session_command(&s, "set link-scale 1e-320", r, sizeof r), GS_EINPUT);
+    assert_int_equal(session_command(&s, "get device-mem", r, sizeof r), 0);
+    assert_null(strstr(r, "->")); /* nothing pending */
     assert_int_equal(session_command(&s, "set dkp off", r, sizeof r), 0);
     assert_int_equal(session_command(&s, "step", r, sizeof r), 0);
     wait_idle(&s, &snap);
@@ -122,7 +136,7 @@ static void test_commands_drive_the_engine(void **state)
     assert_int_equal(session_command(&s, "step", r, sizeof r), 0);
     wait_idle(&s, &snap);
     assert_non_null(strstr(snap.notice, "/nonexistent/graph")); /* reported... */
-    assert_non_null(strstr(snap.notice, "not loaded"));
+    assert_non_null(strstr(snap.notice, "not opened, the run goes on"));
     assert_false(snap.failed);
     assert_string_equal(snap.model, "gat"); /* ...and the run went on as it was */
     assert_int_equal(snap.epoch, epochs_before + 1);

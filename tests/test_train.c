@@ -121,6 +121,36 @@ static void test_bad_checkpoints_are_refused(void **state)
     assert_non_null(strstr(err.msg, "--hidden"));
     trainer_close(&t);
     cfg.hidden = 16;
+    /* --heads does not shape a GCN: a different value is no mismatch */
+    cfg.heads = 4;
+    assert_int_equal(trainer_open(&t, &cfg, &err), GS_OK);
+    if (trainer_resume(&t, ck, &err)) fail_msg("%s", err.msg);
+    trainer_close(&t);
+    cfg.heads = 8;
+    /* garbage after the checksum */
+    char cmd[8600];
+    snprintf(cmd, sizeof cmd, "cp %s %s.orig && printf 'garbage' >> %s", ck, ck, ck);
+    assert_int_equal(system(cmd), 0);
+    assert_int_equal(trainer_open(&t, &cfg, &err), GS_OK);
+    assert_int_equal(trainer_resume(&t, ck, &err), GS_EINPUT);
+    assert_non_null(strstr(err.msg, "checksum"));
+    trainer_close(&t);
+    /* a flipped byte in the header is a checksum failure, never a misleading setting */
+    snprintf(cmd, sizeof cmd, "cp %s.orig %s", ck, ck);
+    assert_int_equal(system(cmd), 0);
+    for (long at = 12; at < 80; at += 7) {
+        FILE *h = fopen(ck, "r+b");
+        fseek(h, at, SEEK_SET);
+        int b = fgetc(h);
+        fseek(h, at, SEEK_SET);
+        fputc(b ^ 0x5a, h);
+        fclose(h);
+        assert_int_equal(trainer_open(&t, &cfg, &err), GS_OK);
+        assert_int_equal(trainer_resume(&t, ck, &err), GS_EINPUT);
+        if (!strstr(err.msg, "checksum")) fail_msg("byte %ld: %s", at, err.msg);
+        trainer_close(&t);
+        assert_int_equal(system(cmd), 0);
+    }
     /* a flipped byte in the weights */
     FILE *f = fopen(ck, "r+b");
     fseek(f, 400, SEEK_SET);

@@ -1,6 +1,8 @@
 /* stream_engine.c - see stream_engine.h. */
 #include "stream_engine.h"
 
+#include "../membudget.h"
+
 #include <cblas.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,28 +92,40 @@ static int order_for(const train_cfg_t *c, const graph_t *g, stream_plan_t *plan
     return rc;
 }
 
+int stream_cap_check(const train_cfg_t *c, const program_t *prog, int64_t n, gs_err_t *err)
+{
+    int k = c->knobs.subchunks < 1 ? 1 : c->knobs.subchunks;
+    uint64_t least = stream_working_set(prog, n, (int)(n < 4096 ? n : 4096), k);
+    if (c->device_mem && least > c->device_mem)
+        return gs_fail(err, GS_EINPUT,
+                       "--device-mem %.1f MiB is too small for this model: even %lld chunks need %.1f MiB per device",
+                       c->device_mem / 1048576.0, (long long)(n < 4096 ? n : 4096), least / 1048576.0);
+    return GS_OK;
+}
+
 int stream_plan(const train_cfg_t *c, const program_t *prog, const graph_t *g, stream_plan_t *plan, gs_err_t *err)
 {
     memset(plan, 0, sizeof *plan);
     int k = c->knobs.subchunks < 1 ? 1 : c->knobs.subchunks, p = c->chunks;
     int64_t n = g->n;
+    int rc = stream_cap_check(c, prog, n, err);
+    if (rc) return rc;
     if (p == 0) {
         p = 1;
-        if (c->device_mem) {
+        if (c->device_mem)
             while (p < n && stream_working_set(prog, n, p, k) > c->device_mem) p++;
-            if (stream_working_set(prog, n, p, k) > c->device_mem)
-                return gs_fail(err, GS_EINPUT, "--device-mem %llu: too small for any chunk count of this model",
-                               (unsigned long long)c->device_mem);
-        }
         /* every device gets the same number of columns */
         if (c->devices > 1 && p % c->devices) p += c->devices - p % c->devices;
         if (p > n) p = (int)n;
     }
     if (p < 1 || p > n) return gs_fail(err, GS_EINPUT, "--chunks %d must be in [1, %lld]", p, (long long)n);
+    char what[96];
+    snprintf(what, sizeof what, "%d chunks of %d sub-chunks (the grid grows as P squared)", p, k);
+    if ((rc = gs_mem_check(streamer_memory_bytes(n, g->m, p, k), what, err))) return rc;
     plan->perm = malloc(sizeof(int32_t) * (size_t)n);
     if (!plan->perm) return gs_fail(err, GS_EFAIL, "out of memory");
     plan->p = p;
-    int rc = order_for(c, g, plan, err);
+    rc = order_for(c, g, plan, err);
     /* an order with uneven parts (METIS) may need more chunks than equal ones */
     while (!rc && c->chunks == 0 && c->device_mem && plan->p < n &&
            need_of_bounds(prog, n, plan->p, k, plan->bounds) > c->device_mem) {

@@ -48,6 +48,10 @@ typedef struct {
 /* Chooses P and the vertex order of g (the current numbering) under c for
  * program p. plan's arrays are the caller's to free (stream_plan_free). */
 int stream_plan(const train_cfg_t *c, const program_t *p, const graph_t *g, stream_plan_t *plan, gs_err_t *err);
+/* Whether c's device cap can hold program p's widest pass over n vertices
+ * at the most chunks allowed (checked before anything of the model's size
+ * is allocated). */
+int stream_cap_check(const train_cfg_t *c, const program_t *p, int64_t n, gs_err_t *err);
 void stream_plan_free(stream_plan_t *plan);
 /* Opens the devices and the chunks of g (already in plan's order). */
 int stream_engine_open(stream_engine_t *se, const train_cfg_t *c, const graph_t *g, const stream_plan_t *plan,

@@ -31,6 +31,16 @@ uint64_t streamer_working_set(int64_t n, int p, int k, int64_t cols)
 
 /* ---------------- chunk structures ---------------- */
 
+double streamer_memory_bytes(int64_t n, int64_t m, int p, int k)
+{
+    double pp = (double)p * p, subs = pp * k, nd = (double)n, md = (double)m;
+    double grid = pp * sizeof(chunk_t) + 2.0 * (nd * p + pp) * sizeof(int64_t) + md * 24.0; /* while building */
+    /* per orientation: the sub-chunk table, its profile times, and per edge
+     * its row, packed row, id and two weights, its listed row and offset */
+    double orient = subs * (sizeof(sub_t) + 2 * sizeof(double)) + md * (4 + 4 + 8 + 8 + 4 + 8 + 4 + 4);
+    return grid + 2 * orient;
+}
+
 static void release_buffers(streamer_t *s);
 
 static int rounds_of(const streamer_t *s) { return (s->p + s->ndev - 1) / s->ndev; }

@@ -178,6 +178,10 @@ int streamer_reserve(streamer_t *s, size_t bytes, gs_err_t *err);
  * device's compute overlapped, to the counters (gathers: to the gathers'
  * too), and clears the op's intervals. */
 void streamer_fold_overlap(streamer_t *s, int gathers);
+/* Host bytes the chunk structures of P intervals and k blocks take for a
+ * graph of n vertices and m edges (the P x P grid, then P x Pk
+ * sub-chunks in each orientation): for the memory rule (membudget.h). */
+double streamer_memory_bytes(int64_t n, int64_t m, int p, int k);
 /* Rows in the largest of the P * k blocks. */
 int64_t streamer_max_block(const streamer_t *s);
 
