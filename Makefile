@@ -15,7 +15,7 @@ CFLAGS   += -Werror
 endif
 LDLIBS   := -lopenblas -lmetis -lncursesw -lreadline -lz -lm -ldl -pthread
 
-SRC_LIB  := $(wildcard engine/*.c engine/models/*.c engine/sched/*.c datasets/*.c profiler/*.c views/*.c)
+SRC_LIB  := $(wildcard engine/*.c engine/models/*.c engine/sched/*.c engine/dist/*.c datasets/*.c profiler/*.c views/*.c)
 SRC_APP  := $(wildcard app/*.c)
 BUILD    ?= build
 OBJ_LIB  := $(SRC_LIB:%.c=$(BUILD)/%.o)

@@ -175,7 +175,7 @@ static void mirror_release(kops_ctx_t *cx, graph_t *g)
 static int mirror(kops_ctx_t *cx, const graph_t *h, graph_t *g, gs_err_t *err)
 {
     memset(g, 0, sizeof *g);
-    g->n = h->n, g->nsrc = h->nsrc, g->m = h->m, g->ntypes = h->ntypes;
+    g->n = h->n, g->nsrc = h->nsrc, g->nbase = h->nbase, g->m = h->m, g->ntypes = h->ntypes;
     int64_t n = h->n, nsrc = h->nsrc, m = h->m;
     (void)n, (void)nsrc, (void)m;
 #define COPY_ONE(name, type, count)                                                                                  \

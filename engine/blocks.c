@@ -59,7 +59,7 @@ static int build_one(const graph_t *g, int h, const int32_t *dst, int64_t nd, co
 {
     memset(b, 0, sizeof *b);
     int64_t ns = src_n[0] + src_n[1], m = 0;
-    b->n = nd, b->nsrc = ns, b->ntypes = g->ntypes;
+    b->n = nd, b->nsrc = ns, b->nbase = src_n[0], b->ntypes = g->ntypes;
     b->orig_id = malloc(sizeof(int32_t) * (size_t)(ns ? ns : 1));
     b->in_ptr = calloc((size_t)nd + 1, sizeof *b->in_ptr);
     if (!b->orig_id || !b->in_ptr) return gs_fail(err, GS_EFAIL, "out of memory building a block");

@@ -67,7 +67,7 @@ static int layout(exec_t *ex, gs_err_t *err)
 
 int64_t exec_level_rows(const exec_t *ex, int k)
 {
-    return k == 0 ? ex->block[1]->nsrc : ex->block[k]->n;
+    return k == 0 ? ex->block[1]->nbase : ex->block[k]->n;
 }
 
 /* Rows a value has, and has room for, under the current binding. */

@@ -31,7 +31,7 @@ int graph_build(graph_t *g, const dataset_t *d, gs_err_t *err)
     memset(g, 0, sizeof *g);
     int64_t n = d->n, cap = d->npairs * 2 + n;
     int32_t t_base = d->pair_type ? d->ntypes : 1;
-    g->n = g->nsrc = n;
+    g->n = g->nsrc = g->nbase = n;
     g->ntypes = 2 * t_base + 1;
     int64_t *cnt = calloc((size_t)n + 1, sizeof *cnt);
     in_edge_t *tmp = malloc(sizeof *tmp * (size_t)cap);

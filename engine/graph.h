@@ -24,6 +24,8 @@
 typedef struct {
     int64_t n, m;      /* N (destination rows), E */
     int64_t nsrc;      /* source rows (>= n; = n for the full graph) */
+    int64_t nbase;     /* the sources computed at the level below (its n); the rest, up to nsrc, are
+                          extra rows whose values arrive from elsewhere (a rank's mirrors) */
     int64_t *in_ptr;   /* (N+1) CSC offsets */
     int32_t *in_src;   /* (E) source of edge e */
     int32_t *in_dst;   /* (E) destination of edge e */
