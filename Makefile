@@ -29,6 +29,11 @@ HAVE_NVCC  := $(shell command -v nvcc >/dev/null 2>&1 || test -x /usr/local/cuda
 HAVE_MPI   := $(shell command -v mpicc >/dev/null 2>&1 && echo 1)
 HAVE_CUPTI := $(shell test -f /usr/local/cuda/extras/CUPTI/include/cupti.h -o -f /usr/local/cuda/include/cupti.h && echo 1)
 mark = $(if $(1),✓,✗)
+# MPI (the distributed engine): compiled in when mpicc is there, else --ranks says it is missing
+ifeq ($(HAVE_MPI),1)
+CFLAGS   += -DGS_HAVE_MPI $(shell mpicc -showme:compile)
+LDLIBS   += $(shell mpicc -showme:link)
+endif
 
 .PHONY: all run test asan test-asan tsan test-tsan deps bench-deps fuzz fuzz-ci fuzz-build fuzzers summary format clean install plugin test-gpu
 all: summary gnnscope plugin

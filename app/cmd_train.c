@@ -11,12 +11,28 @@
 #include <unistd.h>
 
 #include "../engine/train.h"
+#include "../engine/train_dist.h"
 #include "commands.h"
+#include "launch.h"
 #include "metrics_csv.h"
 #include "profile_sink.h"
 #include "run_json.h"
 #include "stop_signal.h"
 #include "train_opts.h"
+
+/* Reports a failure; on a rank, ends the whole job (the others may wait
+ * in a collective for this one). */
+static void fail(dist_comm_t *comm, int rank, const gs_err_t *err)
+{
+    if (!comm) {
+        fprintf(stderr, "gnnscope: error: %s\n", err->msg);
+        return;
+    }
+    if (rank == 0) fprintf(stderr, "gnnscope: error: %s\n", err->msg);
+    else fprintf(stderr, "gnnscope: error: rank %d: %s\n", rank, err->msg);
+    fflush(stderr);
+    dist_comm_abort(comm, err->code == GS_EINPUT ? 2 : 1);
+}
 
 int cmd_train(int argc, char **argv)
 {
@@ -31,9 +47,20 @@ int cmd_train(int argc, char **argv)
         train_opts_help(OPTS_TRAIN, "usage: gnnscope train [flags]\n\nTrains a GNN full-batch and reports loss and accuracy.");
         return 0;
     }
+    if (o.ranks && !o.dist) return launch_ranks("train", argc, argv, &o);
     train_cfg_t cfg = o.cfg;
     const char *checkpoint = o.checkpoint, *resume = o.resume, *trace = o.trace, *metrics = o.metrics;
-    int json = o.json, quiet = o.quiet, profile = o.profile;
+    int json = o.json, quiet = o.quiet, profile = o.profile, rank = 0;
+    dist_comm_t *comm = NULL;
+    if (o.dist) { /* one rank of a job: rank 0 reports and writes files, the others only train */
+        int size;
+        if (dist_comm_open(&comm, &rank, &size, &err)) {
+            fprintf(stderr, "gnnscope: error: %s\n", err.msg);
+            return err.code == GS_EINPUT ? 2 : 1;
+        }
+        cfg.dist = 1, cfg.comm = comm;
+        if (rank != 0) json = 0, quiet = 1, checkpoint = trace = metrics = "", profile = 0;
+    }
     static prof_t prof;
     int profiling = profile || trace[0] || metrics[0];
     metrics_csv_t mcsv;
@@ -58,7 +85,7 @@ int cmd_train(int argc, char **argv)
     }
     if (!rc && trace[0]) rc = prof_trace_start(&prof, trace, &err);
     if (rc) {
-        fprintf(stderr, "gnnscope: error: %s\n", err.msg);
+        fail(comm, rank, &err);
         trainer_close(&t);
         if (profiling) prof_shutdown(&prof);
         return rc == GS_EINPUT ? 2 : 1;
@@ -72,7 +99,11 @@ int cmd_train(int argc, char **argv)
         printf("gnnscope: %s on %s: %lld nodes, %lld edges, %lld features, %lld classes, %d threads\n", cfg.model,
                t.data.ds.name, (long long)t.data.g.n, (long long)t.data.g.m, (long long)t.data.ds.f, (long long)t.data.ds.c,
                t.cfg.threads);
-    for (int i = 0; i < todo && !stop_signal(); i++) {
+    int stop = 0;
+    for (int i = 0; i < todo; i++) {
+        stop = rank == 0 && stop_signal();
+        if (t.dist && (rc = trainer_dist_sync(&t, &stop, &err))) break; /* rank 0 decides for every rank */
+        if (stop) break;
         epoch_stats_t st;
         if ((rc = trainer_epoch(&t, &st, &err))) break;
         log.loss[log.n] = st.loss, log.ms[log.n] = st.epoch_ms, log.eval_ms[log.n] = st.eval_ms;
@@ -102,9 +133,9 @@ int cmd_train(int argc, char **argv)
         if (prof_trace_stop(&prof, &terr) && !rc) rc = terr.code, err = terr;
     }
     metrics_free(&mcsv);
-    if (rc) fprintf(stderr, "gnnscope: error: %s\n", err.msg);
-    else if (stop_signal()) fprintf(stderr, "gnnscope: interrupted after epoch %lld%s\n", (long long)t.epoch,
-                                     checkpoint[0] ? " (checkpoint saved)" : "");
+    if (rc) fail(comm, rank, &err);
+    else if (stop && rank == 0) fprintf(stderr, "gnnscope: interrupted after epoch %lld%s\n", (long long)t.epoch,
+                                        checkpoint[0] ? " (checkpoint saved)" : "");
     if (!rc && json) run_json_print(stdout, &t, &log);
     else if (!rc && !quiet && log.n)
         printf("best val %.4f at epoch %lld (test %.4f); final test %.4f\n", t.best_val, (long long)t.best_epoch,
@@ -112,6 +143,7 @@ int cmd_train(int argc, char **argv)
     free(log.loss), free(log.ms), free(log.eval_ms), free(log.flops);
     trainer_close(&t);
     if (profiling) prof_shutdown(&prof);
+    if (comm) dist_comm_close(comm);
     if (rc) return rc == GS_EINPUT ? 2 : 1;
     return stop_signal_exit_code();
 }

@@ -17,10 +17,10 @@ void stop_signal_install(void)
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
-    int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGUSR1};
     for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) sigaction(sigs[i], &sa, NULL);
 }
 
 int stop_signal(void) { return received; }
 
-int stop_signal_exit_code(void) { return received ? 128 + received : 0; }
+int stop_signal_exit_code(void) { return received && received != SIGUSR1 ? 128 + received : 0; }

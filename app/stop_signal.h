@@ -2,7 +2,9 @@
  * SIGTERM and SIGHUP (the terminal or ssh session closed) all ask the run
  * to stop after the current epoch, flushing traces and checkpoints, and
  * the process then exits 128 + the signal's number (130, 143, 129), as a
- * shell reports a process killed by it. */
+ * shell reports a process killed by it. SIGUSR1 is a launcher's request
+ * (launch.h: mpirun forwards it to the ranks): it stops the run the same
+ * way and exits 0, the launcher reporting the signal it was sent. */
 #ifndef GS_STOP_SIGNAL_H
 #define GS_STOP_SIGNAL_H
 

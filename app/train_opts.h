@@ -19,6 +19,9 @@ typedef struct {
     train_cfg_t cfg;
     char checkpoint[4096], resume[4096], trace[4096], metrics[4096], script[4096];
     int json, quiet, profile, backend;
+    int ranks;           /* --ranks N: launch N MPI ranks (launch.c) */
+    int dist;            /* --dist: this process is one rank of a job someone launched */
+    char hostfile[4096]; /* passed to mpirun */
     int64_t max_epochs; /* tui: quit after this many epochs (0 = never) */
 } train_opts_t;
 

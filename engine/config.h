@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "backend.h"
+#include "dist/dep_plan.h"
 #include "dkp.h"
 #include "partition.h"
 #include "sched/streamer.h"
@@ -45,6 +46,15 @@ typedef struct {
     int chunks;            /* P, 0 = auto */
     order_kind_t order;
     stream_knobs_t knobs;
+    /* distributed engine (engine/dist, docs/ARCHITECTURE.md "Distributed
+     * training"); dist = 0 trains in one process */
+    int dist;              /* this process is one MPI rank of a job */
+    dep_mode_t dep;        /* remote dependencies: cached, communicated, hybrid */
+    double dep_ratio;      /* hybrid: the cached fraction, -1 = Algorithm 4 */
+    uint64_t dep_mem;      /* hybrid: the memory limit S, 0 = none */
+    int ring, overlap;     /* ring-ordered sends; compute while mirrors arrive */
+    char network[24];      /* the emulated cluster network (dist/netmodel.h) */
+    struct dist_comm *comm; /* dist: the rank's MPI communication (from the app) */
     /* optional observers (the profiler, from the app layer) */
     task_hook_t on_task;
     void (*on_op)(void *user, const instr_t *in, int phase, double t0, double t1, double flops);

@@ -2,11 +2,13 @@
  * over the whole graph (forward, loss, backward, optimiser), then the
  * evaluation forward, with the engine's counters folded into the stats. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "knobs.h"
 #include "train.h"
+#include "train_dist.h"
 
 /* Milliseconds on the run's clock: the emulated one, or the wall. */
 static double now_ms(const trainer_t *t)
@@ -22,7 +24,7 @@ static double split_accuracy(const trainer_t *t, const tensor_t *logits, int s)
 {
     const train_data_t *d = &t->data;
     if (!d->split_labelled[s]) return 0.0;
-    int64_t ok = t->kp.K->correct(t->kp.cx, logits->data, logits->cols, d->label_k, d->split_k[s], d->ds.nsplit[s]);
+    int64_t ok = t->kp.K->correct(t->kp.cx, logits->data, logits->cols, d->label_k, d->split_k[s], d->split_n[s]);
     return (double)ok / (double)d->split_labelled[s];
 }
 
@@ -31,6 +33,21 @@ static int failed(trainer_t *t, gs_err_t *err)
     if (!t->ex.failed) return GS_OK;
     *err = t->ex.err;
     return err->code;
+}
+
+/* A rank: the parameter gradients summed over the ranks, in one message. */
+static int dist_sum_gradients(trainer_t *t, gs_err_t *err)
+{
+    params_t *ps = &t->model.params;
+    int64_t total = params_count(ps), off = 0;
+    float *buf = malloc(sizeof(float) * (size_t)(total + 1));
+    if (!buf) return gs_fail(err, GS_EFAIL, "out of memory for the gradient all-reduce");
+    for (int k = 0; k < ps->n; off += tensor_numel(&ps->g[k]), k++) memcpy(buf + off, ps->g[k].data, tensor_bytes(&ps->g[k]));
+    int rc = dist_engine_allreduce(&t->dist->engine, buf, total, 0, err);
+    off = 0;
+    for (int k = 0; !rc && k < ps->n; off += tensor_numel(&ps->g[k]), k++) memcpy(ps->g[k].data, buf + off, tensor_bytes(&ps->g[k]));
+    free(buf);
+    return rc;
 }
 
 int trainer_epoch(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
@@ -49,11 +66,12 @@ int trainer_epoch(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
     const tensor_t *out = exec_forward(&t->ex, &d->x, 1, e);
     exec_mark_t mark = exec_mark(&t->ex);
     st->loss = K->xent(t->kp.cx, out->data, out->rows, out->cols, d->label_k, d->split_k[SPLIT_TRAIN],
-                       d->ds.nsplit[SPLIT_TRAIN], d->split_labelled[SPLIT_TRAIN], t->dlogits.data);
+                       d->split_n[SPLIT_TRAIN], d->split_labelled[SPLIT_TRAIN], t->dlogits.data);
     double logit_bytes = 4.0 * (double)tensor_numel(out);
     exec_host_work(&t->ex, mark, NULL, 0, 6.0 * (double)tensor_numel(out), 2 * logit_bytes);
     exec_backward(&t->ex, &t->dlogits);
     if ((rc = failed(t, err))) return rc;
+    if (t->dist && (rc = dist_sum_gradients(t, err))) return rc; /* each rank's part of the whole graph's gradient */
     st->flops = t->ex.flops;
     for (int l = 0; l < PROG_MAX_LAYERS; l++) st->agg_flops += t->ex.agg_flops[l][0] + t->ex.agg_flops[l][1];
     if (K->annotate) K->annotate(t->kp.cx, -1, 2, "adam");
@@ -74,6 +92,11 @@ int trainer_epoch(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
     st->test_acc = split_accuracy(t, out, SPLIT_TEST);
     exec_host_work(&t->ex, mark, NULL, 0, (double)tensor_numel(out), 4.0 * (double)tensor_numel(out));
     if ((rc = K->sync(t->kp.cx, err))) return rc;
+    if (t->dist) { /* each rank's loss and accuracies are its share of the whole graph's */
+        double sums[4] = {st->loss, st->train_acc, st->val_acc, st->test_acc};
+        if ((rc = dist_engine_allreduce(&t->dist->engine, sums, 4, 1, err))) return rc;
+        st->loss = sums[0], st->train_acc = sums[1], st->val_acc = sums[2], st->test_acc = sums[3];
+    }
     st->epoch_ms = t1 - t0;
     st->eval_ms = now_ms(t) - t1;
     st->host_ms = 1e3 * t->ex.own_s;

@@ -302,9 +302,10 @@ static matmul_call_t matmul_call(const exec_t *ex, const instr_t *in)
 static void src_ready(exec_t *ex, int i)
 {
     const instr_t *in = &ex->prog->code[i];
+    int gathered = in->op == OP_GATHER || in->op == OP_GATHER_TYPED;
     for (int k = 0; k < in->nin && ex->engine.ops->src_ready && !ex->failed; k++)
         if (ex->first_src[i] >> k & 1)
-            engine_failed(ex, ex->engine.ops->src_ready(ex->engine.self, ex, in->in[k], ex->hop[i], &ex->err));
+            engine_failed(ex, ex->engine.ops->src_ready(ex->engine.self, ex, in->in[k], ex->hop[i], gathered && k == 0, &ex->err));
 }
 
 static void src_grad_ready(exec_t *ex, int i)

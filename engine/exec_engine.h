@@ -73,8 +73,11 @@ typedef struct {
     /* The executor wrote t with one of its own ops (copies elsewhere go stale). May be NULL. */
     void (*host_wrote)(void *self, const xtensor_t *t);
     /* Before the first op that reads value v of ex by source index at
-     * hop: rows past the ones computed here are filled. May be NULL. */
-    int (*src_ready)(void *self, exec_t *ex, int v, int hop, gs_err_t *err);
+     * hop: rows past the ones computed here (block nbase..nsrc) are
+     * filled. gathered: that op is this engine's own gather of v, which
+     * may then wait for the rows itself (and work on what has arrived
+     * first). May be NULL. */
+    int (*src_ready)(void *self, exec_t *ex, int v, int hop, int gathered, gs_err_t *err);
     /* After that op's backward: v's gradient rows past the computed ones
      * are returned to where they came from. May be NULL. */
     int (*src_grad_ready)(void *self, exec_t *ex, int v, int hop, gs_err_t *err);

@@ -8,40 +8,48 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dist/netmodel.h"
 #include "membudget.h"
+#include "train_dist.h"
 
 #define F(field) offsetof(train_cfg_t, field), sizeof(((train_cfg_t *)0)->field)
 
 static const opt_t table[] = {
-    {"dataset", OPT_STR, F(dataset), NULL, NULL, 0, 0, "cora|DIR|FILE", "shipped name, OGB raw directory or SNAP edge list", NULL, WHEN_START, 0, 0},
-    {"model", OPT_STR, F(model), NULL, NULL, 0, 0, "NAME", "the GNN model", model_names, WHEN_START, 0, 0},
-    {"layers", OPT_INT, F(layers), NULL, NULL, 1, 64, "L", "number of GNN layers (GG-NN: propagation steps)", NULL, WHEN_START, 0, 0},
-    {"hidden", OPT_I64, F(hidden), NULL, NULL, 1, 65536, "H", "hidden width (per head for GAT)", NULL, WHEN_START, 0, 0},
-    {"heads", OPT_INT, F(heads), NULL, NULL, 1, 64, "K", "attention heads (GAT hidden layers)", NULL, WHEN_START, 0, 0},
-    {"epochs", OPT_INT, F(epochs), NULL, NULL, 0, 1e7, "E", "total epochs (a resumed run continues up to E)", NULL, WHEN_START, 0, 0},
-    {"lr", OPT_FLOAT, F(lr), NULL, NULL, 1e-9, 10, "X", "Adam learning rate", NULL, WHEN_EPOCH, 0, 0},
-    {"weight-decay", OPT_FLOAT, F(weight_decay), NULL, NULL, 0, 10, "X", "L2 weight decay added to gradients", NULL, WHEN_START, 0, 0},
-    {"dropout", OPT_FLOAT, F(dropout), NULL, NULL, 0, 0.99, "X", "dropout probability", NULL, WHEN_START, 0, 0},
-    {"seed", OPT_U64, F(seed), NULL, NULL, 0, 9e18, "S", "seed for initialisation and dropout masks", NULL, WHEN_START, 0, 0},
-    {"threads", OPT_INT, F(threads), NULL, "all", 0, 1024, "T", "worker threads (all: one per core)", NULL, WHEN_START, 0, 0},
-    {"dkp", OPT_CHOICE, F(dkp), "off|on|auto", NULL, 0, 0, "MODE", "reorder aggregation and combination (auto: by cost)", NULL, WHEN_PROGRAM, 0, '7'},
-    {"feat-norm", OPT_CHOICE, F(feat_norm), "auto|row|none", NULL, 0, 0, "MODE", "row-normalise features (auto: if non-negative)", NULL, WHEN_START, 0, 0},
-    {"no-cache", OPT_BOOL, F(no_cache), NULL, NULL, 0, 0, "", "do not read or write the binary dataset cache", NULL, WHEN_START, 0, 0},
-    {"devices", OPT_INT, F(devices), NULL, NULL, 1, TOPO_MAX_DEV, "N", "emulated or logical devices", NULL, WHEN_REOPEN, 1, 0},
-    {"device-mem", OPT_SIZE, F(device_mem), NULL, "none", 1024, 1099511627776.0, "BYTES", "memory cap per device", NULL, WHEN_REOPEN, 1, 0},
-    {"topology", OPT_STR, F(topology), NULL, NULL, 0, 0, "NAME", "interconnect model (gnnscope topologies)", topology_names_joined, WHEN_REOPEN, 1, 0},
-    {"link-scale", OPT_DOUBLE, F(link_scale), NULL, "auto", 0.01, 1e6, "X", "link bandwidth factor (auto: 1 on the virtual clock, host/GPU FLOP/s on the wall clock)", NULL, WHEN_REOPEN, 1, 0},
-    {"links", OPT_CHOICE, F(links_native), "model|native", NULL, 0, 0, "MODE", "native: copies are plain memcpys", NULL, WHEN_REOPEN, 1, 0},
-    {"clock", OPT_CHOICE, F(clock), "virtual|wall", NULL, 0, 0, "CLOCK", "emulated time: the modeled machine's (virtual) or the host's", NULL, WHEN_REOPEN, 1, 0},
-    {"kernel-time", OPT_CHOICE, F(ktime), "roofline|measured", NULL, 0, 0, "MODEL", "virtual clock: device kernels by the GPU's roofline (deterministic) or by measured CPU time", NULL, WHEN_REOPEN, 1, 0},
-    {"chunks", OPT_INT, F(chunks), NULL, "auto", 1, 4096, "P", "vertex intervals (auto: the fewest that fit --device-mem)", NULL, WHEN_REOPEN, 1, 0},
-    {"order", OPT_CHOICE, F(order), "none|random|metis", NULL, 0, 0, "ORDER", "vertex order before chunking", NULL, WHEN_REOPEN, 1, '5'},
-    {"selective", OPT_CHOICE, F(knobs.selective), "off|on|auto", NULL, 0, 0, "MODE", "filter source rows on the host (NeuGraph 3.2)", NULL, WHEN_EPOCH, 1, '1'},
-    {"pipeline", OPT_CHOICE, F(knobs.pipeline), "off|on", NULL, 0, 0, "MODE", "double-buffer copies against compute", NULL, WHEN_EPOCH, 1, '2'},
-    {"subchunks", OPT_INT, F(knobs.subchunks), NULL, NULL, 1, 64, "K", "blocks per source interval", NULL, WHEN_REOPEN, 1, 0},
-    {"swap", OPT_CHOICE, F(knobs.swap), "off|on", NULL, 0, 0, "MODE", "reorder blocks by profiled times (NeuGraph Fig. 6; with multidev naive)", NULL, WHEN_EPOCH, 1, '3'},
-    {"multidev", OPT_CHOICE, F(knobs.multidev), "naive|chain|ring", NULL, 0, 0, "MODE", "how devices share source blocks", NULL, WHEN_EPOCH, 1, '4'},
-    {"memplan", OPT_CHOICE, F(knobs.memplan), "stream|lru|roc", NULL, 0, 0, "PLAN", "tensors kept on the devices between ops (roc: ROC's DP)", NULL, WHEN_EPOCH, 1, '6'},
+    {"dataset", OPT_STR, F(dataset), NULL, NULL, 0, 0, "cora|DIR|FILE", "shipped name, OGB raw directory or SNAP edge list", NULL, WHEN_START, 0, 0, 0},
+    {"model", OPT_STR, F(model), NULL, NULL, 0, 0, "NAME", "the GNN model", model_names, WHEN_START, 0, 0, 0},
+    {"layers", OPT_INT, F(layers), NULL, NULL, 1, 64, "L", "number of GNN layers (GG-NN: propagation steps)", NULL, WHEN_START, 0, 0, 0},
+    {"hidden", OPT_I64, F(hidden), NULL, NULL, 1, 65536, "H", "hidden width (per head for GAT)", NULL, WHEN_START, 0, 0, 0},
+    {"heads", OPT_INT, F(heads), NULL, NULL, 1, 64, "K", "attention heads (GAT hidden layers)", NULL, WHEN_START, 0, 0, 0},
+    {"epochs", OPT_INT, F(epochs), NULL, NULL, 0, 1e7, "E", "total epochs (a resumed run continues up to E)", NULL, WHEN_START, 0, 0, 0},
+    {"lr", OPT_FLOAT, F(lr), NULL, NULL, 1e-9, 10, "X", "Adam learning rate", NULL, WHEN_EPOCH, 0, 0, 0},
+    {"weight-decay", OPT_FLOAT, F(weight_decay), NULL, NULL, 0, 10, "X", "L2 weight decay added to gradients", NULL, WHEN_START, 0, 0, 0},
+    {"dropout", OPT_FLOAT, F(dropout), NULL, NULL, 0, 0.99, "X", "dropout probability", NULL, WHEN_START, 0, 0, 0},
+    {"seed", OPT_U64, F(seed), NULL, NULL, 0, 9e18, "S", "seed for initialisation and dropout masks", NULL, WHEN_START, 0, 0, 0},
+    {"threads", OPT_INT, F(threads), NULL, "all", 0, 1024, "T", "worker threads (all: one per core)", NULL, WHEN_START, 0, 0, 0},
+    {"dkp", OPT_CHOICE, F(dkp), "off|on|auto", NULL, 0, 0, "MODE", "reorder aggregation and combination (auto: by cost)", NULL, WHEN_PROGRAM, 0, '7', 0},
+    {"feat-norm", OPT_CHOICE, F(feat_norm), "auto|row|none", NULL, 0, 0, "MODE", "row-normalise features (auto: if non-negative)", NULL, WHEN_START, 0, 0, 0},
+    {"no-cache", OPT_BOOL, F(no_cache), NULL, NULL, 0, 0, "", "do not read or write the binary dataset cache", NULL, WHEN_START, 0, 0, 0},
+    {"devices", OPT_INT, F(devices), NULL, NULL, 1, TOPO_MAX_DEV, "N", "emulated or logical devices", NULL, WHEN_REOPEN, 1, 0, 0},
+    {"device-mem", OPT_SIZE, F(device_mem), NULL, "none", 1024, 1099511627776.0, "BYTES", "memory cap per device", NULL, WHEN_REOPEN, 1, 0, 0},
+    {"topology", OPT_STR, F(topology), NULL, NULL, 0, 0, "NAME", "interconnect model (gnnscope topologies)", topology_names_joined, WHEN_REOPEN, 1, 0, 0},
+    {"link-scale", OPT_DOUBLE, F(link_scale), NULL, "auto", 0.01, 1e6, "X", "link bandwidth factor (auto: 1 on the virtual clock, host/GPU FLOP/s on the wall clock)", NULL, WHEN_REOPEN, 1, 0, 0},
+    {"links", OPT_CHOICE, F(links_native), "model|native", NULL, 0, 0, "MODE", "native: copies are plain memcpys", NULL, WHEN_REOPEN, 1, 0, 0},
+    {"clock", OPT_CHOICE, F(clock), "virtual|wall", NULL, 0, 0, "CLOCK", "emulated time: the modeled machine's (virtual) or the host's", NULL, WHEN_REOPEN, 1, 0, 0},
+    {"kernel-time", OPT_CHOICE, F(ktime), "roofline|measured", NULL, 0, 0, "MODEL", "virtual clock: device kernels by the GPU's roofline (deterministic) or by measured CPU time", NULL, WHEN_REOPEN, 1, 0, 0},
+    {"chunks", OPT_INT, F(chunks), NULL, "auto", 1, 4096, "P", "vertex intervals (auto: the fewest that fit --device-mem)", NULL, WHEN_REOPEN, 1, 0, 0},
+    {"order", OPT_CHOICE, F(order), "none|random|metis", NULL, 0, 0, "ORDER", "vertex order before chunking", NULL, WHEN_REOPEN, 1, '5', 0},
+    {"selective", OPT_CHOICE, F(knobs.selective), "off|on|auto", NULL, 0, 0, "MODE", "filter source rows on the host (NeuGraph 3.2)", NULL, WHEN_EPOCH, 1, '1', 0},
+    {"pipeline", OPT_CHOICE, F(knobs.pipeline), "off|on", NULL, 0, 0, "MODE", "double-buffer copies against compute", NULL, WHEN_EPOCH, 1, '2', 0},
+    {"subchunks", OPT_INT, F(knobs.subchunks), NULL, NULL, 1, 64, "K", "blocks per source interval", NULL, WHEN_REOPEN, 1, 0, 0},
+    {"swap", OPT_CHOICE, F(knobs.swap), "off|on", NULL, 0, 0, "MODE", "reorder blocks by profiled times (NeuGraph Fig. 6; with multidev naive)", NULL, WHEN_EPOCH, 1, '3', 0},
+    {"multidev", OPT_CHOICE, F(knobs.multidev), "naive|chain|ring", NULL, 0, 0, "MODE", "how devices share source blocks", NULL, WHEN_EPOCH, 1, '4', 0},
+    {"memplan", OPT_CHOICE, F(knobs.memplan), "stream|lru|roc", NULL, 0, 0, "PLAN", "tensors kept on the devices between ops (roc: ROC's DP)", NULL, WHEN_EPOCH, 1, '6', 0},
+    {"dep", OPT_CHOICE, F(dep), "cache|comm|hybrid", NULL, 0, 0, "MODE", "--ranks: remote dependencies cached (DepCache), communicated (DepComm) or split by Algorithm 4 (NeutronStar 3)", NULL, WHEN_EPOCH, 0, '8', 0},
+    {"dep-ratio", OPT_DOUBLE, F(dep_ratio), NULL, "auto", 0, 1, "X", "--dep hybrid: the fraction of each layer's remote dependencies cached (auto: Algorithm 4)", NULL, WHEN_EPOCH, 0, 0, -1},
+    {"dep-mem", OPT_SIZE, F(dep_mem), NULL, "none", 1024, 1099511627776.0, "BYTES", "--dep hybrid: memory limit S for cached dependencies", NULL, WHEN_EPOCH, 0, 0, 0},
+    {"ring", OPT_CHOICE, F(ring), "off|on", NULL, 0, 0, "MODE", "--ranks: rank i sends its j-th chunk to (i+j+1) % m (NeutronStar 4.3)", NULL, WHEN_EPOCH, 0, 0, 0},
+    {"overlap", OPT_CHOICE, F(overlap), "off|on", NULL, 0, 0, "MODE", "--ranks: compute local and cached rows while mirrors arrive", NULL, WHEN_EPOCH, 0, 0, 0},
+    {"network", OPT_STR, F(network), NULL, NULL, 0, 0, "NAME", "--ranks: emulated cluster network (gnnscope topologies)", network_names, WHEN_EPOCH, 0, 0, 0},
 };
 #undef F
 
@@ -172,6 +180,14 @@ int knob_apply(trainer_t *t, gs_err_t *err)
     train_cfg_t old = t->cfg, want = t->pending;
     t->has_pending = 0;
     int rebuild = want.dkp != old.dkp; /* new gather widths: a streamed run re-plans its chunks too */
+    if (t->dist) { /* a rank: its engine takes the distributed knobs; streaming ones do not apply */
+        if (needs_reopen(&old, &want)) return gs_fail(err, GS_EINPUT, "device and streaming knobs do not apply to distributed runs");
+        t->cfg = want;
+        int rc = rebuild ? trainer_rebuild_program(t, err) : GS_OK;
+        if (!rc) rc = trainer_dist_apply(t, &old, err);
+        if (rc) t->cfg = old;
+        return rc;
+    }
     if (!needs_reopen(&old, &want) && !(rebuild && want.stream)) {
         t->cfg = want;
         int rc = rebuild ? trainer_rebuild_program(t, err) : GS_OK;

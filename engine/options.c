@@ -89,7 +89,7 @@ int opt_parse(const opt_t *o, void *base, const char *value, char *why, size_t n
         *(int *)f = k;
         return 0;
     }
-    double v = 0;
+    double v = o->word_value;
     if (!(o->zero_word && strcmp(value, o->zero_word) == 0) && parse_number(o, value, &v, why, n)) return -1;
     switch (o->kind) {
     case OPT_INT: *(int *)f = (int)v; break;
@@ -128,7 +128,7 @@ void opt_format(const opt_t *o, const void *base, char *out, size_t n)
     case OPT_FLOAT: v = *(const float *)f; break;
     case OPT_DOUBLE: v = *(const double *)f; break;
     }
-    if (v == 0 && o->zero_word) snprintf(out, n, "%s", o->zero_word);
+    if (v == o->word_value && o->zero_word) snprintf(out, n, "%s", o->zero_word);
     else if (o->kind == OPT_SIZE) size_text(*(const uint64_t *)f, out, n);
     else if (o->kind == OPT_U64) snprintf(out, n, "%llu", (unsigned long long)*(const uint64_t *)f);
     else if (o->kind == OPT_FLOAT) snprintf(out, n, "%g", (double)*(const float *)f);

@@ -38,7 +38,7 @@ typedef struct opt {
     size_t off;            /* the field in the described struct */
     size_t size;           /* OPT_STR: the field's capacity */
     const char *choices;   /* OPT_CHOICE: "a|b|c" */
-    const char *zero_word; /* a word that stores 0 ("auto", "none"), or NULL */
+    const char *zero_word; /* a word that stores word_value ("auto", "none"), or NULL */
     double lo, hi;         /* numeric range, inclusive */
     const char *metavar;
     const char *help;
@@ -47,6 +47,7 @@ typedef struct opt {
     opt_when_t when;
     int streaming;         /* setting it on the command line implies the streaming engine */
     char key;              /* the workbench key that cycles it (0: none) */
+    double word_value;     /* what zero_word stores (0 unless given: a value outside [lo, hi]) */
 } opt_t;
 
 /* Parses value into base's field. 0, or -1 with why = the reason. */

@@ -10,6 +10,7 @@
 
 #include "cuda_plugin.h"
 #include "threadpool.h"
+#include "train_dist.h"
 
 void train_cfg_defaults(train_cfg_t *c)
 {
@@ -33,6 +34,8 @@ void train_cfg_defaults(train_cfg_t *c)
     c->order = ORDER_NONE;
     c->knobs = (stream_knobs_t){.pipeline = 1, .subchunks = 2, .selective = SEL_AUTO, .swap = 1, .multidev = MD_CHAIN,
                                 .memplan = MP_ROC};
+    c->dep = DEP_HYBRID, c->dep_ratio = -1, c->ring = 1, c->overlap = 1;
+    snprintf(c->network, sizeof c->network, "eth-10g");
 }
 
 /* Picks where the tensors live: the GPU for an in-memory cuda run, else the host. */
@@ -62,9 +65,13 @@ static int exec_open(trainer_t *t, gs_err_t *err)
 {
     exec_free(&t->ex);
     int rc = exec_init(&t->ex, &t->model.prog, t->kp, &t->model.params, t->cfg.seed, err);
-    if (!rc) rc = exec_bind_graph(&t->ex, t->data.kg, err);
+    if (!rc) rc = t->dist ? exec_bind(&t->ex, t->dist->bs.ptr, err) : exec_bind_graph(&t->ex, t->data.kg, err);
     if (rc) return rc;
     if (t->streaming) t->ex.engine = stream_engine_exec(&t->stream), t->ex.clock = stream_engine_clock(&t->stream);
+    if (t->dist) {
+        t->ex.engine = dist_engine_exec(&t->dist->engine);
+        t->ex.clock = t->dist->virtual_clock ? &t->dist->clock : NULL;
+    }
     observe_ops(t);
     return GS_OK;
 }
@@ -124,14 +131,16 @@ int trainer_open(trainer_t *t, const train_cfg_t *cfg, gs_err_t *err)
     if (cfg->stream && (rc = stream_cap_check(cfg, &t->model.prog, t->data.g.n, err))) return rc; /* the cap, first */
     if ((rc = model_init_params(&t->model, cfg->seed, t->kp, err))) return rc;
     if ((rc = data_place(&t->data, t->kp, cfg->feat_norm, err))) return rc;
+    if (cfg->dist && (rc = trainer_dist_open(t, err))) return rc; /* a rank: its own rows from here on */
     /* streamed: the stream engine opens the executor after renumbering the vertices */
-    if ((rc = cfg->stream ? trainer_stream_open(t, err) : exec_open(t, err))) return rc;
-    return place_alloc(t->kp, &t->dlogits, ds->n, ds->c, err);
+    if ((rc = cfg->stream && !cfg->dist ? trainer_stream_open(t, err) : exec_open(t, err))) return rc;
+    return place_alloc(t->kp, &t->dlogits, exec_level_rows(&t->ex, t->ex.nhops), ds->c, err);
 }
 
 void trainer_close(trainer_t *t)
 {
     trainer_stream_close(t);
+    trainer_dist_close(t);
     exec_free(&t->ex);
     model_close(&t->model);
     if (t->kp.K) place_free(t->kp, &t->dlogits);

@@ -24,13 +24,14 @@
 #include "stats.h"
 #include "train_data.h"
 
-typedef struct {
+typedef struct trainer {
     train_cfg_t cfg;
     train_data_t data;
     model_state_t model;
     exec_t ex;
     kplace_t kp;            /* where the tensors live */
     stream_engine_t stream; /* in use when streaming (streaming != 0) */
+    struct dist_run *dist;  /* a rank of a distributed run (train_dist.h), or NULL */
     int streaming;
     double clock_end;       /* the emulated clock when the streaming engine last closed: a reopened one goes on from there */
     tensor_t dlogits;       /* (N, C), in kp's memory */

@@ -96,7 +96,40 @@ int data_place(train_data_t *d, kplace_t kp, feat_norm_t fn, gs_err_t *err)
         if ((rc = ensure(kp, (void **)&d->split_k[s], sizeof(int32_t) * (size_t)n, "splits", err))) return rc;
         K->upload(kp.cx, d->split_k[s], d->ds.split[s], sizeof(int32_t) * (size_t)n);
         d->split_labelled[s] = data_count_labelled(d->ds.label, d->ds.split[s], n);
+        d->split_n[s] = n;
     }
+    return GS_OK;
+}
+
+int data_localize(train_data_t *d, const int32_t *rows, int64_t nrows, int64_t room, int64_t lo, int64_t hi, gs_err_t *err)
+{
+    if (d->kp.K->device) return gs_fail(err, GS_EINPUT, "a rank's data lives in host memory (--backend cuda with --ranks is not supported)");
+    int64_t f = d->x.cols, own = hi - lo;
+    float *x = calloc((size_t)(room * f + 1), sizeof(float));
+    int32_t *label = malloc(sizeof(int32_t) * (size_t)(own + 1)), *split[3] = {NULL, NULL, NULL};
+    int bad = !x || !label;
+    for (int s = 0; s < 3 && !bad; s++) bad = !(split[s] = malloc(sizeof(int32_t) * (size_t)(d->split_n[s] + 1)));
+    if (bad) {
+        free(x), free(label);
+        for (int s = 0; s < 3; s++) free(split[s]);
+        return gs_fail(err, GS_EFAIL, "out of memory for the rank's data");
+    }
+    for (int64_t i = 0; i < nrows; i++) memcpy(x + i * f, d->x.data + (int64_t)rows[i] * f, sizeof(float) * (size_t)f);
+    memcpy(label, d->label_k + lo, sizeof(int32_t) * (size_t)own);
+    int64_t n[3] = {0, 0, 0};
+    for (int s = 0; s < 3; s++)
+        for (int64_t i = 0; i < d->split_n[s]; i++)
+            if (d->split_k[s][i] >= lo && d->split_k[s][i] < hi) split[s][n[s]++] = (int32_t)(d->split_k[s][i] - lo);
+    release_copies(d);
+    d->kg = &d->g;
+    d->x = (tensor_t){room, f, x};
+    d->label_k = label;
+    for (int s = 0; s < 3; s++) d->split_k[s] = split[s], d->split_n[s] = n[s];
+    dataset_t *ds = &d->ds; /* what is not needed any more */
+    free(ds->pair_src), free(ds->pair_dst), free(ds->pair_type), free(ds->feat), free(ds->label);
+    ds->pair_src = ds->pair_dst = ds->pair_type = NULL, ds->feat = NULL, ds->label = NULL;
+    for (int s = 0; s < 3; s++) free(ds->split[s]), ds->split[s] = NULL;
+    d->kp = kplace_host();
     return GS_OK;
 }
 

@@ -22,7 +22,8 @@ typedef struct {
     graph_t kg_mirror;
     tensor_t x;                    /* (N, F) normalised features, in kp's memory */
     int32_t *label_k, *split_k[3]; /* labels and splits in kp's memory */
-    int64_t split_labelled[3];     /* rows of each split with a label */
+    int64_t split_n[3];            /* entries of each split_k */
+    int64_t split_labelled[3];     /* rows of each split with a label (the whole graph's, also on a rank) */
     double load_ms;                /* dataset load (cache or source files) */
     double graph_ms;               /* CSR/CSC construction */
 } train_data_t;
@@ -32,6 +33,12 @@ int data_open(train_data_t *d, const train_cfg_t *c, gs_err_t *err);
 /* Mirrors the graph and copies features (normalised per fn), labels and
  * splits into kp's memory; again after a renumbering. */
 int data_place(train_data_t *d, kplace_t kp, feat_norm_t fn, gs_err_t *err);
+/* A rank's share (host memory; after data_place): the feature rows of
+ * the given vertices (room for `room` rows, the rest filled later by its
+ * engine), the labels and split members of its owned range [lo, hi), in
+ * local row numbers (row i is vertex lo + i). The dataset's own arrays are
+ * freed; the graph and split_labelled stay. */
+int data_localize(train_data_t *d, const int32_t *rows, int64_t nrows, int64_t room, int64_t lo, int64_t hi, gs_err_t *err);
 /* Renumbers: new vertex v is old vertex perm[v]. Call data_place after. */
 int data_renumber(train_data_t *d, const int32_t *perm, gs_err_t *err);
 void data_close(train_data_t *d);

@@ -163,9 +163,9 @@ typedef struct {
     exec_t *full;
 } filler_t;
 
-static int fill_mirrors(void *self, exec_t *ex, int v, int hop, gs_err_t *err)
+static int fill_mirrors(void *self, exec_t *ex, int v, int hop, int gathered, gs_err_t *err)
 {
-    (void)err;
+    (void)err, (void)gathered;
     filler_t *f = self;
     const graph_t *b = ex->block[hop];
     const tensor_t *src = &f->full->val[v];

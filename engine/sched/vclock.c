@@ -17,9 +17,14 @@ double vclock_kernel_s(const vclock_t *c, double flops, double bytes, double cpu
     return fmax(flops / c->gpu_flops, bytes / c->gpu_bw) + c->launch_s;
 }
 
+double vclock_host_s(const vclock_t *c, double flops, double bytes, double cpu_s)
+{
+    return c->ktime == KTIME_MEASURED ? cpu_s / c->threads : fmax(flops / c->host_flops, bytes / c->host_bw);
+}
+
 void vclock_host_op(vclock_t *c, double flops, double bytes, double cpu_s, double *t0, double *t1)
 {
-    double dt = c->ktime == KTIME_MEASURED ? cpu_s / c->threads : fmax(flops / c->host_flops, bytes / c->host_bw);
+    double dt = vclock_host_s(c, flops, bytes, cpu_s);
     *t0 = c->now;
     c->now += dt;
     c->host_s += dt;

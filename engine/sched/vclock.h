@@ -33,6 +33,8 @@ typedef struct vclock {
 void vclock_init(vclock_t *c, const topology_t *t, ktime_kind_t kt, double core_flops, int threads, double start);
 /* A device kernel's modeled seconds. */
 double vclock_kernel_s(const vclock_t *c, double flops, double bytes, double cpu_s);
+/* A host op's modeled seconds (what vclock_host_op charges). */
+double vclock_host_s(const vclock_t *c, double flops, double bytes, double cpu_s);
 /* Charges a host op at `now` and moves past it; its span in *t0, *t1. */
 void vclock_host_op(vclock_t *c, double flops, double bytes, double cpu_s, double *t0, double *t1);
 /* The process's CPU seconds so far (for measured times). */

@@ -1,0 +1,79 @@
+/* dist_engine.h - a rank's execution engine (exec_engine.h): the memory
+ * engine over the rank's blocks (its owned rows, the rows it replicates
+ * and its mirrors, dep_plan.h), plus the master-mirror exchanges
+ * (NeutronStar §4.2-4.3):
+ *   forward   before a value is first read by source index at hop h, the
+ *             owners send the rows this rank mirrors there; the receives
+ *             land in the value's mirror rows directly (each owner's rows
+ *             are one contiguous range). With overlap on and a gather
+ *             reading it, the gather first sums the edges from rows
+ *             computed here, then each owner's edges as its rows arrive;
+ *   backward  after that read's backward, the mirror rows' gradients go
+ *             back to their owners, which add them to their own rows (in
+ *             rank order, so the sums do not depend on arrival order).
+ * Send buffers are packed at positions fixed when the routes are built,
+ * from the peers' requested row lists, so packing threads never contend.
+ * Sends are posted in ring order (rank i sends its j-th chunk to
+ * (i+j+1) % m) or, with ring off, to ranks 0..m-1 in turn.
+ * Time: on the virtual clock (vclock.h) the rank's host ops are charged
+ * by the executor; messages are paced through the network model
+ * (netmodel.h), each carrying its modeled departure, and a wait for rows
+ * not yet in moves the clock to their arrival (a receive stall). All
+ * ranks' clocks meet at every all-reduce. */
+#ifndef GS_DIST_ENGINE_H
+#define GS_DIST_ENGINE_H
+
+#include "../blocks.h"
+#include "../exec.h"
+#include "../sched/vclock.h"
+#include "dep_plan.h"
+#include "dist_comm.h"
+#include "netmodel.h"
+
+/* One hop's routes. */
+typedef struct {
+    int64_t recv_off[DIST_MAX_RANKS + 1]; /* mirror rows from rank r: [nbase + recv_off[r], nbase + recv_off[r+1]) */
+    int32_t *send_rows[DIST_MAX_RANKS];   /* owned rows (local) that rank r mirrors at this hop */
+    int64_t nsend[DIST_MAX_RANKS];
+    graph_t chunk[DIST_MAX_RANKS + 1];    /* the hop's edges by source: from rank r's mirrors; [nranks]: rows computed here */
+} dist_route_t;
+
+/* Counters since the last reset: per hop, direction (0 forward, 1 backward) and peer sent to. */
+typedef struct {
+    double bytes[DEP_MAX_HOPS + 1][2][DIST_MAX_RANKS];
+    double msgs[DEP_MAX_HOPS + 1][2][DIST_MAX_RANKS];
+    double stall_s;   /* waiting for rows or gradients not yet in (emulated) */
+    double comm_s;    /* exchanges' spans: post to last arrival (emulated) */
+    double hidden_s;  /* the part of comm_s spent computing (overlap) */
+    double allreduce_s;
+} dist_counters_t;
+
+typedef struct dist_engine {
+    kplace_t kp; /* first: the memory engine's ops take the engine as their place */
+    dist_comm_t *comm;
+    int rank, nranks, nhops;
+    const int64_t *bounds;
+    dist_route_t route[DEP_MAX_HOPS + 1];
+    int ring, overlap;
+    nic_t nic;
+    vclock_t *clock; /* the rank's emulated clock (shared with its executor), or NULL */
+    /* the forward exchange an overlapped gather is waiting for */
+    int pending_key, pending_hop;
+    double pending_t0;
+    dist_batch_t batch;
+    float *buf[DIST_MAX_RANKS];
+    size_t buf_cap[DIST_MAX_RANKS];
+    dist_counters_t ctr;
+} dist_engine_t;
+
+/* Routes for the rank's plan (a collective: every rank calls it): asks
+ * each owner for the rows this rank mirrors at each hop. */
+int dist_engine_open(dist_engine_t *de, dist_comm_t *comm, int rank, int nranks, const int64_t *bounds,
+                     const dep_plan_t *plan, const blockset_t *bs, gs_err_t *err);
+void dist_engine_close(dist_engine_t *de);
+exec_engine_t dist_engine_exec(dist_engine_t *de);
+/* Sums buf over the ranks (count floats, or doubles with f64); on the
+ * virtual clock, the clocks meet and the ring all-reduce's time passes. */
+int dist_engine_allreduce(dist_engine_t *de, void *buf, int64_t count, int f64, gs_err_t *err);
+
+#endif

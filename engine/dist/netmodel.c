@@ -1,0 +1,52 @@
+/* netmodel.c - see netmodel.h. */
+#include "netmodel.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static const network_t networks[] = {
+    {"native", 0, 0, "no model: loopback speed, no emulated network time"},
+    {"eth-1g", 125e6, 50e-6, "1 Gb/s Ethernet: 125 MB/s per direction, 50 us"},
+    {"eth-10g", 1.25e9, 20e-6, "10 Gb/s Ethernet: 1.25 GB/s per direction, 20 us"},
+    {"ib-100g", 12.5e9, 2e-6, "100 Gb/s InfiniBand EDR: 12.5 GB/s per direction, 2 us"},
+};
+
+const char *network_names(void) { return "native|eth-1g|eth-10g|ib-100g"; }
+
+const network_t *network_at(int i)
+{
+    return i >= 0 && i < (int)(sizeof networks / sizeof networks[0]) ? &networks[i] : NULL;
+}
+
+int network_get(const char *name, network_t *out, gs_err_t *err)
+{
+    for (const network_t *n = networks; n < networks + sizeof networks / sizeof networks[0]; n++)
+        if (strcmp(n->name, name) == 0) {
+            *out = *n;
+            return GS_OK;
+        }
+    return gs_fail(err, GS_EINPUT, "--network %s: unknown (choose %s)", name, network_names());
+}
+
+double nic_send(nic_t *n, double ready, double bytes)
+{
+    if (n->net.bw <= 0) return ready;
+    double start = fmax(ready, n->send_free);
+    n->send_free = start + bytes / n->net.bw;
+    return n->send_free;
+}
+
+double nic_recv(nic_t *n, double depart_end, double bytes)
+{
+    if (n->net.bw <= 0) return depart_end;
+    double in = fmax(depart_end + n->net.latency, n->recv_free + bytes / n->net.bw);
+    n->recv_free = in;
+    return in;
+}
+
+double net_allreduce_s(const network_t *net, int ranks, double bytes)
+{
+    if (net->bw <= 0 || ranks < 2) return 0;
+    return 2.0 * (ranks - 1) / ranks * bytes / net->bw + 2.0 * (ranks - 1) * net->latency;
+}

@@ -1,0 +1,249 @@
+/* train_dist.c - see train_dist.h. */
+#include "train_dist.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "checksum.h"
+#include "kernels.h"
+#include "knobs.h"
+#include "rng.h"
+#include "train.h"
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* ---------------- the cut ---------------- */
+
+/* Orders the vertices and cuts nranks contiguous ranges, the same on every
+ * rank; a hash of the cut proves it. */
+static int cut(trainer_t *t, dist_run_t *d, gs_err_t *err)
+{
+    train_data_t *data = &t->data;
+    int64_t n = data->g.n;
+    if (d->nranks > n) return gs_fail(err, GS_EINPUT, "--ranks %d: more ranks than the graph's %lld vertices", d->nranks, (long long)n);
+    int32_t *perm = malloc(sizeof(int32_t) * (size_t)n);
+    if (!perm) return gs_fail(err, GS_EFAIL, "out of memory");
+    int rc = partition_order(&data->g, t->cfg.order, d->nranks, t->cfg.seed, perm, d->bounds, err);
+    for (int r = 0; !rc && r < d->nranks; r++)
+        if (d->bounds[r + 1] <= d->bounds[r])
+            rc = gs_fail(err, GS_EINPUT, "--order %s left rank %d no vertices; use fewer ranks or --order none",
+                         t->cfg.order == ORDER_METIS ? "metis" : "random", r);
+    int identity = 1;
+    for (int64_t v = 0; !rc && v < n && identity; v++) identity = perm[v] == v;
+    if (!rc && !identity && !(rc = data_renumber(data, perm, err))) rc = data_place(data, t->kp, t->cfg.feat_norm, err);
+    uint64_t h = gs_checksum(GS_CHECKSUM_SEED, d->bounds, sizeof(int64_t) * (size_t)(d->nranks + 1));
+    h = gs_checksum(h, perm, sizeof(int32_t) * (size_t)n);
+    h = gs_checksum(h, data->g.in_src, sizeof(int32_t) * (size_t)data->g.m);
+    free(perm);
+    if (rc) return rc;
+    int64_t lo_hi[2] = {(int64_t)(h >> 1), -(int64_t)(h >> 1)}; /* min and -max in one all-reduce */
+    if ((rc = dist_allreduce(d->comm, lo_hi, 2, DIST_I64, DIST_MIN, err))) return rc;
+    if (lo_hi[0] != -lo_hi[1])
+        return gs_fail(err, GS_EFAIL, "the ranks cut the graph differently (different datasets or builds?)");
+    return GS_OK;
+}
+
+/* ---------------- what each hop moves ---------------- */
+
+/* w(h): the floats per row of the values first read by source index at hop
+ * h (what a mirror row carries); d(k): level k's computed width. */
+static void widths(const exec_t *ex, const trainer_t *t, dist_run_t *d)
+{
+    const program_t *P = ex->prog;
+    memset(d->width, 0, sizeof d->width);
+    for (int i = 0; i < P->ncode; i++)
+        for (int k = 0; k < P->code[i].nin; k++)
+            if (ex->first_src[i] >> k & 1) d->width[ex->hop[i]] += P->vals[P->code[i].in[k]].cols;
+    d->dim[0] = t->data.ds.f;
+    for (int k = 1; k < ex->nhops; k++) d->dim[k] = d->width[k + 1];
+    d->dim[ex->nhops] = t->data.ds.c;
+}
+
+/* ---------------- probing T_v, T_e, T_c (rank 0) ---------------- */
+
+/* A gather and a product on a small random graph of the real one's mean
+ * degree, timed on the rank's clock (modeled or measured), per dimension. */
+static int probe(const trainer_t *t, dist_run_t *d, gs_err_t *err)
+{
+    enum { N0 = 4096 };
+    int64_t w = d->dim[1] > 0 ? d->dim[1] : 16;
+    double deg = fmin(64, fmax(1, (double)t->data.g.m / (double)t->data.g.n));
+    dataset_t ds;
+    memset(&ds, 0, sizeof ds);
+    ds.n = N0, ds.f = 1, ds.c = 2, ds.npairs = (int64_t)(N0 * deg / 2) + 1;
+    ds.pair_src = malloc(sizeof(int32_t) * (size_t)ds.npairs);
+    ds.pair_dst = malloc(sizeof(int32_t) * (size_t)ds.npairs);
+    float *x = malloc(sizeof(float) * (size_t)(N0 * w)), *y = malloc(sizeof(float) * (size_t)(N0 * w));
+    float *m = malloc(sizeof(float) * (size_t)(w * w));
+    graph_t g;
+    int rc = ds.pair_src && ds.pair_dst && x && y && m ? GS_OK : gs_fail(err, GS_EFAIL, "out of memory probing");
+    for (int64_t i = 0; !rc && i < ds.npairs; i++)
+        ds.pair_src[i] = (int32_t)(gs_hash2(7, (uint64_t)i) % N0), ds.pair_dst[i] = (int32_t)(gs_hash2(8, (uint64_t)i) % N0);
+    for (int64_t i = 0; !rc && i < N0 * w; i++) x[i] = (float)(i % 7) * 0.1f;
+    for (int64_t i = 0; !rc && i < w * w; i++) m[i] = (float)(i % 5) * 0.1f;
+    if (!rc) rc = graph_build(&g, &ds, err);
+    if (!rc) {
+        double c0 = vclock_cpu_s(), t0 = now_s();
+        k_gather_sum(&g, AGG_NORM, x, w, y, 0);
+        double c1 = vclock_cpu_s(), t1 = now_s();
+        k_gemm(0, 0, N0, w, w, x, m, y, 0);
+        double c2 = vclock_cpu_s(), t2 = now_s();
+        double ge = d->virtual_clock ? vclock_host_s(&d->clock, 2.0 * g.m * w, 4.0 * (2.0 * g.m * w + N0 * w), c1 - c0) : t1 - t0;
+        double gv = d->virtual_clock ? vclock_host_s(&d->clock, 2.0 * N0 * w * w, 4.0 * (2.0 * N0 * w + w * w), c2 - c1) : t2 - t1;
+        d->te = ge / ((double)g.m * w);
+        d->tv = gv / ((double)N0 * w);
+        d->tc = d->net.bw > 0 ? 4.0 / d->net.bw : d->virtual_clock ? 0 : 4.0 / d->clock.host_bw;
+        graph_free(&g);
+    }
+    free(ds.pair_src), free(ds.pair_dst), free(x), free(y), free(m);
+    return rc;
+}
+
+/* ---------------- planning ---------------- */
+
+static int plan(trainer_t *t, dist_run_t *d, gs_err_t *err)
+{
+    double t0 = now_s();
+    dep_params_t p = {.nranks = d->nranks, .rank = d->rank, .bounds = d->bounds, .nhops = t->ex.nhops, .mode = t->cfg.dep,
+                      .ratio = t->cfg.dep == DEP_HYBRID ? t->cfg.dep_ratio : -1, .mem_limit = (double)t->cfg.dep_mem,
+                      .tv = d->tv, .te = d->te, .tc = d->tc};
+    memcpy(p.width, d->width, sizeof p.width);
+    memcpy(p.dim, d->dim, sizeof p.dim);
+    if (p.nhops < 1) return gs_fail(err, GS_EINPUT, "--ranks: the model has no gather, nothing to distribute");
+    int rc = dep_plan(&t->data.g, &p, &d->plan, err);
+    const int32_t *set[DEP_MAX_HOPS + 1], *extra[DEP_MAX_HOPS + 1];
+    for (int k = 0; k <= p.nhops; k++) set[k] = d->plan.set[k], extra[k] = d->plan.extra[k];
+    if (!rc) rc = blocks_build(&t->data.g, p.nhops, set, d->plan.nset, extra, d->plan.nextra, &d->bs, err);
+    if (!rc) rc = dist_engine_open(&d->engine, d->comm, d->rank, d->nranks, d->bounds, &d->plan, &d->bs, err);
+    d->engine.ring = t->cfg.ring, d->engine.overlap = t->cfg.overlap;
+    d->engine.nic = (nic_t){d->net, 0, 0};
+    d->engine.clock = d->virtual_clock ? &d->clock : NULL;
+    d->plan_ms = 1e3 * (now_s() - t0);
+    return rc;
+}
+
+static void unplan(dist_run_t *d)
+{
+    dist_engine_close(&d->engine);
+    blocks_free(&d->bs);
+    dep_plan_free(&d->plan);
+}
+
+/* ---------------- opening ---------------- */
+
+int trainer_dist_open(trainer_t *t, gs_err_t *err)
+{
+    dist_run_t *d = calloc(1, sizeof *d);
+    if (!d) return gs_fail(err, GS_EFAIL, "out of memory");
+    t->dist = d;
+    d->comm = t->cfg.comm;
+    d->rank = dist_comm_rank(d->comm), d->nranks = dist_comm_size(d->comm);
+    if (t->cfg.stream) return gs_fail(err, GS_EINPUT, "--ranks: the device and streaming flags do not apply to distributed runs");
+    int rc = network_get(t->cfg.network, &d->net, err);
+    if (rc) return rc;
+    topology_t topo;
+    topology_get("1gpu", &topo); /* a cluster node's host: its modeled FLOP/s and memory bandwidth */
+    d->virtual_clock = t->cfg.clock == CLOCK_VIRTUAL;
+    int threads = t->cfg.threads > 0 ? t->cfg.threads : 1;
+    vclock_init(&d->clock, &topo, t->cfg.ktime, topo.host_flops / threads, threads, 0);
+    if ((rc = cut(t, d, err))) return rc;
+    exec_free(&t->ex); /* the layout, for what each hop moves */
+    if ((rc = exec_init(&t->ex, &t->model.prog, t->kp, &t->model.params, t->cfg.seed, err))) return rc;
+    widths(&t->ex, t, d);
+    double costs[3] = {0, 0, 0};
+    if (d->rank == 0 && (rc = probe(t, d, err))) return rc;
+    costs[0] = d->tv, costs[1] = d->te, costs[2] = d->tc;
+    if ((rc = dist_bcast(d->comm, costs, sizeof costs, 0, err))) return rc;
+    d->tv = costs[0], d->te = costs[1], d->tc = costs[2];
+    if ((rc = plan(t, d, err))) return rc;
+    const dep_plan_t *p = &d->plan;
+    if ((rc = data_localize(&t->data, p->set[0], p->nset[0], d->bs.block[1].nsrc, p->lo, p->hi, err))) return rc;
+    d->held_bytes = 4.0 * (double)(t->data.x.rows * t->data.x.cols) + 4.0 * (double)(p->hi - p->lo);
+    for (int h = 1; h <= p->nhops; h++) d->held_bytes += 24.0 * (double)d->bs.block[h].m;
+    return GS_OK;
+}
+
+void trainer_dist_close(trainer_t *t)
+{
+    dist_run_t *d = t->dist;
+    if (!d) return;
+    unplan(d);
+    free(d);
+    t->dist = NULL;
+}
+
+/* ---------------- epoch boundaries ---------------- */
+
+/* The knobs a distributed run changes between epochs, as "name=value" lines. */
+static const char *const live_knobs[] = {"dep", "dep-ratio", "dep-mem", "ring", "overlap", "network", "lr", NULL};
+
+int trainer_dist_sync(trainer_t *t, int *stop, gs_err_t *err)
+{
+    dist_run_t *d = t->dist;
+    char msg[2048] = "";
+    if (d->rank == 0) {
+        int w = snprintf(msg, sizeof msg, "stop=%d\n", *stop != 0);
+        for (int i = 0; t->has_pending && live_knobs[i]; i++) {
+            const opt_t *o = knob_find(live_knobs[i]);
+            char now[96], then[96];
+            opt_format(o, &t->cfg, now, sizeof now);
+            opt_format(o, &t->pending, then, sizeof then);
+            if (strcmp(now, then) != 0) w += snprintf(msg + w, sizeof msg - (size_t)w, "%s=%s\n", live_knobs[i], then);
+        }
+    }
+    int rc = dist_bcast(d->comm, msg, sizeof msg, 0, err);
+    if (rc) return rc;
+    msg[sizeof msg - 1] = '\0';
+    if (d->rank == 0) return GS_OK; /* its pending configuration is what was sent */
+    return dist_control_apply(t, msg, stop, err);
+}
+
+int dist_control_apply(trainer_t *t, const char *msg, int *stop, gs_err_t *err)
+{
+    train_cfg_t want = t->has_pending ? t->pending : t->cfg;
+    int changed = 0;
+    *stop = 0;
+    for (const char *line = msg; *line;) {
+        const char *end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line) : strlen(line);
+        char buf[160], *eq;
+        if (len >= sizeof buf) return gs_fail(err, GS_EINPUT, "control message: line too long");
+        memcpy(buf, line, len), buf[len] = '\0';
+        if (!(eq = strchr(buf, '='))) return gs_fail(err, GS_EINPUT, "control message: '%s' is not name=value", buf);
+        *eq = '\0';
+        if (!strcmp(buf, "stop")) {
+            if (strcmp(eq + 1, "0") && strcmp(eq + 1, "1")) return gs_fail(err, GS_EINPUT, "control message: stop=%s", eq + 1);
+            *stop = eq[1] == '1';
+        } else {
+            int known = 0;
+            for (int i = 0; live_knobs[i]; i++) known |= !strcmp(buf, live_knobs[i]);
+            if (!known) return gs_fail(err, GS_EINPUT, "control message: '%s' is not a distributed knob", buf);
+            int rc = knob_parse(&want, buf, eq + 1, NULL, err);
+            if (rc) return rc;
+            changed = 1;
+        }
+        line = end ? end + 1 : line + len;
+    }
+    if (changed) knob_set_all(t, &want);
+    return GS_OK;
+}
+
+int trainer_dist_apply(trainer_t *t, const void *old_cfg, gs_err_t *err)
+{
+    const train_cfg_t *old = old_cfg;
+    dist_run_t *d = t->dist;
+    d->engine.ring = t->cfg.ring, d->engine.overlap = t->cfg.overlap;
+    int rc = network_get(t->cfg.network, &d->net, err);
+    if (rc) return rc;
+    d->engine.nic.net = d->net;
+    if (old->dep == t->cfg.dep && old->dep_ratio == t->cfg.dep_ratio && old->dep_mem == t->cfg.dep_mem) return GS_OK;
+    return gs_fail(err, GS_EINPUT, "re-planning the dependencies during a run is not available yet");
+}

@@ -1,0 +1,60 @@
+/* train_dist.h - a trainer as one rank of a distributed job
+ * (docs/ARCHITECTURE.md, "Distributed training"; NeutronStar).
+ *
+ * Every rank loads the dataset as a single process does, orders it
+ * (--order) and cuts it into nranks contiguous owned ranges; the same
+ * deterministic code gives every rank the same cut, checked by comparing a
+ * hash of it. T_v, T_e and T_c are probed on rank 0 and broadcast. Each
+ * rank then plans its dependencies (dist/dep_plan.h), builds its blocks,
+ * agrees its routes with the others (dist/dist_engine.h), and keeps only
+ * what it needs: the feature rows of its level-0 set, the labels and split
+ * members of its owned rows, and the graph's topology (for re-planning
+ * when --dep or --dep-ratio change). Training is the single process's:
+ * the loss is normalised by the whole graph's labelled count, parameter
+ * gradients are all-reduced once per step, loss and accuracy counts are
+ * summed over the ranks, and dropout masks are keyed by original vertex
+ * id; so every mode, ratio and rank count trains the same model. Rank 0
+ * decides when to stop and which knob changes apply, and broadcasts both
+ * at each epoch boundary (trainer_dist_sync). */
+#ifndef GS_TRAIN_DIST_H
+#define GS_TRAIN_DIST_H
+
+#include "blocks.h"
+#include "dist/dep_plan.h"
+#include "dist/dist_comm.h"
+#include "dist/dist_engine.h"
+#include "dist/netmodel.h"
+#include "sched/vclock.h"
+
+typedef struct dist_run {
+    dist_comm_t *comm;
+    int rank, nranks;
+    int64_t bounds[DIST_MAX_RANKS + 1];
+    int64_t width[DEP_MAX_HOPS + 1], dim[DEP_MAX_HOPS + 1];
+    dep_plan_t plan;
+    blockset_t bs;
+    dist_engine_t engine;
+    vclock_t clock;
+    int virtual_clock;
+    network_t net;
+    double tv, te, tc;  /* probed per-dimension costs (seconds) */
+    double plan_ms;     /* planning and setting up the routes */
+    double held_bytes;  /* what this rank keeps: features, labels, sets, blocks */
+} dist_run_t;
+
+struct trainer;
+/* Sets up t as rank comm's rank (t->data holds the loaded dataset). */
+int trainer_dist_open(struct trainer *t, gs_err_t *err);
+void trainer_dist_close(struct trainer *t);
+/* At an epoch boundary, on every rank: rank 0's *stop and pending knob
+ * changes are sent to all (others' *stop is replaced by rank 0's). */
+int trainer_dist_sync(struct trainer *t, int *stop, gs_err_t *err);
+/* Parses a control message ("stop=0|1" and "knob=value" lines for the
+ * knobs above) into *stop and t's pending configuration; GS_EINPUT on
+ * anything else (fuzzed: tests/fuzz/fuzz_control.c). */
+int dist_control_apply(struct trainer *t, const char *msg, int *stop, gs_err_t *err);
+/* Applies dist knob changes (dep, dep-ratio, dep-mem, ring, overlap,
+ * network) from t->cfg: re-plans when the split changed. */
+int trainer_dist_apply(struct trainer *t, const void *old_cfg, gs_err_t *err);
+
+#endif
