@@ -127,6 +127,7 @@ int cmd_train(int argc, char **argv)
             if (metrics[0] && (rc = metrics_add(&mcsv, &st, &err))) break;
         }
     }
+    if (!rc && t.dist) rc = trainer_dist_gather(&t, &err); /* every rank: the job's account for rank 0's summary */
     if (profiling) { /* the trace is complete on disk before anything else is reported */
         sink_detach_gpu();
         gs_err_t terr;

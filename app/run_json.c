@@ -7,6 +7,7 @@
 #include <sys/resource.h>
 
 #include "../engine/knobs.h"
+#include "../engine/train_dist.h"
 
 void json_str(FILE *f, const char *s)
 {
@@ -83,7 +84,8 @@ static void print_stats(FILE *f, const trainer_t *t, const epoch_stats_t *last)
     int n;
     const stat_desc_t *d = stat_descs(&n);
     for (int i = 0; i < n; i++) {
-        if (!(d[i].flags & STAT_JSON) || ((d[i].flags & STAT_STREAM) && !t->streaming)) continue;
+        if (!(d[i].flags & STAT_JSON) || ((d[i].flags & STAT_STREAM) && !t->streaming) || ((d[i].flags & STAT_DIST) && !t->dist))
+            continue;
         fprintf(f, ",\"%s\":", d[i].name);
         fprintf(f, d[i].fmt, stat_get(last, &d[i]));
     }
@@ -125,6 +127,59 @@ static void print_facts(FILE *f, const trainer_t *t, double epoch_s)
         }
 }
 
+/* A distributed run's account (rank 0, gathered): the split, what each
+ * rank holds, the probed costs, and the last epoch's traffic. */
+static void print_dist(FILE *f, const trainer_t *t, double epoch_ms)
+{
+    const dist_run_t *d = t->dist;
+    const dist_report_t *r = &d->report;
+    int R = r->nranks, L = r->nhops;
+    size_t lv = (size_t)L + 1;
+    char ratio[32];
+    opt_format(knob_find("dep-ratio"), &t->cfg, ratio, sizeof ratio);
+    fprintf(f, ",\"dist\":{\"ranks\":%d,\"dep\":\"%s\",\"dep_ratio\":\"%s\",\"network\":", R,
+            t->cfg.dep == DEP_CACHE ? "cache" : t->cfg.dep == DEP_COMM ? "comm" : "hybrid", ratio);
+    json_str(f, d->net.name);
+    fprintf(f, ",\"tv_s_per_flop\":%.6g,\"te_s_per_edge_float\":%.6g,\"tc_s_per_float\":%.6g", d->tv, d->te, d->tc);
+    fprintf(f, ",\"predicted_epoch_ms\":%.6f,\"measured_epoch_ms\":%.6f,\"plan_ms\":%.3f,\"bounds\":[", r->predicted_ms,
+            epoch_ms, r->plan_ms);
+    for (int i = 0; i <= R; i++) fprintf(f, "%s%lld", i ? "," : "", (long long)d->bounds[i]);
+    fprintf(f, "],\"hold\":[");
+    for (int i = 0; i < R; i++) {
+        fprintf(f, "%s{\"rank\":%d,\"owned\":%.0f,\"replicated\":[", i ? "," : "", i, r->owned[i]);
+        for (int k = 0; k < L; k++) fprintf(f, "%s%.0f", k ? "," : "", r->replicated[(size_t)i * lv + (size_t)k]);
+        fprintf(f, "],\"mirrors\":[");
+        for (int h = 1; h <= L; h++) fprintf(f, "%s%.0f", h > 1 ? "," : "", r->mirrors[(size_t)i * lv + (size_t)h]);
+        fprintf(f, "],\"cache_bytes\":%.0f,\"held_bytes\":%.0f}", r->cache_bytes[i], r->held_bytes[i]);
+    }
+    fprintf(f, "],\"layers\":[");
+    for (int h = 1; h <= L; h++) {
+        double cached = 0, comm = 0, sums[2][2] = {{0, 0}, {0, 0}};
+        for (int i = 0; i < R; i++) comm += r->mirrors[(size_t)i * lv + (size_t)h], cached += r->cached[(size_t)i * lv + (size_t)h];
+        for (int dir = 0; dir < 2; dir++)
+            for (int a = 0; a < R * R; a++) {
+                size_t at = (((size_t)h * 2 + (size_t)dir) * (size_t)R * (size_t)R) + (size_t)a;
+                sums[dir][0] += r->traffic[at], sums[dir][1] += r->messages[at];
+            }
+        fprintf(f, "%s{\"hop\":%d,\"width\":%lld,\"cached\":%.0f,\"communicated\":%.0f,\"bytes_fwd\":%.0f,"
+                   "\"messages_fwd\":%.0f,\"bytes_bwd\":%.0f,\"messages_bwd\":%.0f}",
+                h > 1 ? "," : "", h, (long long)d->width[h], cached, comm, sums[0][0], sums[0][1], sums[1][0], sums[1][1]);
+    }
+    fprintf(f, "],\"traffic\":[");
+    int first = 1;
+    for (int h = 1; h <= L; h++)
+        for (int dir = 0; dir < 2; dir++)
+            for (int a = 0; a < R; a++)
+                for (int b = 0; b < R; b++) {
+                    size_t at = (((size_t)h * 2 + (size_t)dir) * (size_t)R + (size_t)a) * (size_t)R + (size_t)b;
+                    if (r->messages[at] == 0) continue;
+                    fprintf(f, "%s{\"hop\":%d,\"dir\":\"%s\",\"from\":%d,\"to\":%d,\"bytes\":%.0f,\"messages\":%.0f}",
+                            first ? "" : ",", h, dir ? "bwd" : "fwd", a, b, r->traffic[at], r->messages[at]);
+                    first = 0;
+                }
+    fprintf(f, "]}");
+}
+
 void run_json_print(FILE *f, const trainer_t *t, const run_log_t *log)
 {
     const train_data_t *d = &t->data;
@@ -152,6 +207,7 @@ void run_json_print(FILE *f, const trainer_t *t, const run_log_t *log)
     print_stats(f, t, &log->last);
     print_knobs(f, t);
     if (t->streaming) print_facts(f, t, (log->last.epoch_ms + log->last.eval_ms) / 1e3);
+    if (t->dist && t->dist->report.nranks) print_dist(f, t, log->last.epoch_ms + log->last.eval_ms);
     fprintf(f, ",\"profile_events\":%llu,\"profile_dropped\":%llu", (unsigned long long)log->events,
             (unsigned long long)log->dropped);
     fprintf(f, ",\"losses\":[");

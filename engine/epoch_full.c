@@ -60,6 +60,7 @@ int trainer_epoch(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
     model_state_t *m = &t->model;
     const kops_t *K = t->kp.K;
     if (t->streaming) stream_engine_epoch_begin(&t->stream, t->epoch > 0);
+    if (t->dist) memset(&t->dist->engine.ctr, 0, sizeof t->dist->engine.ctr);
     t->ex.samples = t->epoch == 0 && m->ndkp > 0 ? &m->dkp_model : NULL;
     t->ex.own_s = 0;
     double t0 = now_ms(t);
@@ -92,11 +93,7 @@ int trainer_epoch(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
     st->test_acc = split_accuracy(t, out, SPLIT_TEST);
     exec_host_work(&t->ex, mark, NULL, 0, (double)tensor_numel(out), 4.0 * (double)tensor_numel(out));
     if ((rc = K->sync(t->kp.cx, err))) return rc;
-    if (t->dist) { /* each rank's loss and accuracies are its share of the whole graph's */
-        double sums[4] = {st->loss, st->train_acc, st->val_acc, st->test_acc};
-        if ((rc = dist_engine_allreduce(&t->dist->engine, sums, 4, 1, err))) return rc;
-        st->loss = sums[0], st->train_acc = sums[1], st->val_acc = sums[2], st->test_acc = sums[3];
-    }
+    if (t->dist && (rc = trainer_dist_epoch_end(t, st, err))) return rc; /* each rank's share of the whole graph's */
     st->epoch_ms = t1 - t0;
     st->eval_ms = now_ms(t) - t1;
     st->host_ms = 1e3 * t->ex.own_s;

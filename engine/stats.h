@@ -18,6 +18,7 @@ enum {
     STAT_STREAM = 8, /* meaningful only on a streamed run */
     STAT_FRACTION = 16, /* a fraction in [0, 1], shown as a percentage */
     STAT_BREAKDOWN = 32, /* a term of the panel's time breakdown (they sum to epoch + eval) */
+    STAT_DIST = 64,      /* meaningful only on a distributed run (--ranks) */
 };
 
 /* X(name, unit, panel label ("": not in the panel), meaning, printf format, flags) */
@@ -65,7 +66,22 @@ enum {
     X(overlap, "", "", "fraction of transfer time hidden behind compute", "%.4f",                                    \
       STAT_JSON | STAT_STREAM | STAT_FRACTION)                                                                         \
     X(filter_ms, "ms", "filter", "host time filtering rows for selective scheduling", "%.4f",                         \
-      STAT_JSON | STAT_PANEL | STAT_STREAM)
+      STAT_JSON | STAT_PANEL | STAT_STREAM)                                                                            \
+    X(owned_ms, "ms", "owned", "--ranks: compute on owned rows, mean over the ranks (the rows' share of each op)", "%.4f", \
+      STAT_JSON | STAT_PANEL | STAT_DIST)                                                                              \
+    X(replica_ms, "ms", "replica", "--ranks: redundant compute on replicated (cached) rows, mean over the ranks", "%.4f", \
+      STAT_JSON | STAT_PANEL | STAT_DIST)                                                                              \
+    X(comm_ms, "ms", "comm", "--ranks: mirror exchanges, post to last arrival, mean over the ranks (emulated)", "%.4f", \
+      STAT_JSON | STAT_PANEL | STAT_DIST)                                                                              \
+    X(stall_ms, "ms", "wait", "--ranks: waiting for mirror rows or gradients not yet in, mean over the ranks", "%.4f",  \
+      STAT_JSON | STAT_PANEL | STAT_DIST)                                                                              \
+    X(allreduce_ms, "ms", "allreduce", "--ranks: the gradient and statistics all-reduces (emulated)", "%.4f",          \
+      STAT_JSON | STAT_DIST)                                                                                            \
+    X(comm_hidden, "", "comm hidden", "--ranks: fraction of exchange time spent computing (overlap)", "%.4f",         \
+      STAT_JSON | STAT_PANEL | STAT_DIST | STAT_FRACTION)                                                              \
+    X(net_bytes, "B", "net", "--ranks: bytes the ranks sent each other (mirror rows and their gradients)", "%.0f",    \
+      STAT_JSON | STAT_PANEL | STAT_TRACE | STAT_DIST)                                                                 \
+    X(net_msgs, "", "messages", "--ranks: messages the ranks sent each other", "%.0f", STAT_JSON | STAT_DIST)
 
 typedef struct {
     int64_t epoch; /* 1-based epoch just finished */

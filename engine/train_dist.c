@@ -11,6 +11,7 @@
 #include "kernels.h"
 #include "knobs.h"
 #include "rng.h"
+#include "stats.h"
 #include "train.h"
 
 static double now_s(void)
@@ -53,15 +54,31 @@ static int cut(trainer_t *t, dist_run_t *d, gs_err_t *err)
 
 /* ---------------- what each hop moves ---------------- */
 
+/* FLOPs per row an op that is not a graph op does to write its output. */
+static double row_flops(const program_t *P, const instr_t *in)
+{
+    int64_t out = P->vals[in->out].cols, a = P->vals[in->in[0]].cols;
+    switch (in->op) {
+    case OP_MATMUL: return 2.0 * (double)a * (double)out;
+    case OP_HEAD_DOT: return 2.0 * (double)a;
+    default: return (double)out;
+    }
+}
+
 /* w(h): the floats per row of the values first read by source index at hop
- * h (what a mirror row carries); d(k): level k's computed width. */
+ * h (what a mirror row carries, and each of its edges); f(k): the vertex
+ * ops' FLOPs per row at level k; d(k): what a cached level-k row holds. */
 static void widths(const exec_t *ex, const trainer_t *t, dist_run_t *d)
 {
     const program_t *P = ex->prog;
     memset(d->width, 0, sizeof d->width);
-    for (int i = 0; i < P->ncode; i++)
-        for (int k = 0; k < P->code[i].nin; k++)
-            if (ex->first_src[i] >> k & 1) d->width[ex->hop[i]] += P->vals[P->code[i].in[k]].cols;
+    memset(d->vflops, 0, sizeof d->vflops);
+    for (int i = 0; i < P->ncode; i++) {
+        const instr_t *in = &P->code[i];
+        for (int k = 0; k < in->nin; k++)
+            if (ex->first_src[i] >> k & 1) d->width[ex->hop[i]] += P->vals[in->in[k]].cols;
+        if (ex->hop[i] == 0 && P->vals[in->out].dom == DOM_VERTEX) d->vflops[ex->level[in->out]] += row_flops(P, in);
+    }
     d->dim[0] = t->data.ds.f;
     for (int k = 1; k < ex->nhops; k++) d->dim[k] = d->width[k + 1];
     d->dim[ex->nhops] = t->data.ds.c;
@@ -70,7 +87,8 @@ static void widths(const exec_t *ex, const trainer_t *t, dist_run_t *d)
 /* ---------------- probing T_v, T_e, T_c (rank 0) ---------------- */
 
 /* A gather and a product on a small random graph of the real one's mean
- * degree, timed on the rank's clock (modeled or measured), per dimension. */
+ * degree, timed on the rank's clock (modeled or measured): T_v per FLOP of
+ * a vertex op, T_e per float an edge gathers, T_c per float sent. */
 static int probe(const trainer_t *t, dist_run_t *d, gs_err_t *err)
 {
     enum { N0 = 4096 };
@@ -98,8 +116,8 @@ static int probe(const trainer_t *t, dist_run_t *d, gs_err_t *err)
         double c2 = vclock_cpu_s(), t2 = now_s();
         double ge = d->virtual_clock ? vclock_host_s(&d->clock, 2.0 * g.m * w, 4.0 * (2.0 * g.m * w + N0 * w), c1 - c0) : t1 - t0;
         double gv = d->virtual_clock ? vclock_host_s(&d->clock, 2.0 * N0 * w * w, 4.0 * (2.0 * N0 * w + w * w), c2 - c1) : t2 - t1;
-        d->te = ge / ((double)g.m * w);
-        d->tv = gv / ((double)N0 * w);
+        d->te = ge / ((double)g.m * w);            /* per edge float gathered */
+        d->tv = gv / (2.0 * (double)N0 * w * w);  /* per vertex-op FLOP */
         d->tc = d->net.bw > 0 ? 4.0 / d->net.bw : d->virtual_clock ? 0 : 4.0 / d->clock.host_bw;
         graph_free(&g);
     }
@@ -116,6 +134,7 @@ static int plan(trainer_t *t, dist_run_t *d, gs_err_t *err)
                       .ratio = t->cfg.dep == DEP_HYBRID ? t->cfg.dep_ratio : -1, .mem_limit = (double)t->cfg.dep_mem,
                       .tv = d->tv, .te = d->te, .tc = d->tc};
     memcpy(p.width, d->width, sizeof p.width);
+    memcpy(p.vflops, d->vflops, sizeof p.vflops);
     memcpy(p.dim, d->dim, sizeof p.dim);
     if (p.nhops < 1) return gs_fail(err, GS_EINPUT, "--ranks: the model has no gather, nothing to distribute");
     int rc = dep_plan(&t->data.g, &p, &d->plan, err);
@@ -171,10 +190,18 @@ int trainer_dist_open(trainer_t *t, gs_err_t *err)
     return GS_OK;
 }
 
+static void free_report(dist_report_t *r)
+{
+    free(r->owned), free(r->replicated), free(r->mirrors), free(r->cached), free(r->cache_bytes), free(r->held_bytes),
+        free(r->traffic), free(r->messages);
+    memset(r, 0, sizeof *r);
+}
+
 void trainer_dist_close(trainer_t *t)
 {
     dist_run_t *d = t->dist;
     if (!d) return;
+    free_report(&d->report);
     unplan(d);
     free(d);
     t->dist = NULL;
@@ -246,4 +273,97 @@ int trainer_dist_apply(trainer_t *t, const void *old_cfg, gs_err_t *err)
     d->engine.nic.net = d->net;
     if (old->dep == t->cfg.dep && old->dep_ratio == t->cfg.dep_ratio && old->dep_mem == t->cfg.dep_mem) return GS_OK;
     return gs_fail(err, GS_EINPUT, "re-planning the dependencies during a run is not available yet");
+}
+
+/* The share of the rank's compute that replicated rows take, by the
+ * planning cost model (vertex ops and gathers of each level's rows). */
+static double replica_share(const dist_run_t *d)
+{
+    double all = d->plan.own_cost + d->plan.rep_cost;
+    return all > 0 ? d->plan.rep_cost / all : 0;
+}
+
+int trainer_dist_epoch_end(trainer_t *t, void *stats, gs_err_t *err)
+{
+    epoch_stats_t *st = stats;
+    dist_run_t *d = t->dist;
+    const dist_counters_t *c = &d->engine.ctr;
+    double bytes = 0, msgs = 0, f = replica_share(d), compute = 1e3 * t->ex.own_s;
+    for (int h = 0; h <= DEP_MAX_HOPS; h++)
+        for (int dir = 0; dir < 2; dir++)
+            for (int p = 0; p < d->nranks; p++) bytes += c->bytes[h][dir][p], msgs += c->msgs[h][dir][p];
+    double sums[12] = {st->loss, st->train_acc, st->val_acc, st->test_acc, bytes, msgs, 1e3 * c->stall_s, 1e3 * c->comm_s,
+                       1e3 * c->hidden_s, compute * (1 - f), compute * f, 1e3 * c->allreduce_s};
+    int rc = dist_engine_allreduce(&d->engine, sums, 12, 1, err);
+    if (rc) return rc;
+    double r = d->nranks;
+    st->loss = sums[0], st->train_acc = sums[1], st->val_acc = sums[2], st->test_acc = sums[3];
+    st->net_bytes = sums[4], st->net_msgs = sums[5], st->stall_ms = sums[6] / r, st->comm_ms = sums[7] / r;
+    st->comm_hidden = sums[7] > 0 ? sums[8] / sums[7] : 0;
+    st->owned_ms = sums[9] / r, st->replica_ms = sums[10] / r, st->allreduce_ms = sums[11] / r;
+    return GS_OK;
+}
+
+/* The epoch (training step and evaluation) the cost model predicts: the
+ * owned and replicated rows' forward compute four times (forward,
+ * backward about twice, evaluation), the communicated rows three times
+ * (forward, gradients back, evaluation), and the gradient all-reduce. */
+static double predicted_ms(const trainer_t *t, const dist_run_t *d)
+{
+    double comm = 0;
+    for (int l = 1; l <= d->plan.nhops; l++) comm += d->plan.t_c[l];
+    double params = 4.0 * (double)params_count(&t->model.params);
+    return 1e3 * (4.0 * (d->plan.own_cost + d->plan.rep_cost) + 3.0 * comm + net_allreduce_s(&d->net, d->nranks, params));
+}
+
+int trainer_dist_gather(trainer_t *t, gs_err_t *err)
+{
+    dist_run_t *d = t->dist;
+    dist_report_t *r = &d->report;
+    free_report(r);
+    int R = d->nranks, L = d->plan.nhops;
+    size_t lv = (size_t)(L + 1), tr = lv * 2 * (size_t)R * (size_t)R;
+    size_t total = (size_t)R * (1 + 3 * lv + 2) + 2 * tr + 2;
+    double *buf = calloc(total, sizeof(double));
+    if (!buf) return gs_fail(err, GS_EFAIL, "out of memory for the job's account");
+    double *owned = buf, *rep = owned + R, *mir = rep + (size_t)R * lv, *cac = mir + (size_t)R * lv, *cb = cac + (size_t)R * lv;
+    double *hb = cb + R;
+    double *traffic = hb + R, *msgs = traffic + tr, *maxes = msgs + tr;
+    int me = d->rank;
+    owned[me] = (double)(d->plan.hi - d->plan.lo);
+    for (int k = 0; k <= L; k++) rep[(size_t)me * lv + (size_t)k] = (double)(d->plan.nset[k] - (d->plan.hi - d->plan.lo));
+    for (int h = 1; h <= L; h++)
+        mir[(size_t)me * lv + (size_t)h] = (double)d->plan.ncomm[h], cac[(size_t)me * lv + (size_t)h] = (double)d->plan.ncached[h];
+    cb[me] = d->plan.cache_bytes, hb[me] = d->held_bytes;
+    for (int h = 0; h <= L; h++)
+        for (int dir = 0; dir < 2; dir++)
+            for (int p = 0; p < R; p++) {
+                size_t at = (((size_t)h * 2 + (size_t)dir) * (size_t)R + (size_t)me) * (size_t)R + (size_t)p;
+                traffic[at] = d->engine.ctr.bytes[h][dir][p], msgs[at] = d->engine.ctr.msgs[h][dir][p];
+            }
+    int rc = dist_allreduce(d->comm, buf, (int64_t)(total - 2), DIST_F64, DIST_SUM, err);
+    maxes[0] = predicted_ms(t, d), maxes[1] = d->plan_ms;
+    if (!rc) rc = dist_allreduce(d->comm, maxes, 2, DIST_F64, DIST_MAX, err);
+    if (rc || me != 0) {
+        free(buf);
+        return rc;
+    }
+    *r = (dist_report_t){R, L, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, maxes[0], maxes[1]};
+    r->owned = malloc(sizeof(double) * (size_t)R), r->replicated = malloc(sizeof(double) * (size_t)R * lv);
+    r->cached = malloc(sizeof(double) * (size_t)R * lv);
+    r->mirrors = malloc(sizeof(double) * (size_t)R * lv), r->cache_bytes = malloc(sizeof(double) * (size_t)R);
+    r->held_bytes = malloc(sizeof(double) * (size_t)R), r->traffic = malloc(sizeof(double) * tr);
+    r->messages = malloc(sizeof(double) * tr);
+    if (!r->owned || !r->replicated || !r->mirrors || !r->cached || !r->cache_bytes || !r->held_bytes || !r->traffic ||
+        !r->messages) {
+        free(buf), free_report(r);
+        return gs_fail(err, GS_EFAIL, "out of memory for the job's account");
+    }
+    memcpy(r->owned, owned, sizeof(double) * (size_t)R), memcpy(r->replicated, rep, sizeof(double) * (size_t)R * lv);
+    memcpy(r->mirrors, mir, sizeof(double) * (size_t)R * lv), memcpy(r->cache_bytes, cb, sizeof(double) * (size_t)R);
+    memcpy(r->cached, cac, sizeof(double) * (size_t)R * lv);
+    memcpy(r->held_bytes, hb, sizeof(double) * (size_t)R), memcpy(r->traffic, traffic, sizeof(double) * tr);
+    memcpy(r->messages, msgs, sizeof(double) * tr);
+    free(buf);
+    return GS_OK;
 }

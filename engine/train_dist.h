@@ -26,19 +26,34 @@
 #include "dist/netmodel.h"
 #include "sched/vclock.h"
 
+/* The whole job's account, gathered on rank 0 at the end of a run
+ * (trainer_dist_gather): per rank what it holds, per hop the split, and
+ * the last epoch's traffic by hop, direction, sender and receiver. */
+typedef struct {
+    int nranks, nhops;
+    double *owned, *replicated, *mirrors; /* [r], [r][k] (levels 0..L), [r][h] (hops 0..L): |C^h| */
+    double *cached;                       /* [r][h]: |R^h|, the remote dependencies cached */
+    double *cache_bytes, *held_bytes;     /* [r] */
+    double *traffic;                      /* bytes [h][dir][from][to] */
+    double *messages;                     /* the same layout */
+    double predicted_ms, plan_ms;         /* the slowest rank's */
+} dist_report_t;
+
 typedef struct dist_run {
     dist_comm_t *comm;
     int rank, nranks;
     int64_t bounds[DIST_MAX_RANKS + 1];
     int64_t width[DEP_MAX_HOPS + 1], dim[DEP_MAX_HOPS + 1];
+    double vflops[DEP_MAX_HOPS + 1];
     dep_plan_t plan;
     blockset_t bs;
     dist_engine_t engine;
     vclock_t clock;
     int virtual_clock;
     network_t net;
-    double tv, te, tc;  /* probed per-dimension costs (seconds) */
+    double tv, te, tc;  /* probed costs: seconds per vertex-op FLOP, per edge float, per float sent */
     double plan_ms;     /* planning and setting up the routes */
+    dist_report_t report; /* rank 0, after trainer_dist_gather */
     double held_bytes;  /* what this rank keeps: features, labels, sets, blocks */
 } dist_run_t;
 
@@ -49,6 +64,12 @@ void trainer_dist_close(struct trainer *t);
 /* At an epoch boundary, on every rank: rank 0's *stop and pending knob
  * changes are sent to all (others' *stop is replaced by rank 0's). */
 int trainer_dist_sync(struct trainer *t, int *stop, gs_err_t *err);
+/* After an epoch's evaluation, on every rank: the loss, accuracies and
+ * the distributed counters summed (or averaged) over the ranks into st. */
+int trainer_dist_epoch_end(struct trainer *t, void *st, gs_err_t *err);
+/* At the end of a run, on every rank: the job's account into rank 0's
+ * t->dist->report. */
+int trainer_dist_gather(struct trainer *t, gs_err_t *err);
 /* Parses a control message ("stop=0|1" and "knob=value" lines for the
  * knobs above) into *stop and t's pending configuration; GS_EINPUT on
  * anything else (fuzzed: tests/fuzz/fuzz_control.c). */

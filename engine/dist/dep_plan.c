@@ -76,6 +76,15 @@ typedef struct {
 static int local(const planner_t *s, int64_t v) { return v >= s->lo && v < s->hi; }
 static int computed(const planner_t *s, int k, int64_t v) { return local(s, v) || s->rep[(size_t)k * (size_t)s->g->n + (size_t)v]; }
 
+/* Computing w's level-k row here: its vertex ops and its in-edges' gather. */
+static double row_cost(const planner_t *s, int k, int32_t w)
+{
+    const dep_params_t *p = s->p;
+    double c = p->tv * p->vflops[k];
+    if (k > 0) c += (double)(s->g->in_ptr[w + 1] - s->g->in_ptr[w]) * p->te * (double)p->width[k];
+    return c;
+}
+
 /* The cost (eq. 1) of computing u's level-(l-1) value here, counting only
  * what is not computed here yet; with apply, marks the subtree as
  * computed and adds its bytes. A measurement past the budget is INFINITY. */
@@ -95,8 +104,8 @@ static double subtree(planner_t *s, int32_t u, int l, int apply, double *bytes)
                 s->rep[(size_t)k * (size_t)g->n + (size_t)w] = 1, s->nrep[k]++;
                 *bytes += 4.0 * (double)s->p->dim[k] * (k > 0 ? 2 : 1); /* value and gradient; features alone */
             }
-            if (k == 0) continue; /* features: loaded, not computed */
-            cost += (s->p->tv + (double)(g->in_ptr[w + 1] - g->in_ptr[w]) * s->p->te) * (double)s->p->dim[k];
+            cost += row_cost(s, k, w);
+            if (k == 0) continue; /* level 0 reads no gather */
             for (int64_t e = g->in_ptr[w]; e < g->in_ptr[w + 1]; e++) {
                 int32_t x = g->in_src[e];
                 if (s->stamp[x] == sid) continue;
@@ -151,7 +160,7 @@ static void cache_all(planner_t *s, dep_plan_t *out)
                 if (computed(s, k, x)) continue;
                 s->rep[(size_t)k * (size_t)g->n + (size_t)x] = 1, s->nrep[k]++;
                 out->cache_bytes += 4.0 * (double)s->p->dim[k] * (k > 0 ? 2 : 1);
-                if (k > 0) out->t_r[k + 1] += (s->p->tv + (double)(g->in_ptr[x + 1] - g->in_ptr[x]) * s->p->te) * (double)s->p->dim[k];
+                out->t_r[k + 1] += row_cost(s, k, x);
             }
         }
 }
@@ -211,6 +220,9 @@ static int build_sets(planner_t *s, const int32_t *dep, int64_t ndep, dep_plan_t
         }
         out->nset[k] = w;
     }
+    int64_t own_rows = s->hi - s->lo;
+    for (int k = 0; k <= L; k++)
+        for (int64_t i = 0; i < out->nset[k]; i++) *(i < own_rows ? &out->own_cost : &out->rep_cost) += row_cost(s, k, out->set[k][i]);
     for (int l = 1; l <= L; l++) {
         out->extra[l - 1] = malloc(sizeof(int32_t) * (size_t)(ndep + 1));
         if (!out->extra[l - 1]) return -1;

@@ -10,17 +10,14 @@
  *        (the vertex at level l-1, its in-neighbours at l-2, ... features),
  *   C^l  communicated: h^(l-1) received from the owner every forward pass,
  *        its gradient sent back in the backward pass.
- * Costs (per rank, seconds): t_r^l(u) = sum over the subtree's levels k
- * = 1..l-1 of the vertices not yet computed here, (T_v + indeg T_e) d(k)
- * (eq. 1; level 0 is features, free, so t_r^1 = 0); t_c^l(u) = T_c w(l),
- * w(l) the floats a row moves at hop l (eq. 2). Modes:
- *   cache   every remote dependency cached (DepCache);
- *   comm    every one communicated (DepComm, features included at hop 1);
- *   hybrid  Algorithm 4: layer by layer from 1 to L, a priority queue of
- *           t_r, popped smallest first and re-measured against what is
- *           cached so far, cached while t_r < t_c and the cache fits the
- *           memory limit S; or, with a ratio X, the first ceil(X |D|) in
- *           that order are cached whatever the costs.
+ * Costs (per rank, seconds; eq. 1-2 with the dimensions made concrete):
+ * t_r^l(u) = the sum over the subtree's vertices w not yet computed here,
+ * at levels k = 0..l-1, of T_v f(k) + indeg(w) T_e w(k): f(k) the FLOPs
+ * per row of level k's vertex ops, w(k) the floats per edge of the hop-k
+ * gather (level 0 has none). Raw features cost nothing (f(0) = 0, so
+ * t_r^1 = 0 as in the paper) unless level 0 computes, as after DKP puts
+ * layer 1's product first. t_c^l(u) = T_c w(l), w(l) the floats a row
+ * moves at hop l. Modes:
  * A dependency whose h^(l-1) ends up computed here anyway (inside another
  * one's subtree) is cached at no cost. The result is a set of nested
  * vertex sets (blocks.h): T_L = V_i and T_k = V_i plus the vertices
@@ -45,12 +42,13 @@ typedef struct {
     int nranks, rank;
     const int64_t *bounds;    /* (nranks + 1) owned ranges */
     int nhops;                /* L */
-    int64_t width[DEP_MAX_HOPS + 1]; /* w(l), l = 1..L: floats per row exchanged at hop l */
-    int64_t dim[DEP_MAX_HOPS + 1];   /* d(k), k = 0..L: floats per row computed at level k */
+    int64_t width[DEP_MAX_HOPS + 1]; /* w(l), l = 1..L: floats per row read by source at hop l (moved, and per edge) */
+    double vflops[DEP_MAX_HOPS + 1]; /* f(k), k = 0..L: FLOPs per row of level k's vertex ops */
+    int64_t dim[DEP_MAX_HOPS + 1];   /* floats per row a cached level-k row holds (value; gradient too for k > 0) */
     dep_mode_t mode;
     double ratio;             /* hybrid: < 0 for Algorithm 4's own split, else the cached fraction */
     double mem_limit;         /* S in bytes, 0 for none */
-    double tv, te, tc;        /* per-dimension costs: vertex, edge, communication (seconds) */
+    double tv, te, tc;        /* seconds per vertex-op FLOP, per edge float gathered, per float sent */
 } dep_params_t;
 
 typedef struct {
@@ -64,6 +62,7 @@ typedef struct {
     int64_t ncached[DEP_MAX_HOPS + 1], ncomm[DEP_MAX_HOPS + 1]; /* |R^l|, |C^l|, l = 1..L */
     double t_r[DEP_MAX_HOPS + 1];     /* sum of t_r^l over R^l, as measured when each was cached */
     double t_c[DEP_MAX_HOPS + 1];     /* |C^l| t_c^l */
+    double own_cost, rep_cost;        /* the forward compute of owned rows and of replicated rows (the model's seconds) */
     double cache_bytes;               /* size({R}): replicated rows' values and gradients, features */
     int mem_stopped;                  /* the memory limit ended caching early */
 } dep_plan_t;

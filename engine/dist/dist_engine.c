@@ -162,7 +162,7 @@ static void stamp_sends(dist_engine_t *de, dist_batch_t *b, double ready)
     b->stamps = de->clock != NULL;
     for (int i = 0; i < b->norder && b->stamps; i++) {
         int p = b->order[i];
-        b->stamp_out[p] = nic_send(&de->nic, ready, (double)b->send_bytes[p]);
+        b->stamp_out[p] = b->send_bytes[p] > 0 ? nic_send(&de->nic, ready, (double)b->send_bytes[p]) : ready;
     }
 }
 
@@ -171,9 +171,10 @@ static double arrivals(dist_engine_t *de, const dist_batch_t *b, double *arrive)
 {
     int idx[DIST_MAX_RANKS], n = 0;
     double last = de->clock ? de->clock->now : 0;
+    for (int p = 0; p < de->nranks; p++) arrive[p] = 0;
     if (!de->clock) return last;
-    for (int p = 0; p < de->nranks; p++)
-        if (p != de->rank) idx[n++] = p;
+    for (int p = 0; p < de->nranks; p++) /* an empty message is not waited for: nothing travels */
+        if (p != de->rank && b->recv_bytes[p] > 0) idx[n++] = p;
     for (int i = 1; i < n; i++) /* insertion sort by departure, then rank */
         for (int j = i; j > 0 && (b->stamp_in[idx[j]] < b->stamp_in[idx[j - 1]] ||
                                   (b->stamp_in[idx[j]] == b->stamp_in[idx[j - 1]] && idx[j] < idx[j - 1])); j--) {
