@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../engine/atomic_file.h"
+#include "../engine/train_dist.h"
 #include "profile_sink.h"
 
 /* ---------------- what the engine publishes ---------------- */
@@ -31,6 +32,7 @@ static void publish_run(session_t *s, session_snapshot_t *p)
 {
     const trainer_t *t = s->t;
     p->devices = t->cfg.devices, p->chunks = t->streaming ? t->stream.chunks : 1, p->streaming = t->streaming;
+    p->ranks = t->dist ? t->dist->nranks : 0;
     p->link_scale = t->stream.link_scale;
     p->gpu = t->cfg.device == DEVICE_CUDA;
     snprintf(p->backend, sizeof p->backend, "%s", t->streaming ? t->stream.bops->name : p->gpu ? "cuda" : "memory");
@@ -125,7 +127,21 @@ static void serve_knobs(session_t *s, const train_cfg_t *want)
 {
     gs_err_t err;
     knob_set_all(s->t, want);
+    if (s->t->dist) return; /* a rank: the change goes to every rank at the next boundary, applied there */
     if (knob_apply(s->t, &err)) notice(s, "the change did not apply, the previous settings stay: %s", err.msg);
+}
+
+/* A distributed run's boundary: rank 0's stop and knob changes go to every
+ * rank (which waits here meanwhile); a failure ends the job. */
+static int dist_boundary(session_t *s, int stop)
+{
+    gs_err_t err;
+    if (!s->t->dist) return stop;
+    if (trainer_dist_sync(s->t, &stop, &err)) {
+        fprintf(stderr, "gnnscope: error: %s\n", err.msg);
+        dist_comm_abort(s->t->cfg.comm, 1);
+    }
+    return stop;
 }
 
 static void *engine_main(void *arg)
@@ -158,6 +174,7 @@ static void *engine_main(void *arg)
         }
         gs_err_t err = {0};
         epoch_stats_t st;
+        dist_boundary(s, 0);
         int rc = trainer_epoch(s->t, &st, &err);
         if (rc && s->quit) { /* stopped mid-epoch on purpose: the last finished epoch stands */
             pthread_mutex_lock(&s->lock);
@@ -168,6 +185,7 @@ static void *engine_main(void *arg)
         if (rc) s->paused = 1, s->steps = 0; /* a failed epoch: wait for the user */
     }
     pthread_mutex_unlock(&s->lock);
+    dist_boundary(s, 1); /* the other ranks stop too */
     pthread_mutex_lock(&s->snap_lock);
     s->snap.finished = 1;
     pthread_mutex_unlock(&s->snap_lock);
@@ -200,6 +218,7 @@ int session_open(session_t *s, train_cfg_t *cfg, long max_epochs, const char *ch
     if (sink_attach_gpu(&s->prof, &s->t->cfg, why, sizeof why))
         snprintf(s->gpu_note, sizeof s->gpu_note, "no GPU timeline: CUPTI: %s", why);
     s->max_epochs = max_epochs;
+    s->dist = s->t->dist != NULL;
     publish(s, NULL, 0, "");
     if (pthread_create(&s->engine, NULL, engine_main, s) != 0) {
         trainer_close(s->t);
@@ -425,6 +444,7 @@ static train_cfg_t reload_base(session_t *s)
 static int c_load(session_t *s, int argc, char **argv, char *r, int n)
 {
     if (argc != 2) return say(r, n, GS_EINPUT, "load: usage: load cora|DIR|FILE");
+    if (s->dist) return say(r, n, GS_EINPUT, "load: a distributed run keeps its dataset (restart gnnscope with --dataset)");
     train_cfg_t c = reload_base(s);
     const opt_t *o = knob_find("dataset");
     char why[256], what[160];
@@ -436,6 +456,7 @@ static int c_load(session_t *s, int argc, char **argv, char *r, int n)
 static int c_model(session_t *s, int argc, char **argv, char *r, int n)
 {
     if (argc < 2 || argc % 2) return say(r, n, GS_EINPUT, "model: usage: model NAME [layers L] [hidden H] [heads K] [dropout X]");
+    if (s->dist) return say(r, n, GS_EINPUT, "model: a distributed run keeps its model (restart gnnscope with --model)");
     train_cfg_t c = reload_base(s);
     char why[256], what[64];
     if (opt_parse(knob_find("model"), &c, argv[1], why, sizeof why)) return say(r, n, GS_EINPUT, "model: %s", why);

@@ -38,7 +38,7 @@ typedef struct {
     char dataset[64], model[32], topology[32];
     char backend[16]; /* where the kernels run: memory (host), cpu (virtual devices) or cuda */
     char gpu_note[256]; /* why the GPU timeline is missing, if it is */
-    int devices, chunks, streaming, gpu;
+    int devices, chunks, streaming, gpu, ranks; /* ranks: of a distributed run, else 0 */
     double link_scale;
     int nlinks;
     char link_name[TOPO_MAX_LINKS][24];
@@ -62,6 +62,7 @@ typedef struct {
     pthread_mutex_t snap_lock; /* the snapshot and the metrics rows */
     session_snapshot_t snap;
     int paused, quit, started;
+    int dist;                  /* rank 0 of a distributed run (fixed at open) */
     int idle;                  /* the engine waits, every request served */
     long steps;                /* epochs to run while paused (step / run N) */
     long max_epochs;           /* stop after this many (0 = no limit) */

@@ -95,6 +95,12 @@ static int resolve_backend(opts_cmd_t cmd, int argc, char **argv, train_opts_t *
     if (o->backend == BACKEND_MEMORY && streaming)
         return gs_fail(err, GS_EINPUT, "%s: --backend memory does not take device or streaming flags", name);
     train_cfg_t *c = &o->cfg;
+    if (o->ranks || o->dist) { /* each rank trains in host memory; its devices are not emulated */
+        if (streaming || given)
+            return gs_fail(err, GS_EINPUT, "%s: --ranks trains in host memory on every rank; device and backend flags do not apply", name);
+        c->stream = 0, c->device = DEVICE_HOST;
+        return GS_OK;
+    }
     c->stream = o->backend == BACKEND_CPU || (o->backend != BACKEND_MEMORY && streaming);
     c->device = o->backend == BACKEND_CUDA ? DEVICE_CUDA : DEVICE_HOST;
     if (o->backend == BACKEND_AUTO) {

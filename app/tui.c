@@ -20,6 +20,8 @@
 #include "script.h"
 #include "session.h"
 #include "stop_signal.h"
+#include "launch.h"
+#include "../engine/train_dist.h"
 #include "../engine/parse.h"
 #include "train_opts.h"
 
@@ -240,9 +242,14 @@ static int run_headless(session_t *s)
         }
         if (snap->nepochs && snap->epochs_total != shown) {
             const epoch_stats_t *e = &snap->epochs[snap->nepochs - 1];
-            printf("epoch %4lld  loss %.4f  test %.4f  %.3f ms  h2d %.2f MB  gathers %.2f MB  d2d %.2f MB  hidden %.0f%%\n",
-                   (long long)e->epoch, e->loss, e->test_acc, e->epoch_ms, e->h2d_bytes / 1e6, e->gather_h2d_bytes / 1e6,
-                   e->d2d_bytes / 1e6, 100 * e->hidden_frac);
+            if (snap->ranks)
+                printf("epoch %4lld  loss %.4f  test %.4f  %.3f ms  net %.2f MB  wait %.3f ms  replica %.3f ms  comm hidden %.0f%%\n",
+                       (long long)e->epoch, e->loss, e->test_acc, e->epoch_ms, e->net_bytes / 1e6, e->stall_ms, e->replica_ms,
+                       100 * e->comm_hidden);
+            else
+                printf("epoch %4lld  loss %.4f  test %.4f  %.3f ms  h2d %.2f MB  gathers %.2f MB  d2d %.2f MB  hidden %.0f%%\n",
+                       (long long)e->epoch, e->loss, e->test_acc, e->epoch_ms, e->h2d_bytes / 1e6, e->gather_h2d_bytes / 1e6,
+                       e->d2d_bytes / 1e6, 100 * e->hidden_frac);
             shown = snap->epochs_total;
         }
         fflush(stdout);
@@ -258,6 +265,28 @@ static int run_headless(session_t *s)
     session_close(s);
     script_free(&active_script);
     return failed ? 1 : stop_signal_exit_code();
+}
+
+/* A rank other than 0 in a distributed workbench: trains in step with rank
+ * 0's session, which decides each epoch's knobs and when to stop. */
+static int follow(train_cfg_t *cfg)
+{
+    static trainer_t t;
+    gs_err_t err;
+    stop_signal_install(); /* a stop request is rank 0's to decide: here it only ends a failed run */
+    int rc = trainer_open(&t, cfg, &err);
+    for (int stop = 0; !rc;) {
+        if ((rc = trainer_dist_sync(&t, &stop, &err)) || stop) break;
+        epoch_stats_t st;
+        rc = trainer_epoch(&t, &st, &err);
+    }
+    if (rc) {
+        fprintf(stderr, "gnnscope: error: rank %d: %s\n", dist_comm_rank(cfg->comm), err.msg);
+        dist_comm_abort(cfg->comm, rc == GS_EINPUT ? 2 : 1);
+    }
+    trainer_close(&t);
+    dist_comm_close(cfg->comm);
+    return rc ? 1 : 0;
 }
 
 int cmd_tui(int argc, char **argv) { return tui_run(OPTS_TUI, argc, argv); }
@@ -280,6 +309,17 @@ int tui_run(opts_cmd_t kind, int argc, char **argv)
                                                   "emulated devices in a setting where each knob key shows its effect.");
         return 0;
     }
+    if (o.ranks && !o.dist) return launch_ranks("tui", argc, argv, &o); /* a demo's flags, --script included, are in argv */
+    int rank = 0;
+    if (o.dist) { /* one rank of a job: rank 0 runs the workbench's session, the others follow it */
+        int size;
+        if (dist_comm_open(&o.cfg.comm, &rank, &size, &err)) {
+            fprintf(stderr, "gnnscope: error: %s\n", err.msg);
+            return err.code == GS_EINPUT ? 2 : 1;
+        }
+        o.cfg.dist = 1;
+        if (rank != 0) return follow(&o.cfg);
+    }
     int tty = isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
     if (!tty && !o.script[0]) {
         fprintf(stderr, "gnnscope: error: the workbench needs a terminal; for headless runs use 'gnnscope train'\n");
@@ -295,6 +335,7 @@ int tui_run(opts_cmd_t kind, int argc, char **argv)
     if (session_open(&s, &o.cfg, o.max_epochs, o.checkpoint, o.metrics, &err)) {
         fprintf(stderr, "gnnscope: error: %s\n", err.msg);
         if (have_active) script_free(&active_script);
+        if (o.cfg.comm) dist_comm_abort(o.cfg.comm, err.code == GS_EINPUT ? 2 : 1); /* the other ranks wait for this one */
         return err.code == GS_EINPUT ? 2 : 1;
     }
     if (o.trace[0] && prof_trace_start(&s.prof, o.trace, &err)) {
@@ -305,7 +346,11 @@ int tui_run(opts_cmd_t kind, int argc, char **argv)
     stop_signal_install();
     console_set_source_handler(source_script);
     if (have_active) script_attach(&active_script, &s);
-    if (!tty) return run_headless(&s);
+    if (!tty) {
+        int rc = run_headless(&s);
+        if (o.cfg.comm) dist_comm_close(o.cfg.comm); /* the session told the other ranks to stop */
+        return rc;
+    }
     atexit(restore_terminal);
     setlocale(LC_ALL, "");
     initscr();

@@ -209,6 +209,12 @@ void trainer_dist_close(trainer_t *t)
 
 /* ---------------- epoch boundaries ---------------- */
 
+static int cmp_pair(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b; /* the id is each pair's first member */
+    return (x > y) - (x < y);
+}
+
 /* The knobs a distributed run changes between epochs, as "name=value" lines. */
 static const char *const live_knobs[] = {"dep", "dep-ratio", "dep-mem", "ring", "overlap", "network", "lr", NULL};
 
@@ -263,6 +269,73 @@ int dist_control_apply(trainer_t *t, const char *msg, int *stop, gs_err_t *err)
     return GS_OK;
 }
 
+typedef struct {
+    int32_t id; /* first: cmp_pair reads it */
+    int64_t slot;
+} id_slot_t;
+
+/* Sorts ids ascending, carrying slot along; -1 when out of memory. */
+static int sort_by_id(int32_t *id, int64_t *slot, int64_t n)
+{
+    id_slot_t *p = malloc(sizeof *p * (size_t)(n + 1));
+    if (!p) return -1;
+    for (int64_t i = 0; i < n; i++) p[i] = (id_slot_t){id[i], slot[i]};
+    qsort(p, (size_t)n, sizeof *p, cmp_pair);
+    for (int64_t i = 0; i < n; i++) id[i] = p[i].id, slot[i] = p[i].slot;
+    free(p);
+    return 0;
+}
+
+/* A new split (every rank, at the same boundary): the new plan, blocks and
+ * routes; the features of the level-0 rows it adds are fetched from their
+ * owners, the rest kept; weights and optimiser state are untouched. */
+static int replan(trainer_t *t, gs_err_t *err)
+{
+    dist_run_t *d = t->dist;
+    dep_plan_t old_plan = d->plan;
+    blockset_t old_bs = d->bs;
+    dist_engine_t *old_engine = malloc(sizeof *old_engine);
+    if (!old_engine) return gs_fail(err, GS_EFAIL, "out of memory");
+    *old_engine = d->engine;
+    memset(&d->plan, 0, sizeof d->plan), memset(&d->bs, 0, sizeof d->bs), memset(&d->engine, 0, sizeof d->engine);
+    int rc = plan(t, d, err);
+    const dep_plan_t *p = &d->plan;
+    int64_t f = t->data.x.cols, rows = rc ? 0 : d->bs.block[1].nsrc, nnew = 0;
+    float *x = rc ? NULL : calloc((size_t)(rows * f + 1), sizeof(float));
+    int32_t *fetch = rc ? NULL : malloc(sizeof(int32_t) * (size_t)(p->nset[0] + 1));
+    int64_t *slot = rc ? NULL : malloc(sizeof(int64_t) * (size_t)(p->nset[0] + 1));
+    if (!rc && (!x || !fetch || !slot)) rc = gs_fail(err, GS_EFAIL, "out of memory re-planning");
+    int32_t *where = rc ? NULL : malloc(sizeof(int32_t) * (size_t)(t->data.g.n + 1)); /* vertex -> old level-0 row */
+    if (!rc && !where) rc = gs_fail(err, GS_EFAIL, "out of memory re-planning");
+    for (int64_t v = 0; !rc && v < t->data.g.n; v++) where[v] = -1;
+    for (int64_t i = 0; !rc && i < old_plan.nset[0]; i++) where[old_plan.set[0][i]] = (int32_t)i;
+    for (int64_t i = 0; !rc && i < p->nset[0]; i++) {
+        int32_t v = p->set[0][i];
+        if (where[v] >= 0) memcpy(x + i * f, t->data.x.data + (int64_t)where[v] * f, sizeof(float) * (size_t)f);
+        else fetch[nnew] = v, slot[nnew++] = i;
+    }
+    if (!rc && sort_by_id(fetch, slot, nnew)) rc = gs_fail(err, GS_EFAIL, "out of memory re-planning"); /* owners answer in id order */
+    float *got = rc ? NULL : malloc(sizeof(float) * (size_t)(nnew * f + 1));
+    if (!rc && !got) rc = gs_fail(err, GS_EFAIL, "out of memory re-planning");
+    if (!rc) rc = dist_fetch_rows(d->comm, d->rank, d->nranks, d->bounds, fetch, nnew, t->data.x.data, f, got, err);
+    for (int64_t i = 0; !rc && i < nnew; i++) memcpy(x + slot[i] * f, got + i * f, sizeof(float) * (size_t)f);
+    free(where), free(fetch), free(slot), free(got);
+    if (rc) { /* keep the old split */
+        free(x);
+        unplan(d);
+        d->plan = old_plan, d->bs = old_bs, d->engine = *old_engine;
+        free(old_engine);
+        return rc;
+    }
+    free(t->data.x.data);
+    t->data.x = (tensor_t){rows, f, x};
+    dist_engine_close(old_engine);
+    free(old_engine);
+    blocks_free(&old_bs);
+    dep_plan_free(&old_plan);
+    return trainer_rebuild_program(t, err); /* the executor on the new blocks */
+}
+
 int trainer_dist_apply(trainer_t *t, const void *old_cfg, gs_err_t *err)
 {
     const train_cfg_t *old = old_cfg;
@@ -272,7 +345,7 @@ int trainer_dist_apply(trainer_t *t, const void *old_cfg, gs_err_t *err)
     if (rc) return rc;
     d->engine.nic.net = d->net;
     if (old->dep == t->cfg.dep && old->dep_ratio == t->cfg.dep_ratio && old->dep_mem == t->cfg.dep_mem) return GS_OK;
-    return gs_fail(err, GS_EINPUT, "re-planning the dependencies during a run is not available yet");
+    return replan(t, err);
 }
 
 /* The share of the rank's compute that replicated rows take, by the

@@ -386,3 +386,43 @@ int dist_engine_allreduce(dist_engine_t *de, void *buf, int64_t count, int f64, 
     }
     return dist_allreduce(de->comm, buf, count, f64 ? DIST_F64 : DIST_F32, DIST_SUM, err);
 }
+
+int dist_fetch_rows(dist_comm_t *c, int rank, int nranks, const int64_t *bounds, const int32_t *want, int64_t nwant,
+                    const float *own, int64_t cols, float *out, gs_err_t *err)
+{
+    int64_t off[DIST_MAX_RANKS + 1], ask[DIST_MAX_RANKS] = {0}, give[DIST_MAX_RANKS] = {0};
+    for (int r = 0; r <= nranks; r++) off[r] = lower_bound(want, nwant, bounds[r]);
+    for (int r = 0; r < nranks; r++) ask[r] = r == rank ? 0 : off[r + 1] - off[r];
+    int rc = dist_alltoall_counts(c, ask, give, err);
+    dist_batch_t *b = calloc(1, sizeof *b);
+    int32_t *ids[DIST_MAX_RANKS] = {0}, *asked[DIST_MAX_RANKS] = {0};
+    float *reply[DIST_MAX_RANKS] = {0};
+    if (!b) rc = rc ? rc : gs_fail(err, GS_EFAIL, "out of memory");
+    for (int r = 0; r < nranks && !rc; r++) { /* 1: the ids each owner is asked for */
+        if (r == rank) continue;
+        ids[r] = malloc(sizeof(int32_t) * (size_t)(ask[r] + 1)), asked[r] = malloc(sizeof(int32_t) * (size_t)(give[r] + 1));
+        if (!ids[r] || !asked[r]) rc = gs_fail(err, GS_EFAIL, "out of memory");
+        for (int64_t i = 0; !rc && i < ask[r]; i++) ids[r][i] = (int32_t)(want[off[r] + i] - bounds[r]);
+        b->send[r] = ids[r], b->send_bytes[r] = 4 * ask[r], b->recv[r] = asked[r], b->recv_bytes[r] = 4 * give[r];
+        b->order[b->norder++] = r;
+    }
+    if (!rc) rc = dist_batch_post(c, b, err);
+    if (!rc) rc = dist_batch_wait(c, b, err);
+    int64_t own_n = bounds[rank + 1] - bounds[rank];
+    for (int r = 0; r < nranks && !rc; r++) { /* 2: the rows, back */
+        if (r == rank) continue;
+        reply[r] = malloc(sizeof(float) * (size_t)(give[r] * cols + 1));
+        if (!reply[r]) rc = gs_fail(err, GS_EFAIL, "out of memory");
+        for (int64_t i = 0; !rc && i < give[r]; i++) {
+            if (asked[r][i] < 0 || asked[r][i] >= own_n) rc = gs_fail(err, GS_EFAIL, "rank %d asked for row %d", r, asked[r][i]);
+            else memcpy(reply[r] + i * cols, own + (int64_t)asked[r][i] * cols, sizeof(float) * (size_t)cols);
+        }
+        b->send[r] = reply[r], b->send_bytes[r] = 4 * give[r] * cols;
+        b->recv[r] = out + off[r] * cols, b->recv_bytes[r] = 4 * ask[r] * cols;
+    }
+    if (!rc) rc = dist_batch_post(c, b, err);
+    if (!rc) rc = dist_batch_wait(c, b, err);
+    for (int r = 0; r < nranks; r++) free(ids[r]), free(asked[r]), free(reply[r]);
+    free(b);
+    return rc;
+}

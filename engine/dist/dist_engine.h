@@ -72,6 +72,12 @@ int dist_engine_open(dist_engine_t *de, dist_comm_t *comm, int rank, int nranks,
                      const dep_plan_t *plan, const blockset_t *bs, gs_err_t *err);
 void dist_engine_close(dist_engine_t *de);
 exec_engine_t dist_engine_exec(dist_engine_t *de);
+/* Rows of other ranks' owned data (a collective): want lists global ids,
+ * ascending; each owner answers from own (its owned rows, row i being
+ * vertex bounds[owner] + i, cols floats each); the rows land in out in
+ * the order of want. */
+int dist_fetch_rows(dist_comm_t *c, int rank, int nranks, const int64_t *bounds, const int32_t *want, int64_t nwant,
+                    const float *own, int64_t cols, float *out, gs_err_t *err);
 /* Sums buf over the ranks (count floats, or doubles with f64); on the
  * virtual clock, the clocks meet and the ring all-reduce's time passes. */
 int dist_engine_allreduce(dist_engine_t *de, void *buf, int64_t count, int f64, gs_err_t *err);
