@@ -141,6 +141,12 @@ static void print_dist(FILE *f, const trainer_t *t, double epoch_ms)
             t->cfg.dep == DEP_CACHE ? "cache" : t->cfg.dep == DEP_COMM ? "comm" : "hybrid", ratio);
     json_str(f, d->net.name);
     fprintf(f, ",\"tv_s_per_flop\":%.6g,\"te_s_per_edge_float\":%.6g,\"tc_s_per_float\":%.6g", d->tv, d->te, d->tc);
+    double moved = 0;
+    for (int h = 1; h <= L; h++) moved += d->plan.t_c[h];
+    fprintf(f, ",\"split\":");
+    json_str(f, d->plan.choice ? d->plan.choice : t->cfg.dep == DEP_HYBRID ? "ratio" : "mode");
+    fprintf(f, ",\"rank0_forward_model_ms\":{\"owned\":%.6f,\"replica\":%.6f,\"comm\":%.6f}", 1e3 * d->plan.own_cost,
+            1e3 * d->plan.rep_cost, 1e3 * moved);
     fprintf(f, ",\"predicted_epoch_ms\":%.6f,\"measured_epoch_ms\":%.6f,\"plan_ms\":%.3f,\"bounds\":[", r->predicted_ms,
             epoch_ms, r->plan_ms);
     for (int i = 0; i <= R; i++) fprintf(f, "%s%lld", i ? "," : "", (long long)d->bounds[i]);

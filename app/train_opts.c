@@ -77,26 +77,29 @@ static const char *cmd_name(opts_cmd_t cmd)
     return cmd == OPTS_TUI ? "gnnscope tui" : cmd == OPTS_DEMO ? "gnnscope demo" : "gnnscope train";
 }
 
-/* Whether a flag of the streaming engine was given. */
-static int streaming_given(int argc, char **argv)
+/* Whether a flag of the streaming engine was given (other than the clock
+ * flags, which a distributed run's ranks keep too, when `clocks` is 0). */
+static int streaming_given(int argc, char **argv, int clocks)
 {
     int n;
     const opt_t *knobs = knob_table(&n);
-    for (int i = 0; i < n; i++)
-        if (knobs[i].streaming && cli_given(argc, argv, knobs[i].name)) return 1;
+    for (int i = 0; i < n; i++) {
+        int clock = !strcmp(knobs[i].name, "clock") || !strcmp(knobs[i].name, "kernel-time");
+        if (knobs[i].streaming && (clocks || !clock) && cli_given(argc, argv, knobs[i].name)) return 1;
+    }
     return 0;
 }
 
 static int resolve_backend(opts_cmd_t cmd, int argc, char **argv, train_opts_t *o, gs_err_t *err)
 {
     const char *name = cmd_name(cmd);
-    int streaming = streaming_given(argc, argv), given = cli_given(argc, argv, "backend");
+    int streaming = streaming_given(argc, argv, 1), given = cli_given(argc, argv, "backend");
     if (!given && streaming) o->backend = BACKEND_CPU;
     if (o->backend == BACKEND_MEMORY && streaming)
         return gs_fail(err, GS_EINPUT, "%s: --backend memory does not take device or streaming flags", name);
     train_cfg_t *c = &o->cfg;
     if (o->ranks || o->dist) { /* each rank trains in host memory; its devices are not emulated */
-        if (streaming || given)
+        if (streaming_given(argc, argv, 0) || given)
             return gs_fail(err, GS_EINPUT, "%s: --ranks trains in host memory on every rank; device and backend flags do not apply", name);
         c->stream = 0, c->device = DEVICE_HOST;
         return GS_OK;

@@ -54,34 +54,37 @@ static int cut(trainer_t *t, dist_run_t *d, gs_err_t *err)
 
 /* ---------------- what each hop moves ---------------- */
 
-/* FLOPs per row an op that is not a graph op does to write its output. */
-static double row_flops(const program_t *P, const instr_t *in)
-{
-    int64_t out = P->vals[in->out].cols, a = P->vals[in->in[0]].cols;
-    switch (in->op) {
-    case OP_MATMUL: return 2.0 * (double)a * (double)out;
-    case OP_HEAD_DOT: return 2.0 * (double)a;
-    default: return (double)out;
-    }
-}
-
-/* w(h): the floats per row of the values first read by source index at hop
- * h (what a mirror row carries, and each of its edges); f(k): the vertex
- * ops' FLOPs per row at level k; d(k): what a cached level-k row holds. */
+/* w(h): the floats per row of the values first read by source index at
+ * hop h (what a mirror row carries, and each of its edges); d(k): what a
+ * cached level-k row holds. */
 static void widths(const exec_t *ex, const trainer_t *t, dist_run_t *d)
 {
     const program_t *P = ex->prog;
     memset(d->width, 0, sizeof d->width);
-    memset(d->vflops, 0, sizeof d->vflops);
-    for (int i = 0; i < P->ncode; i++) {
-        const instr_t *in = &P->code[i];
-        for (int k = 0; k < in->nin; k++)
-            if (ex->first_src[i] >> k & 1) d->width[ex->hop[i]] += P->vals[in->in[k]].cols;
-        if (ex->hop[i] == 0 && P->vals[in->out].dom == DOM_VERTEX) d->vflops[ex->level[in->out]] += row_flops(P, in);
-    }
+    for (int i = 0; i < P->ncode; i++)
+        for (int k = 0; k < P->code[i].nin; k++)
+            if (ex->first_src[i] >> k & 1) d->width[ex->hop[i]] += P->vals[P->code[i].in[k]].cols;
     d->dim[0] = t->data.ds.f;
     for (int k = 1; k < ex->nhops; k++) d->dim[k] = d->width[k + 1];
     d->dim[ex->nhops] = t->data.ds.c;
+}
+
+/* c(k): the time per row of level k's vertex ops (not graph ops): each
+ * op's roofline on the virtual clock, else T_v times its FLOPs. */
+static void vertex_costs(const exec_t *ex, dist_run_t *d)
+{
+    const program_t *P = ex->prog;
+    memset(d->vcost, 0, sizeof d->vcost);
+    for (int i = 0; i < P->ncode; i++) {
+        const instr_t *in = &P->code[i];
+        if (ex->hop[i] != 0 || P->vals[in->out].dom != DOM_VERTEX) continue;
+        double out = (double)P->vals[in->out].cols, a = (double)P->vals[in->in[0]].cols;
+        double flops = in->op == OP_MATMUL ? 2.0 * a * out : in->op == OP_HEAD_DOT ? 2.0 * a : out;
+        double bytes = 4.0 * out;
+        for (int k = 0; k < in->nin; k++)
+            if (P->vals[in->in[k]].dom != DOM_PARAM) bytes += 4.0 * (double)P->vals[in->in[k]].cols;
+        d->vcost[ex->level[in->out]] += d->virtual_clock ? vclock_host_s(&d->clock, flops, bytes, 0) : flops * d->tv;
+    }
 }
 
 /* ---------------- probing T_v, T_e, T_c (rank 0) ---------------- */
@@ -114,7 +117,7 @@ static int probe(const trainer_t *t, dist_run_t *d, gs_err_t *err)
         double c1 = vclock_cpu_s(), t1 = now_s();
         k_gemm(0, 0, N0, w, w, x, m, y, 0);
         double c2 = vclock_cpu_s(), t2 = now_s();
-        double ge = d->virtual_clock ? vclock_host_s(&d->clock, 2.0 * g.m * w, 4.0 * (2.0 * g.m * w + N0 * w), c1 - c0) : t1 - t0;
+        double ge = d->virtual_clock ? vclock_host_s(&d->clock, 2.0 * g.m * w, 4.0 * (g.m * w + 2.0 * N0 * w), c1 - c0) : t1 - t0;
         double gv = d->virtual_clock ? vclock_host_s(&d->clock, 2.0 * N0 * w * w, 4.0 * (2.0 * N0 * w + w * w), c2 - c1) : t2 - t1;
         d->te = ge / ((double)g.m * w);            /* per edge float gathered */
         d->tv = gv / (2.0 * (double)N0 * w * w);  /* per vertex-op FLOP */
@@ -132,9 +135,9 @@ static int plan(trainer_t *t, dist_run_t *d, gs_err_t *err)
     double t0 = now_s();
     dep_params_t p = {.nranks = d->nranks, .rank = d->rank, .bounds = d->bounds, .nhops = t->ex.nhops, .mode = t->cfg.dep,
                       .ratio = t->cfg.dep == DEP_HYBRID ? t->cfg.dep_ratio : -1, .mem_limit = (double)t->cfg.dep_mem,
-                      .tv = d->tv, .te = d->te, .tc = d->tc};
+                      .te = d->te, .tc = d->tc};
     memcpy(p.width, d->width, sizeof p.width);
-    memcpy(p.vflops, d->vflops, sizeof p.vflops);
+    memcpy(p.vcost, d->vcost, sizeof p.vcost);
     memcpy(p.dim, d->dim, sizeof p.dim);
     if (p.nhops < 1) return gs_fail(err, GS_EINPUT, "--ranks: the model has no gather, nothing to distribute");
     int rc = dep_plan(&t->data.g, &p, &d->plan, err);
@@ -182,6 +185,7 @@ int trainer_dist_open(trainer_t *t, gs_err_t *err)
     costs[0] = d->tv, costs[1] = d->te, costs[2] = d->tc;
     if ((rc = dist_bcast(d->comm, costs, sizeof costs, 0, err))) return rc;
     d->tv = costs[0], d->te = costs[1], d->tc = costs[2];
+    vertex_costs(&t->ex, d);
     if ((rc = plan(t, d, err))) return rc;
     const dep_plan_t *p = &d->plan;
     if ((rc = data_localize(&t->data, p->set[0], p->nset[0], d->bs.block[1].nsrc, p->lo, p->hi, err))) return rc;
@@ -377,16 +381,12 @@ int trainer_dist_epoch_end(trainer_t *t, void *stats, gs_err_t *err)
     return GS_OK;
 }
 
-/* The epoch (training step and evaluation) the cost model predicts: the
- * owned and replicated rows' forward compute four times (forward,
- * backward about twice, evaluation), the communicated rows three times
- * (forward, gradients back, evaluation), and the gradient all-reduce. */
+/* The epoch (training step and evaluation) the cost model predicts
+ * (dep_plan_cost) plus the gradient all-reduce. */
 static double predicted_ms(const trainer_t *t, const dist_run_t *d)
 {
-    double comm = 0;
-    for (int l = 1; l <= d->plan.nhops; l++) comm += d->plan.t_c[l];
     double params = 4.0 * (double)params_count(&t->model.params);
-    return 1e3 * (4.0 * (d->plan.own_cost + d->plan.rep_cost) + 3.0 * comm + net_allreduce_s(&d->net, d->nranks, params));
+    return 1e3 * (dep_plan_cost(&d->plan) + net_allreduce_s(&d->net, d->nranks, params));
 }
 
 int trainer_dist_gather(trainer_t *t, gs_err_t *err)

@@ -43,8 +43,8 @@ static int teardown(void **state)
 static dep_params_t params(int nranks, int rank, const int64_t *bounds, int L, dep_mode_t mode, double ratio)
 {
     dep_params_t p = {.nranks = nranks, .rank = rank, .bounds = bounds, .nhops = L, .mode = mode, .ratio = ratio,
-                      .tv = 1e-9, .te = 2e-9, .tc = 4e-9};
-    for (int k = 0; k <= L; k++) p.width[k] = 8, p.dim[k] = k == 0 ? FX : 8, p.vflops[k] = k == 0 ? 0 : 8;
+                      .te = 2e-9, .tc = 4e-9};
+    for (int k = 0; k <= L; k++) p.width[k] = 8, p.dim[k] = k == 0 ? FX : 8, p.vcost[k] = k == 0 ? 0 : 8e-9;
     return p;
 }
 
@@ -60,8 +60,8 @@ static void test_algorithm_4_by_hand(void **state)
     assert_int_equal(graph_build(&g, &path, &err), GS_OK);
     int64_t bounds[3] = {0, 3, 6};
     dep_params_t p = params(2, 0, bounds, 2, DEP_HYBRID, -1);
-    p.vflops[1] = 10, p.width[1] = 10, p.width[2] = 10;
-    /* D = {3}; t_r^2(3) = T_v f(1) + indeg(3) T_e w(1) = 10 ns + 3 * 2 ns * 10 = 70 ns */
+    p.vcost[1] = 10e-9, p.width[1] = 10, p.width[2] = 10;
+    /* D = {3}; t_r^2(3) = c(1) + indeg(3) T_e w(1) = 10 ns + 3 * 2 ns * 10 = 70 ns */
     p.tc = 7.5e-9; /* t_c^2 = 75 ns: caching is cheaper */
     dep_plan_t plan;
     assert_int_equal(dep_plan(&g, &p, &plan, &err), GS_OK);

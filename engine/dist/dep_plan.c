@@ -80,7 +80,7 @@ static int computed(const planner_t *s, int k, int64_t v) { return local(s, v) |
 static double row_cost(const planner_t *s, int k, int32_t w)
 {
     const dep_params_t *p = s->p;
-    double c = p->tv * p->vflops[k];
+    double c = p->vcost[k];
     if (k > 0) c += (double)(s->g->in_ptr[w + 1] - s->g->in_ptr[w]) * p->te * (double)p->width[k];
     return c;
 }
@@ -165,7 +165,11 @@ static void cache_all(planner_t *s, dep_plan_t *out)
         }
 }
 
-/* Hybrid (and comm, ratio 0): Algorithm 4, layer by layer. */
+/* Hybrid (and comm, ratio 0): Algorithm 4, layer by layer. Its own split
+ * (no ratio) repeats a layer's pass over what is still communicated until
+ * a pass caches nothing more: a dependency refused early may cost little
+ * once the ones after it are cached (their subtrees overlap), which the
+ * paper's single pass would leave communicated. */
 static void split_layers(planner_t *s, const int32_t *dep, int64_t ndep, dep_plan_t *out, entry_t *heap_mem)
 {
     const dep_params_t *p = s->p;
@@ -173,27 +177,31 @@ static void split_layers(planner_t *s, const int32_t *dep, int64_t ndep, dep_pla
     for (int l = 1; l <= p->nhops && !stop; l++) {
         double tc = p->tc * (double)p->width[l];
         int64_t target = p->mode == DEP_COMM ? 0 : p->ratio >= 0 ? (int64_t)ceil(p->ratio * (double)ndep - 1e-9) : -1;
-        heap_t h = {heap_mem, 0};
-        for (int64_t i = 0; i < ndep; i++) heap_push(&h, (entry_t){subtree(s, dep[i], l, 0, NULL), dep[i]});
-        int64_t taken = 0;
-        while (h.n > 0 && !stop) {
-            entry_t top = heap_pop(&h);
-            if (computed(s, l - 1, top.v)) { /* inside another one's subtree: cached at no cost */
-                taken++;
-                continue;
+        int64_t taken = 0, cached_now = 1;
+        for (int pass = 0; cached_now && !stop && (pass == 0 || target < 0) && pass < 8; pass++) {
+            heap_t h = {heap_mem, 0};
+            for (int64_t i = 0; i < ndep; i++)
+                if (pass == 0 || !computed(s, l - 1, dep[i])) heap_push(&h, (entry_t){subtree(s, dep[i], l, 0, NULL), dep[i]});
+            cached_now = 0;
+            while (h.n > 0 && !stop) {
+                entry_t top = heap_pop(&h);
+                if (computed(s, l - 1, top.v)) { /* inside another one's subtree: cached at no cost */
+                    taken += pass == 0;
+                    continue;
+                }
+                if (target >= 0 && taken >= target) continue;
+                double tr = target >= 0 ? 0 : subtree(s, top.v, l, 0, NULL); /* re-measured against what is cached now */
+                if (target < 0 && !(tr < tc)) continue;
+                if (p->mode == DEP_HYBRID && p->mem_limit > 0 && out->cache_bytes + subtree_bytes(s, top.v, l) > p->mem_limit) {
+                    stop = out->mem_stopped = 1;
+                    break;
+                }
+                double bytes = 0;
+                double cost = subtree(s, top.v, l, 1, &bytes);
+                out->cache_bytes += bytes;
+                out->t_r[l] += cost;
+                taken++, cached_now++;
             }
-            if (target >= 0 && taken >= target) continue;
-            double tr = target >= 0 ? 0 : subtree(s, top.v, l, 0, NULL); /* re-measured against what is cached now */
-            if (target < 0 && !(tr < tc)) continue;
-            if (p->mode == DEP_HYBRID && p->mem_limit > 0 && out->cache_bytes + subtree_bytes(s, top.v, l) > p->mem_limit) {
-                stop = out->mem_stopped = 1;
-                break;
-            }
-            double bytes = 0;
-            double cost = subtree(s, top.v, l, 1, &bytes);
-            out->cache_bytes += bytes;
-            out->t_r[l] += cost;
-            taken++;
         }
     }
 }
@@ -236,7 +244,7 @@ static int build_sets(planner_t *s, const int32_t *dep, int64_t ndep, dep_plan_t
     return 0;
 }
 
-int dep_plan(const graph_t *g, const dep_params_t *p, dep_plan_t *out, gs_err_t *err)
+static int plan_one(const graph_t *g, const dep_params_t *p, dep_plan_t *out, gs_err_t *err)
 {
     memset(out, 0, sizeof *out);
     if (p->nhops < 1 || p->nhops > DEP_MAX_HOPS) return gs_fail(err, GS_EINPUT, "the model has %d gathers in a chain", p->nhops);
@@ -270,6 +278,39 @@ done:
     free(dep), free(heap_mem), free(s.rep), free(s.stamp), free(s.front), free(s.next);
     if (rc) dep_plan_free(out);
     return rc;
+}
+
+double dep_plan_cost(const dep_plan_t *plan)
+{
+    double comm = 0;
+    for (int l = 1; l <= plan->nhops; l++) comm += plan->t_c[l];
+    return 3.0 * (plan->own_cost + plan->rep_cost + comm);
+}
+
+int dep_plan(const graph_t *g, const dep_params_t *p, dep_plan_t *out, gs_err_t *err)
+{
+    int rc = plan_one(g, p, out, err);
+    if (rc || p->mode != DEP_HYBRID || p->ratio >= 0) return rc;
+    out->choice = "algorithm 4";
+    /* Algorithm 4's greedy split is checked against caching or communicating everything, by the same costs */
+    dep_params_t alt = *p;
+    for (int k = 0; k < 2; k++) {
+        alt.mode = k == 0 ? DEP_CACHE : DEP_COMM;
+        dep_plan_t other;
+        if ((rc = plan_one(g, &alt, &other, err))) {
+            dep_plan_free(out);
+            return rc;
+        }
+        int fits = !(p->mem_limit > 0 && other.cache_bytes > p->mem_limit);
+        if (fits && dep_plan_cost(&other) < dep_plan_cost(out)) {
+            dep_plan_free(out);
+            *out = other;
+            out->choice = k == 0 ? "cache all (cheaper than algorithm 4's split)" : "communicate all (cheaper than algorithm 4's split)";
+        } else {
+            dep_plan_free(&other);
+        }
+    }
+    return GS_OK;
 }
 
 void dep_plan_free(dep_plan_t *plan)

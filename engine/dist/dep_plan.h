@@ -12,11 +12,12 @@
  *        its gradient sent back in the backward pass.
  * Costs (per rank, seconds; eq. 1-2 with the dimensions made concrete):
  * t_r^l(u) = the sum over the subtree's vertices w not yet computed here,
- * at levels k = 0..l-1, of T_v f(k) + indeg(w) T_e w(k): f(k) the FLOPs
- * per row of level k's vertex ops, w(k) the floats per edge of the hop-k
- * gather (level 0 has none). Raw features cost nothing (f(0) = 0, so
- * t_r^1 = 0 as in the paper) unless level 0 computes, as after DKP puts
- * layer 1's product first. t_c^l(u) = T_c w(l), w(l) the floats a row
+ * at levels k = 0..l-1, of c(k) + indeg(w) T_e w(k): c(k) the time per
+ * row of level k's vertex ops (T_v times their FLOPs, or their roofline
+ * on the virtual clock), w(k) the floats per edge of the hop-k gather
+ * (level 0 has none). Raw features cost nothing (c(0) = 0, so t_r^1 = 0
+ * as in the paper) unless level 0 computes, as after DKP puts layer 1's
+ * product first, or drops features out. t_c^l(u) = T_c w(l), w(l) the floats a row
  * moves at hop l. Modes:
  * A dependency whose h^(l-1) ends up computed here anyway (inside another
  * one's subtree) is cached at no cost. The result is a set of nested
@@ -43,12 +44,12 @@ typedef struct {
     const int64_t *bounds;    /* (nranks + 1) owned ranges */
     int nhops;                /* L */
     int64_t width[DEP_MAX_HOPS + 1]; /* w(l), l = 1..L: floats per row read by source at hop l (moved, and per edge) */
-    double vflops[DEP_MAX_HOPS + 1]; /* f(k), k = 0..L: FLOPs per row of level k's vertex ops */
+    double vcost[DEP_MAX_HOPS + 1];  /* c(k), k = 0..L: seconds per row of level k's vertex ops */
     int64_t dim[DEP_MAX_HOPS + 1];   /* floats per row a cached level-k row holds (value; gradient too for k > 0) */
     dep_mode_t mode;
     double ratio;             /* hybrid: < 0 for Algorithm 4's own split, else the cached fraction */
     double mem_limit;         /* S in bytes, 0 for none */
-    double tv, te, tc;        /* seconds per vertex-op FLOP, per edge float gathered, per float sent */
+    double te, tc;            /* seconds per edge float gathered, per float sent */
 } dep_params_t;
 
 typedef struct {
@@ -65,9 +66,14 @@ typedef struct {
     double own_cost, rep_cost;        /* the forward compute of owned rows and of replicated rows (the model's seconds) */
     double cache_bytes;               /* size({R}): replicated rows' values and gradients, features */
     int mem_stopped;                  /* the memory limit ended caching early */
+    const char *choice;               /* hybrid's own split: which plan won (NULL otherwise) */
 } dep_plan_t;
 
 int dep_plan(const graph_t *g, const dep_params_t *p, dep_plan_t *out, gs_err_t *err);
+/* The plan's modeled epoch (seconds): owned and replicated compute and
+ * the transfers three times (forward, backward, evaluation; a backward
+ * pass costs about what its forward does, the input's gradient unneeded). */
+double dep_plan_cost(const dep_plan_t *plan);
 void dep_plan_free(dep_plan_t *plan);
 /* The owner of global vertex v. */
 int dep_owner(const int64_t *bounds, int nranks, int64_t v);

@@ -247,10 +247,11 @@ static int src_ready(void *self, exec_t *ex, int v, int hop, int gathered, gs_er
     return GS_OK;
 }
 
-/* The modeled seconds of a gather over m edges of f floats into n rows. */
+/* The modeled seconds of a gather over m edges of f floats into n rows
+ * (the executor's charge: each edge's row, the input and the output). */
 static double gather_s(const dist_engine_t *de, double m, double n, double f)
 {
-    return vclock_host_s(de->clock, 2.0 * m * f, 4.0 * (2.0 * m * f + n * f), 0);
+    return vclock_host_s(de->clock, 2.0 * m * f, 4.0 * (m * f + 2.0 * n * f), 0);
 }
 
 /* Forward gather while the mirrors arrive: the edges from rows computed

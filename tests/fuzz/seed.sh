@@ -2,7 +2,7 @@
 # seed.sh - writes the starting seeds of tests/fuzz/corpus/: valid inputs of
 # each parser (a small OGB dataset file by file, plain and gzipped, SNAP
 # edge lists, binary caches, checkpoints of the checkpoint harness's two
-# trainers, the shipped demo scripts, console sessions). Run once with the
+# trainers, the shipped demo scripts, console sessions, control messages). Run once with the
 # built ./gnnscope; the fuzzers grow the corpus from here (run.sh says how).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -10,7 +10,7 @@ c="$root/tests/fuzz/corpus"
 bin="$root/gnnscope"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$c"/{fuzz_ogb,fuzz_snap,fuzz_cache,fuzz_checkpoint,fuzz_script,fuzz_console}
+mkdir -p "$c"/{fuzz_ogb,fuzz_snap,fuzz_cache,fuzz_checkpoint,fuzz_script,fuzz_console,fuzz_control}
 # fuzz_ogb: byte 0 = file index + 8 x gzip; the file's content follows
 contents=("4\n" "3\n" "0,1\n1,2\n2,3\n" "1,0\n0,1\n1,1\n0.5,-2e-1\n" "0\n1\n1\n0\n" "0\n1\n" "2\n" "3\n")
 for i in "${!contents[@]}"; do
@@ -42,4 +42,7 @@ printf 'set selective on\nset device-mem 2M\nget selective\nknobs\nstep\nhelp\n'
 printf 'model gat hidden 4 heads 2\nstep\ncheckpoint save x.ckpt\nexport metrics m.csv\ntrace start t.json\nrun 2\ntrace stop\n' \
     >"$c/fuzz_console/files"
 printf 'set lr 0.5\nset chunks 3\nset order metis\nset dkp on\nload cora\npause\nresume\n' >"$c/fuzz_console/reopen"
+printf 'stop=0\ndep=comm\ndep-ratio=0.3\n' >"$c/fuzz_control/knobs"
+printf 'stop=1\n' >"$c/fuzz_control/stop"
+printf 'stop=0\nring=off\noverlap=on\nnetwork=ib-100g\nlr=0.5\ndep-mem=1M\n' >"$c/fuzz_control/all"
 echo "seeds written to $c"
