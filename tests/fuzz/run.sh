@@ -7,7 +7,8 @@
 # fails the run and leaves its input in build-fuzz/artifacts/.
 # Usage: tests/fuzz/run.sh SECONDS [NAME...]
 # To grow the seeds from what a run found:
-#   build-fuzz/fuzz/NAME -merge=1 tests/fuzz/corpus/NAME build-fuzz/corpus/NAME
+#   $PWD/build-fuzz/fuzz/NAME -merge=1 $PWD/tests/fuzz/corpus/NAME $PWD/build-fuzz/corpus/NAME (absolute paths:
+#   the console harness changes directory)
 set -u
 secs=${1:?usage: tests/fuzz/run.sh SECONDS [NAME...]}
 shift
@@ -21,7 +22,7 @@ mkdir -p build-fuzz/artifacts build-fuzz/logs
 one() {
     local name=$1
     mkdir -p "build-fuzz/corpus/$name" "tests/fuzz/corpus/$name"
-    "build-fuzz/fuzz/$name" -max_total_time="$secs" -timeout=30 -rss_limit_mb=2560 -print_final_stats=1 \
+    "$root/build-fuzz/fuzz/$name" -max_total_time="$secs" -timeout=30 -rss_limit_mb=2560 -print_final_stats=1 \
         -artifact_prefix="$root/build-fuzz/artifacts/$name-" "$root/build-fuzz/corpus/$name" "$root/tests/fuzz/corpus/$name" \
         >"build-fuzz/logs/$name.log" 2>&1
     local rc=$?
