@@ -77,15 +77,17 @@ static const char *cmd_name(opts_cmd_t cmd)
     return cmd == OPTS_TUI ? "gnnscope tui" : cmd == OPTS_DEMO ? "gnnscope demo" : "gnnscope train";
 }
 
-/* Whether a flag of the streaming engine was given (other than the clock
- * flags, which a distributed run's ranks keep too, when `clocks` is 0). */
-static int streaming_given(int argc, char **argv, int clocks)
+/* Whether a flag of the streaming engine was given (with `shared` 0, not
+ * counting those a distributed run's ranks use too: the clock flags and
+ * the vertex order). */
+static int streaming_given(int argc, char **argv, int shared)
 {
     int n;
     const opt_t *knobs = knob_table(&n);
     for (int i = 0; i < n; i++) {
-        int clock = !strcmp(knobs[i].name, "clock") || !strcmp(knobs[i].name, "kernel-time");
-        if (knobs[i].streaming && (clocks || !clock) && cli_given(argc, argv, knobs[i].name)) return 1;
+        const char *name = knobs[i].name;
+        int common = !strcmp(name, "clock") || !strcmp(name, "kernel-time") || !strcmp(name, "order");
+        if (knobs[i].streaming && (shared || !common) && cli_given(argc, argv, name)) return 1;
     }
     return 0;
 }
