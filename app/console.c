@@ -10,7 +10,7 @@
 #include <readline/history.h>
 #include <readline/readline.h>
 
-static session_t *sess;
+static const session_if_t *sess;
 static int pending_key;
 static int quit_requested;
 static char reply[512];
@@ -41,7 +41,7 @@ static int (*source_handler)(const char *path, char *reply, int n);
 
 void console_set_source_handler(int (*fn)(const char *path, char *reply, int n)) { source_handler = fn; }
 
-void console_attach(session_t *s) { sess = s; }
+void console_attach(const session_if_t *s) { sess = s; }
 
 int console_run(const char *line)
 {
@@ -55,7 +55,7 @@ int console_run(const char *line)
         }
         return source_handler(path, reply, sizeof reply);
     }
-    int rc = session_command(sess, line, reply, sizeof reply);
+    int rc = sess->command(sess->self, line, reply, sizeof reply);
     if (rc == SESSION_QUIT) quit_requested = 1;
     return rc;
 }
@@ -121,7 +121,7 @@ static void show_matches(char **matches, int n, int max)
     for (int i = 1; i <= n && w < (int)sizeof reply; i++) w += snprintf(reply + w, sizeof reply - (size_t)w, " %s", matches[i]);
 }
 
-void console_init(session_t *s)
+void console_init(const session_if_t *s)
 {
     console_attach(s);
     devnull = fopen("/dev/null", "w");

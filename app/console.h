@@ -6,11 +6,12 @@
 #ifndef GS_CONSOLE_H
 #define GS_CONSOLE_H
 
-#include "session.h"
+#include "session_if.h"
 
-void console_init(session_t *s);
+/* s must outlive the console. */
+void console_init(const session_if_t *s);
 /* Sets the session for console_run without touching readline (headless). */
-void console_attach(session_t *s);
+void console_attach(const session_if_t *s);
 /* Called for "source FILE" lines (the TUI loads the script). */
 void console_set_source_handler(int (*fn)(const char *path, char *reply, int n));
 void console_shutdown(void);

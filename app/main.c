@@ -12,6 +12,7 @@ static void usage(FILE *f)
             "Commands:\n"
             "  (none)   open the workbench on Cora (same as 'gnnscope tui')\n"
             "  tui      the workbench; accepts every train flag plus --max-epochs, --script\n"
+            "  attach   the workbench on a run started with --serve PATH (gnnscope attach PATH)\n"
             "  train    train a GNN full-batch and report loss and accuracy\n"
             "  gen      generate a synthetic power-law graph (OGB raw layout)\n"
             "  topologies  list the interconnect models of the device emulation\n"
@@ -25,6 +26,7 @@ int main(int argc, char **argv)
     if (argc < 2 || argv[1][0] == '-') return cmd_tui(argc - 1, argv + 1);
     const char *cmd = argv[1];
     if (strcmp(cmd, "tui") == 0) return cmd_tui(argc - 2, argv + 2);
+    if (strcmp(cmd, "attach") == 0) return cmd_attach(argc - 2, argv + 2);
     if (strcmp(cmd, "train") == 0) return cmd_train(argc - 2, argv + 2);
     if (strcmp(cmd, "gen") == 0) return cmd_gen(argc - 2, argv + 2);
     if (strcmp(cmd, "topologies") == 0) return cmd_topologies(argc - 2, argv + 2);

@@ -10,7 +10,7 @@ void sink_task(void *user, int dev, lane_t lane, chunk_tag_t tag, double t0, dou
 {
     static const uint8_t lanes[LANE__COUNT] = {PL_H2D, PL_D2H, PL_D2D, PL_COMPUTE};
     static const char *names[LANE__COUNT] = {"h2d", "d2h", "d2d", NULL};
-    prof_event_t e = {ns(t0), ns(t1), bytes, 0, (int16_t)dev, 0, lanes[lane], tag.phase == PHASE_BWD ? PH_BWD : PH_FWD,
+    prof_event_t e = {ns(t0), ns(t1), bytes, 0, (int16_t)dev, -1, lanes[lane], tag.phase == PHASE_BWD ? PH_BWD : PH_FWD,
                       tag.layer, tag.row, tag.col, tag.sub, ""};
     /* compute tasks by their coordinates: a chunk (row, col) gathers; a
      * column alone clears its accumulator; a block of rows alone is an
@@ -27,7 +27,7 @@ void sink_gpu_span(void *user, const gpu_span_t *s)
     static const uint8_t lanes[LANE__COUNT] = {PL_H2D, PL_D2H, PL_D2D, PL_COMPUTE};
     static const uint8_t phases[3] = {PH_FWD, PH_BWD, PH_OPT};
     int ph = s->tag.phase < 0 || s->tag.phase > 2 ? 0 : s->tag.phase;
-    prof_event_t e = {ns(s->t0), ns(s->t1), s->bytes, 0, (int16_t)s->dev, 0, lanes[s->lane], phases[ph], s->tag.layer,
+    prof_event_t e = {ns(s->t0), ns(s->t1), s->bytes, 0, (int16_t)s->dev, -1, lanes[s->lane], phases[ph], s->tag.layer,
                       s->tag.row, s->tag.col, s->tag.sub, ""};
     snprintf(e.op, sizeof e.op, "%s", s->name);
     prof_record(user, &e);
@@ -49,8 +49,18 @@ void sink_detach_gpu(void)
 void sink_op(void *user, const instr_t *in, int phase, double t0, double t1, double flops)
 {
     static const uint8_t phases[3] = {PH_FWD, PH_BWD, PH_OPT};
-    prof_event_t e = {ns(t0), ns(t1), 0, flops, -1, 0, PL_COMPUTE, phases[phase < 0 || phase > 2 ? 0 : phase],
+    prof_event_t e = {ns(t0), ns(t1), 0, flops, -1, -1, PL_COMPUTE, phases[phase < 0 || phase > 2 ? 0 : phase],
                       (int16_t)(in ? in->layer : -1), -1, -1, -1, ""};
     snprintf(e.op, sizeof e.op, "%s", in ? op_name(in->op) : "adam");
+    prof_record(user, &e);
+}
+
+void sink_dist_event(void *user, const dist_event_t *d)
+{
+    static const uint8_t lanes[3] = {PL_COMPUTE, PL_NETSEND, PL_NETRECV}, phases[3] = {PH_FWD, PH_BWD, PH_OPT};
+    if (d->kind < 0 || d->kind > 2 || d->rank < 0 || d->rank >= PROF_MAX_DEV - 1) return; /* past what the views draw */
+    prof_event_t e = {ns(d->t0), ns(d->t1), d->bytes, d->flops, d->rank, d->rank, lanes[d->kind],
+                      phases[d->phase < 0 || d->phase > 2 ? 0 : d->phase], d->layer, -1, d->peer, d->hop, ""};
+    snprintf(e.op, sizeof e.op, "%s", d->name);
     prof_record(user, &e);
 }

@@ -7,12 +7,17 @@
 #include "../engine/backend.h"
 #include "../engine/cuda_plugin.h"
 #include "../engine/exec.h"
+#include "../engine/dist/dist_engine.h"
 #include "../engine/train.h"
 #include "../profiler/profiler.h"
 
 /* user = prof_t * */
 void sink_task(void *user, int dev, lane_t lane, chunk_tag_t tag, double t0, double t1, double bytes);
 void sink_op(void *user, const instr_t *in, int phase, double t0, double t1, double flops);
+/* A rank's span (distributed runs: op, send or receive): drawn on the
+ * rank's COMPUTE, NETSEND or NETRECV lane, its peer in the column field.
+ * Ranks past the profiler's 15 devices are not drawn. */
+void sink_dist_event(void *user, const dist_event_t *e);
 /* CUPTI's spans from the CUDA plugin. */
 void sink_gpu_span(void *user, const gpu_span_t *s);
 /* When the run uses the CUDA plugin, starts CUPTI collection into p.

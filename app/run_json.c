@@ -96,9 +96,10 @@ static void print_knobs(FILE *f, const trainer_t *t)
 {
     int n, first = 1;
     const opt_t *k = knob_table(&n);
+    knob_facts_t facts = {.distributed = t->dist != NULL};
     fprintf(f, ",\"knobs\":{");
     for (int i = 0; i < n; i++) {
-        if (k[i].when == WHEN_START || (k[i].streaming && !t->streaming)) continue;
+        if (k[i].when == WHEN_START || (k[i].scope == SCOPE_STREAM && !t->streaming) || !knob_applies(&k[i], &facts)) continue;
         char v[96];
         opt_format(&k[i], &t->cfg, v, sizeof v);
         fprintf(f, "%s\"%s\":", first ? "" : ",", k[i].name);

@@ -127,7 +127,6 @@ int script_load(script_t *sc, const char *path, gs_err_t *err)
     return rc;
 }
 
-void script_attach(script_t *sc, session_t *s) { sc->s = s; }
 
 /* "effect: NAME before X after Y (Zx)" for each counter named on the line. */
 static void effect_line(script_t *sc, const char *l, const session_snapshot_t *snap)

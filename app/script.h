@@ -32,11 +32,9 @@ typedef struct {
     int nsaid;
     epoch_stats_t mark;
     int marked;
-    session_t *s;
 } script_t;
 
 int script_load(script_t *sc, const char *path, gs_err_t *err);
-void script_attach(script_t *sc, session_t *s);
 /* Runs lines until a wait or the end, with the session's snapshot. Returns
  * 1 when a line quits. */
 int script_step(script_t *sc, const session_snapshot_t *snap);

@@ -2,6 +2,7 @@
  * help}; scripts run the same table. The engine thread's loop takes the
  * requests under the lock, serves them and trains outside it. */
 #include "session.h"
+#include "session_if.h"
 
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -47,7 +48,7 @@ static void publish_run(session_t *s, session_snapshot_t *p)
     int n;
     const opt_t *k = knob_table(&n);
     for (int i = 0; i < n && p->nknobs < SESSION_MAX_KNOBS; i++) {
-        if (k[i].when == WHEN_START) continue;
+        if (k[i].when == WHEN_START || !knob_applies(&k[i], &p->facts)) continue;
         session_knob_t *r = &p->knobs[p->nknobs++];
         snprintf(r->name, sizeof r->name, "%s", k[i].name);
         knob_text(t, &t->cfg, &k[i], r->value, sizeof r->value);
@@ -203,7 +204,7 @@ int session_open(session_t *s, train_cfg_t *cfg, long max_epochs, const char *ch
     pthread_cond_init(&s->wake, NULL);
     int rc = prof_init(&s->prof, err);
     if (rc) return rc;
-    cfg->on_task = sink_task, cfg->on_op = sink_op, cfg->observer = &s->prof;
+    cfg->on_task = sink_task, cfg->on_op = sink_op, cfg->on_dist_event = sink_dist_event, cfg->observer = &s->prof;
     if (!(s->t = malloc(sizeof *s->t))) {
         prof_shutdown(&s->prof);
         return gs_fail(err, GS_EFAIL, "out of memory");
@@ -535,4 +536,18 @@ int session_command(session_t *s, const char *line, char *reply, int n)
     for (int i = 0; i < NCOMMANDS; i++)
         if (strcmp(argv[0], commands[i].name) == 0) return commands[i].fn(s, argc, argv, reply, n);
     return say(reply, n, GS_EINPUT, "unknown command '%.64s' (try 'help')", argv[0]);
+}
+
+/* ---------------- the interface of a local session ---------------- */
+
+static void if_snapshot(void *self, session_snapshot_t *out) { session_snapshot(self, out); }
+static int if_command(void *self, const char *line, char *reply, int n) { return session_command(self, line, reply, n); }
+static void if_pending(void *self, const char *knob, char *out, size_t n) { session_pending(self, knob, out, n); }
+static int if_history(void *self, prof_event_t *out, int max) { return prof_history(&((session_t *)self)->prof, out, max); }
+static void if_window(void *self, prof_window_t *out) { prof_get_window(&((session_t *)self)->prof, out); }
+static uint64_t if_latest(void *self) { return prof_latest_ns(&((session_t *)self)->prof); }
+
+session_if_t session_local(session_t *s)
+{
+    return (session_if_t){s, if_snapshot, if_command, if_pending, if_history, if_window, if_latest};
 }

@@ -33,6 +33,8 @@ static const opt_t run_flags[] = {
 static const opt_t tui_flags[] = {
     {"max-epochs", OPT_I64, F(max_epochs), NULL, "never", 0, 1e9, "N", "quit after N epochs", NULL, WHEN_START, 0, 0, 0},
     {"script", OPT_STR, F(script), NULL, NULL, 0, 0, "FILE", "run console commands from FILE", NULL, WHEN_START, 0, 0, 0},
+    {"serve", OPT_STR, F(serve), NULL, NULL, 0, 0, "PATH", "serve the run on a Unix socket instead of drawing it (gnnscope attach PATH)", NULL,
+     WHEN_START, 0, 0, 0},
 };
 #undef F
 
@@ -87,7 +89,7 @@ static int streaming_given(int argc, char **argv, int shared)
     for (int i = 0; i < n; i++) {
         const char *name = knobs[i].name;
         int common = !strcmp(name, "clock") || !strcmp(name, "kernel-time") || !strcmp(name, "order");
-        if (knobs[i].streaming && (shared || !common) && cli_given(argc, argv, name)) return 1;
+        if (knobs[i].scope == SCOPE_STREAM && (shared || !common) && cli_given(argc, argv, name)) return 1;
     }
     return 0;
 }

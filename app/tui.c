@@ -1,271 +1,25 @@
-/* tui.c - the workbench's main loop: opens the session (engine thread),
- * reads keys with a 100 ms timeout (so the screen refreshes at >= 10 Hz
- * without ever waiting on training), feeds the console, runs scripts, and
- * draws the views. The terminal is restored on q, Ctrl-C, SIGTERM, SIGHUP, errors
- * and at exit. */
+/* tui.c - `gnnscope [tui]` and `gnnscope attach`: opens the workbench's
+ * run and puts the workbench (workbench.h) on it. The run is a session in
+ * this process, or, with --ranks N on a terminal, a job of N ranks that
+ * this process starts (launch.h) and attaches to: rank 0 serves its
+ * session on a Unix socket (remote.h) and the others follow it. With
+ * --serve PATH a run serves its session instead of drawing it, so that
+ * `gnnscope attach PATH` can drive it from another terminal; attach's q
+ * leaves the run going (`:quit` ends it), the launcher's ends it. */
 #include "tui.h"
 
-#include <curses.h>
-#include <locale.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "../views/draw.h"
-#include "../views/plot.h"
-#include "console.h"
-#include "script.h"
+#include "../engine/train_dist.h"
+#include "launch.h"
+#include "remote.h"
 #include "session.h"
 #include "stop_signal.h"
-#include "launch.h"
-#include "../engine/train_dist.h"
-#include "../engine/parse.h"
-#include "train_opts.h"
-
-static script_t active_script; /* the running script, if any (--script or source) */
-static int have_active;
-static session_t *tui_session;
-
-/* "source FILE" from the console: replaces the running script. */
-static int source_script(const char *path, char *reply, int n)
-{
-    gs_err_t err;
-    script_t next;
-    if (script_load(&next, path, &err)) {
-        snprintf(reply, (size_t)n, "%s", err.msg);
-        return GS_EINPUT;
-    }
-    if (have_active) script_free(&active_script);
-    active_script = next;
-    script_attach(&active_script, tui_session);
-    have_active = 1;
-    snprintf(reply, (size_t)n, "running %s", path);
-    return 0;
-}
-static int curses_up;
-
-
-static void restore_terminal(void)
-{
-    if (curses_up) {
-        endwin();
-        curses_up = 0;
-    }
-}
-
-typedef struct {
-    uint64_t span, t_end;
-    int span_auto; /* until the user zooms: two epochs (with evaluation) */
-    uint64_t notices; /* the engine's notices shown so far */
-    int follow, help, focused;
-    double busy_hist[PROF_MAX_DEV][VIEW_HIST];
-    int nhist;
-    uint64_t last_window;
-} ui_t;
-
-static char key_of(const char *knob)
-{
-    const opt_t *o = knob_find(knob);
-    return o ? o->key : 0;
-}
-
-static void add_knob_row(session_t *s, const session_knob_t *k, view_state_t *v)
-{
-    if (v->nknobs == VIEW_MAX_KNOBS) return;
-    knob_row_t *r = &v->knobs[v->nknobs++];
-    snprintf(r->name, sizeof r->name, "%s", k->name);
-    snprintf(r->value, sizeof r->value, "%s", k->value);
-    session_pending(s, r->name, r->pending, sizeof r->pending);
-    r->key = key_of(k->name);
-}
-
-/* The knob rows: values in force from the snapshot, pending ones from the
- * session; the knobs with a key first, in key order, so that a short
- * panel still shows them. */
-static void knob_rows(session_t *s, const session_snapshot_t *snap, view_state_t *v)
-{
-    v->nknobs = 0;
-    for (char key = '0'; key <= '9'; key++)
-        for (int i = 0; i < snap->nknobs; i++)
-            if (key_of(snap->knobs[i].name) == key) add_knob_row(s, &snap->knobs[i], v);
-    for (int i = 0; i < snap->nknobs; i++)
-        if (!key_of(snap->knobs[i].name)) add_knob_row(s, &snap->knobs[i], v);
-}
-
-/* Cycles knob o through its choices (its key), from the pending value or the one in force. */
-static void cycle(session_t *s, const opt_t *o)
-{
-    char cur[96], cmd[160], next[64];
-    session_snapshot_t *snap = malloc(sizeof *snap);
-    if (!snap) return;
-    session_pending(s, o->name, cur, sizeof cur);
-    if (!cur[0]) {
-        session_snapshot(s, snap);
-        opt_format(o, &snap->cfg, cur, sizeof cur);
-    }
-    free(snap);
-    int k = gs_choice_index(o->choices, cur), count = 0;
-    for (const char *p = o->choices; p; p = strchr(p, '|') ? strchr(p, '|') + 1 : NULL) count++;
-    gs_choice_name(o->choices, (k + 1) % count, next, sizeof next);
-    snprintf(cmd, sizeof cmd, "set %s %s", o->name, next);
-    console_run(cmd);
-}
-
-/* The knob whose key is ch, or NULL. */
-static const opt_t *knob_of_key(int ch)
-{
-    int n;
-    const opt_t *k = knob_table(&n);
-    for (int i = 0; i < n; i++)
-        if (k[i].key && k[i].key == ch && k[i].kind == OPT_CHOICE) return &k[i];
-    return NULL;
-}
-
-static int handle_key(session_t *s, ui_t *u, int ch)
-{
-    if (u->focused) {
-        if (ch == 27) u->focused = 0; /* Esc leaves the console */
-        else return console_key(ch);
-        return 0;
-    }
-    session_snapshot_t snap;
-    switch (ch) {
-    case 'q': return 1;
-    case ':': u->focused = 1; u->help = 0; break;
-    case '?': u->help = !u->help; break;
-    case 27: u->help = 0; break;
-    case ' ':
-        session_snapshot(s, &snap);
-        console_run(snap.paused ? "resume" : "pause");
-        break;
-    case '+': case '=': if (u->span > 100000) u->span /= 2, u->span_auto = 0; break;
-    case '-': if (u->span < 600000000000ull) u->span *= 2, u->span_auto = 0; break;
-    case KEY_LEFT: u->follow = 0, u->t_end -= u->span / 4; break;
-    case KEY_RIGHT: u->follow = 0, u->t_end += u->span / 4; break;
-    case 'f': u->follow = 1; break;
-    case '\t': break; /* focus cycles between the panels and the console */
-    default:
-        if (knob_of_key(ch)) cycle(s, knob_of_key(ch));
-        break;
-    }
-    if (ch == '\t') u->focused = !u->focused;
-    return 0;
-}
-
-static int run_loop(session_t *s)
-{
-    static prof_event_t events[PROF_HISTORY];
-    static view_state_t v;
-    static session_snapshot_t snap;
-    ui_t u = {.span = 200000000ull, .span_auto = 1, .follow = 1};
-    layout_t l;
-    int quit = 0;
-    while (!quit && !stop_signal()) {
-        int ch = getch();
-        if (ch == KEY_RESIZE) clear();
-        else if (ch != ERR) quit = handle_key(s, &u, ch);
-        session_snapshot(s, &snap);
-        script_t *sc = have_active ? &active_script : NULL;
-        if (sc && script_step(sc, &snap)) quit = 1;
-        if (snap.finished) quit = 1; /* --max-epochs reached */
-        memset(&v, 0, sizeof v);
-        prof_get_window(&s->prof, &v.window);
-        if (u.nhist == 0 || v.window.window_s > 0) { /* sample the busy history once per frame */
-            if (u.nhist == VIEW_HIST) {
-                for (int d = 0; d < PROF_MAX_DEV; d++) memmove(u.busy_hist[d], u.busy_hist[d] + 1, sizeof(double) * (VIEW_HIST - 1));
-                u.nhist--;
-            }
-            for (int d = 0; d < PROF_MAX_DEV; d++) u.busy_hist[d][u.nhist] = v.window.busy[d][PL_COMPUTE];
-            u.nhist++;
-        }
-        memcpy(v.busy_hist, u.busy_hist, sizeof v.busy_hist);
-        v.nhist = u.nhist;
-        v.nevents = prof_history(&s->prof, events, PROF_HISTORY);
-        v.events = events;
-        if (u.follow) u.t_end = prof_latest_ns(&s->prof);
-        if (u.span_auto && snap.nepochs) {
-            const epoch_stats_t *e = &snap.epochs[snap.nepochs - 1];
-            u.span = (uint64_t)(plot_nice_max(2e6 * (e->epoch_ms + e->eval_ms)));
-            if (u.span < 100000) u.span = 100000;
-        }
-        v.t_end = u.t_end, v.span = u.span, v.follow = u.follow;
-        v.epochs = snap.epochs, v.nepochs = snap.nepochs, v.totals = snap.last_totals;
-        v.ndev = snap.streaming ? snap.devices : snap.gpu ? 1 : 0;
-        v.emulated = snap.streaming && strcmp(snap.backend, "cpu") == 0;
-        v.gpu = snap.gpu && gs_cuda_loaded();
-        if (v.gpu) gs_cuda_loaded()->metrics(&v.gpu_m);
-        v.gpu_note = snap.gpu_note;
-        snprintf(v.topology, sizeof v.topology, "%s", snap.topology);
-        v.nlinks = snap.nlinks, v.link_name = snap.link_name, v.link_rate = snap.link_rate;
-        snprintf(v.title, sizeof v.title, " gnnscope  %s / %s  %s  %s%s  epoch %d%s", snap.dataset, snap.model,
-                 v.emulated ? "cpu backend:" : v.gpu ? "cuda:" : "host memory", v.emulated ? snap.topology : v.gpu ? v.gpu_m.gpu : "",
-                 v.emulated ? " (emulated)" : snap.streaming ? " streamed" : "", snap.nepochs ? (int)snap.epochs[snap.nepochs - 1].epoch : 0,
-                 snap.failed ? "  ERROR" : snap.paused ? "  PAUSED" : snap.finished ? "  done" : "  running");
-        if (snap.notice_seq != u.notices) { /* what the engine did with a request, at an epoch boundary */
-            if (snap.notice[0]) console_set_reply("%s", snap.notice);
-            u.notices = snap.notice_seq;
-        }
-        if (snap.failed && !console_reply()[0]) console_set_reply("error: %s", snap.error);
-        knob_rows(s, &snap, &v);
-        snprintf(v.reply, sizeof v.reply, "%s", sc && script_banner(sc)[0] ? script_banner(sc) : console_reply());
-        v.input = u.focused ? console_line(&v.cursor) : NULL;
-        v.help = u.help;
-        v.help_text = session_command_help();
-        layout_compute(LINES, COLS, layout_timeline_rows(1 + 4 * v.ndev), &l);
-        draw_screen(&l, &v);
-    }
-    return stop_signal_exit_code();
-}
-
-/* A script without a terminal (classroom rehearsal, tests): says and
- * replies are printed as lines; stops when the script and its waits are
- * done, or at --max-epochs. */
-static int run_headless(session_t *s)
-{
-    session_snapshot_t *snap = malloc(sizeof *snap);
-    static char said[SCRIPT_MAX_SAID][512];
-    int quit = 0;
-    uint64_t shown = 0, notices = 0;
-    if (!snap) return 1;
-    console_attach(s);
-    while (!quit && !stop_signal()) {
-        session_snapshot(s, snap);
-        if (script_step(&active_script, snap)) quit = 1;
-        int n = script_take_said(&active_script, said, SCRIPT_MAX_SAID);
-        for (int i = 0; i < n; i++) printf("%s\n", said[i]);
-        if (snap->notice_seq != notices) { /* what the engine did with a request, at an epoch boundary */
-            if (notices || snap->notice[0]) printf("   %s\n", snap->notice);
-            notices = snap->notice_seq;
-        }
-        if (snap->nepochs && snap->epochs_total != shown) {
-            const epoch_stats_t *e = &snap->epochs[snap->nepochs - 1];
-            if (snap->ranks)
-                printf("epoch %4lld  loss %.4f  test %.4f  %.3f ms  net %.2f MB  wait %.3f ms  replica %.3f ms  comm hidden %.0f%%\n",
-                       (long long)e->epoch, e->loss, e->test_acc, e->epoch_ms, e->net_bytes / 1e6, e->stall_ms, e->replica_ms,
-                       100 * e->comm_hidden);
-            else
-                printf("epoch %4lld  loss %.4f  test %.4f  %.3f ms  h2d %.2f MB  gathers %.2f MB  d2d %.2f MB  hidden %.0f%%\n",
-                       (long long)e->epoch, e->loss, e->test_acc, e->epoch_ms, e->h2d_bytes / 1e6, e->gather_h2d_bytes / 1e6,
-                       e->d2d_bytes / 1e6, 100 * e->hidden_frac);
-            shown = snap->epochs_total;
-        }
-        fflush(stdout);
-        if (snap->failed) break;
-        if (snap->finished || script_done(&active_script)) quit = 1;
-        struct timespec nap = {0, 20000000};
-        nanosleep(&nap, NULL);
-    }
-    int failed = snap->failed;
-    if (failed) fprintf(stderr, "gnnscope: error: %s\n", snap->error);
-    else if (active_script.effect[0]) printf("%s\n", active_script.effect); /* the demo's outcome, last */
-    free(snap);
-    session_close(s);
-    script_free(&active_script);
-    return failed ? 1 : stop_signal_exit_code();
-}
+#include "workbench.h"
 
 /* A rank other than 0 in a distributed workbench: trains in step with rank
  * 0's session, which decides each epoch's knobs and when to stop. */
@@ -289,6 +43,104 @@ static int follow(train_cfg_t *cfg)
     return rc ? 1 : 0;
 }
 
+/* Rank 0 (or any run) with --serve: serves the session until a client
+ * quits it, a stop signal, or the run's end once its client has left (or
+ * none came within a minute). */
+static int serve_session(session_t *s, const char *path)
+{
+    remote_server_t *srv;
+    gs_err_t err;
+    if (remote_serve(&srv, s, path, &err)) {
+        fprintf(stderr, "gnnscope: error: %s\n", err.msg);
+        return 2;
+    }
+    if (isatty(STDERR_FILENO)) fprintf(stderr, "gnnscope: serving the run on %s (gnnscope attach %s)\n", path, path);
+    session_snapshot_t *snap = malloc(sizeof *snap);
+    double ended_for = 0;
+    while (snap && !stop_signal() && !remote_quit_requested(srv)) {
+        session_snapshot(s, snap);
+        int served, connected;
+        remote_clients(srv, &served, &connected);
+        if (snap->finished || snap->failed) {
+            if (!connected && (served || ended_for > 60)) break;
+            ended_for += 0.05;
+        }
+        struct timespec nap = {0, 50000000};
+        nanosleep(&nap, NULL);
+    }
+    int failed = snap && snap->failed;
+    if (failed) fprintf(stderr, "gnnscope: error: %s\n", snap->error);
+    free(snap);
+    remote_stop(srv);
+    return failed ? 1 : stop_signal_exit_code();
+}
+
+static int job_running(void *job) { return launch_running(job); }
+
+/* Puts the workbench on a run at path: q detaches from it (or, with
+ * quit_on_leave, ends it). */
+static int attach(const char *path, double wait_s, launch_t *job, int quit_on_leave)
+{
+    remote_client_t *c;
+    gs_err_t err;
+    if (remote_connect(&c, path, wait_s, job ? job_running : NULL, job, &err)) {
+        if (!job) fprintf(stderr, "gnnscope: error: %s\n", err.msg);
+        return 2;
+    }
+    if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)) {
+        fprintf(stderr, "gnnscope: error: attach: the workbench needs a terminal\n");
+        remote_close(c);
+        return 2;
+    }
+    session_if_t ifc = remote_if(c);
+    int rc = workbench_screen(&ifc);
+    if (quit_on_leave) {
+        char reply[256];
+        ifc.command(ifc.self, "quit", reply, sizeof reply);
+    }
+    remote_close(c);
+    return rc;
+}
+
+int cmd_attach(int argc, char **argv)
+{
+    if (argc == 1 && (!strcmp(argv[0], "--help") || !strcmp(argv[0], "-h"))) {
+        printf("usage: gnnscope attach PATH\n\n"
+               "Opens the workbench on a run started with --serve PATH (or on rank 0 of a\n"
+               "distributed job). q leaves the run going; :quit ends it.\n");
+        return 0;
+    }
+    if (argc != 1 || argv[0][0] == '-') {
+        fprintf(stderr, "gnnscope: error: attach: usage: gnnscope attach PATH (the socket of a run started with --serve PATH)\n");
+        return 2;
+    }
+    stop_signal_install();
+    return attach(argv[0], 0, NULL, 0);
+}
+
+/* --ranks N on a terminal: starts the job with rank 0 serving, and puts
+ * the workbench (and the script, if any) on it; q ends the job. */
+static int launch_workbench(int argc, char **argv, const train_opts_t *o)
+{
+    char path[108];
+    snprintf(path, sizeof path, "%s/gnnscope-%d-%d.sock", getenv("TMPDIR") && strlen(getenv("TMPDIR")) < 64 ? getenv("TMPDIR") : "/tmp",
+             (int)getuid(), (int)getpid());
+    static launch_t job;
+    gs_err_t err;
+    if (o->script[0] && workbench_load_script(o->script, &err)) {
+        fprintf(stderr, "gnnscope: error: %s\n", err.msg);
+        return 2;
+    }
+    int rc = launch_start_held(&job, "tui", argc, argv, o, path);
+    if (rc) return rc;
+    stop_signal_install();
+    fprintf(stderr, "gnnscope: starting %d ranks...\n", o->ranks);
+    int shown = attach(path, 600, &job, 1);
+    workbench_free_script();
+    rc = launch_wait(&job, 30);
+    return rc ? rc : shown == 2 ? 1 : shown;
+}
+
 int cmd_tui(int argc, char **argv) { return tui_run(OPTS_TUI, argc, argv); }
 
 int tui_run(opts_cmd_t kind, int argc, char **argv)
@@ -309,7 +161,9 @@ int tui_run(opts_cmd_t kind, int argc, char **argv)
                                                   "emulated devices in a setting where each knob key shows its effect.");
         return 0;
     }
-    if (o.ranks && !o.dist) return launch_ranks("tui", argc, argv, &o); /* a demo's flags, --script included, are in argv */
+    int tty = isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
+    if (o.ranks && !o.dist) /* a demo's flags, --script included, are in argv */
+        return tty && !o.serve[0] ? launch_workbench(argc, argv, &o) : launch_ranks("tui", argc, argv, &o);
     int rank = 0;
     if (o.dist) { /* one rank of a job: rank 0 runs the workbench's session, the others follow it */
         int size;
@@ -320,21 +174,27 @@ int tui_run(opts_cmd_t kind, int argc, char **argv)
         o.cfg.dist = 1;
         if (rank != 0) return follow(&o.cfg);
     }
-    int tty = isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
-    if (!tty && !o.script[0]) {
-        fprintf(stderr, "gnnscope: error: the workbench needs a terminal; for headless runs use 'gnnscope train'\n");
+    if (!tty && !o.script[0] && !o.serve[0]) {
+        fprintf(stderr, "gnnscope: error: the workbench needs a terminal; for headless runs use 'gnnscope train' "
+                        "(or --serve PATH, then gnnscope attach PATH)\n");
+        if (o.cfg.comm) dist_comm_abort(o.cfg.comm, 2);
         return 2;
     }
-    if (o.script[0] && script_load(&active_script, o.script, &err)) {
+    if (o.serve[0] && o.script[0]) {
+        fprintf(stderr, "gnnscope: error: --serve: a served run takes its commands from the workbench that attaches; "
+                        "give --script to that one\n");
+        if (o.cfg.comm) dist_comm_abort(o.cfg.comm, 2);
+        return 2;
+    }
+    if ((o.script[0] && workbench_load_script(o.script, &err)) || (o.serve[0] && remote_serve_check(o.serve, &err))) {
         fprintf(stderr, "gnnscope: error: %s\n", err.msg);
+        if (o.cfg.comm) dist_comm_abort(o.cfg.comm, 2);
         return 2;
     }
-    have_active = o.script[0] != 0;
     static session_t s;
-    tui_session = &s;
     if (session_open(&s, &o.cfg, o.max_epochs, o.checkpoint, o.metrics, &err)) {
         fprintf(stderr, "gnnscope: error: %s\n", err.msg);
-        if (have_active) script_free(&active_script);
+        workbench_free_script();
         if (o.cfg.comm) dist_comm_abort(o.cfg.comm, err.code == GS_EINPUT ? 2 : 1); /* the other ranks wait for this one */
         return err.code == GS_EINPUT ? 2 : 1;
     }
@@ -344,38 +204,10 @@ int tui_run(opts_cmd_t kind, int argc, char **argv)
         return 2;
     }
     stop_signal_install();
-    console_set_source_handler(source_script);
-    if (have_active) script_attach(&active_script, &s);
-    if (!tty) {
-        int rc = run_headless(&s);
-        if (o.cfg.comm) dist_comm_close(o.cfg.comm); /* the session told the other ranks to stop */
-        return rc;
-    }
-    atexit(restore_terminal);
-    setlocale(LC_ALL, "");
-    initscr();
-    curses_up = 1;
-    cbreak();
-    noecho();
-    keypad(stdscr, TRUE);
-    set_escdelay(25);
-    timeout(100); /* >= 10 frames a second */
-    int color;
-    draw_init_colors(&color);
-    console_init(&s);
-    int rc = run_loop(&s);
-    console_shutdown();
-    restore_terminal();
-    session_snapshot_t snap;
-    session_snapshot(&s, &snap);
-    session_close(&s); /* finishes the current epoch, flushes the trace */
-    if (have_active) script_free(&active_script);
-    if (snap.nepochs)
-        printf("gnnscope: %d epochs, final loss %.4f, test acc %.4f\n", snap.nepochs, snap.epochs[snap.nepochs - 1].loss,
-               snap.epochs[snap.nepochs - 1].test_acc);
-    if (snap.failed) {
-        fprintf(stderr, "gnnscope: error: %s\n", snap.error);
-        return 1;
-    }
+    session_if_t ifc = session_local(&s);
+    int rc = o.serve[0] ? serve_session(&s, o.serve) : tty ? workbench_screen(&ifc) : workbench_headless(&ifc);
+    session_close(&s); /* finishes the current epoch, flushes the trace; on a rank, stops the others */
+    workbench_free_script();
+    if (o.cfg.comm) dist_comm_close(o.cfg.comm);
     return rc;
 }

@@ -15,6 +15,7 @@
 #include "sched/vclock.h"
 
 typedef enum { FEAT_NORM_AUTO, FEAT_NORM_ROW, FEAT_NORM_NONE } feat_norm_t;
+struct dist_event_s; /* dist/dist_engine.h */
 /* Where training runs: the host (in memory, or streamed through the cpu
  * backend's virtual devices), or a GPU through the CUDA plugin (in memory
  * on the GPU, or streamed through its logical devices). */
@@ -55,6 +56,8 @@ typedef struct {
     int ring, overlap;     /* ring-ordered sends; compute while mirrors arrive */
     char network[24];      /* the emulated cluster network (dist/netmodel.h) */
     struct dist_comm *comm; /* dist: the rank's MPI communication (from the app) */
+    /* dist, rank 0: every rank's spans, gathered each epoch (NULL: not wanted) */
+    void (*on_dist_event)(void *user, const struct dist_event_s *e);
     /* optional observers (the profiler, from the app layer) */
     task_hook_t on_task;
     void (*on_op)(void *user, const instr_t *in, int phase, double t0, double t1, double flops);

@@ -23,11 +23,16 @@ const opt_t *knob_find(const char *name);
 /* What a run's facts allow beyond each knob's own range: the vertices
  * (chunks <= n), the edges (the chunk grid's memory, membudget.h), the
  * device memory the current program needs at the largest chunk count
- * (0: not streaming). */
+ * (0: not streaming), and whether the run is distributed (its ranks take
+ * the distributed knobs, not the streaming ones; one process, the
+ * reverse). */
 typedef struct {
     int64_t vertices, edges;
     uint64_t min_device_mem;
+    int distributed;
 } knob_facts_t;
+/* Whether knob o applies to a run with these facts. */
+int knob_applies(const opt_t *o, const knob_facts_t *facts);
 /* Parses value into c (a copy of the configuration in force or pending)
  * as knob name; GS_EINPUT names the knob and why. facts may be NULL. */
 int knob_parse(train_cfg_t *c, const char *name, const char *value, const knob_facts_t *facts, gs_err_t *err);

@@ -32,6 +32,13 @@ typedef enum {
     WHEN_PROGRAM /* at the next epoch boundary, rebuilding the op program */
 } opt_when_t;
 
+/* Which runs a knob applies to. */
+typedef enum {
+    SCOPE_ANY,    /* every run */
+    SCOPE_STREAM, /* streamed runs; set on the command line, it implies the streaming engine */
+    SCOPE_DIST    /* distributed runs (--ranks N) */
+} opt_scope_t;
+
 typedef struct opt {
     const char *name;      /* --name on the command line, and the console's knob name */
     opt_kind_t kind;
@@ -45,7 +52,7 @@ typedef struct opt {
     /* OPT_STR naming one of a set (a model, a topology): the names "a|b|c", or NULL */
     const char *(*names)(void);
     opt_when_t when;
-    int streaming;         /* setting it on the command line implies the streaming engine */
+    opt_scope_t scope;     /* which runs it applies to */
     char key;              /* the workbench key that cycles it (0: none) */
     double word_value;     /* what zero_word stores (0 unless given: a value outside [lo, hi]) */
 } opt_t;

@@ -76,7 +76,7 @@ enum {
     X(stall_ms, "ms", "wait", "--ranks: waiting for mirror rows or gradients not yet in, mean over the ranks", "%.4f",  \
       STAT_JSON | STAT_PANEL | STAT_DIST)                                                                              \
     X(allreduce_ms, "ms", "allreduce", "--ranks: the gradient and statistics all-reduces (emulated)", "%.4f",          \
-      STAT_JSON | STAT_DIST)                                                                                            \
+      STAT_JSON | STAT_PANEL | STAT_DIST)                                                                                            \
     X(comm_hidden, "", "comm hidden", "--ranks: fraction of exchange time spent computing (overlap)", "%.4f",         \
       STAT_JSON | STAT_PANEL | STAT_DIST | STAT_FRACTION)                                                              \
     X(net_bytes, "B", "net", "--ranks: bytes the ranks sent each other (mirror rows and their gradients)", "%.0f",    \

@@ -57,6 +57,7 @@ static void observe_ops(trainer_t *t)
 {
     t->ex.on_op = t->kp.K->device ? NULL : t->cfg.on_op;
     t->ex.op_user = t->cfg.observer;
+    if (t->dist) t->ex.on_op = dist_log_op, t->ex.op_user = t->dist; /* a rank's ops go to its log, then to rank 0 */
 }
 
 /* A fresh executor over the model's program, bound to the graph, with the

@@ -180,11 +180,12 @@ int trainer_dist_open(trainer_t *t, gs_err_t *err)
     exec_free(&t->ex); /* the layout, for what each hop moves */
     if ((rc = exec_init(&t->ex, &t->model.prog, t->kp, &t->model.params, t->cfg.seed, err))) return rc;
     widths(&t->ex, t, d);
-    double costs[3] = {0, 0, 0};
+    double costs[4] = {0, 0, 0, 0};
     if (d->rank == 0 && (rc = probe(t, d, err))) return rc;
-    costs[0] = d->tv, costs[1] = d->te, costs[2] = d->tc;
+    costs[0] = d->tv, costs[1] = d->te, costs[2] = d->tc, costs[3] = now_s();
     if ((rc = dist_bcast(d->comm, costs, sizeof costs, 0, err))) return rc;
     d->tv = costs[0], d->te = costs[1], d->tc = costs[2];
+    d->clock.now = costs[3]; /* every rank's timeline starts at rank 0's clock, as a streamed run's does at its host's */
     vertex_costs(&t->ex, d);
     if ((rc = plan(t, d, err))) return rc;
     const dep_plan_t *p = &d->plan;
@@ -220,14 +221,15 @@ static int cmp_pair(const void *a, const void *b)
 }
 
 /* The knobs a distributed run changes between epochs, as "name=value" lines. */
-static const char *const live_knobs[] = {"dep", "dep-ratio", "dep-mem", "ring", "overlap", "network", "lr", NULL};
+static const char *const live_knobs[] = {"dep", "dep-ratio", "dep-mem", "ring", "overlap", "network", "lr", "dkp", NULL};
 
 int trainer_dist_sync(trainer_t *t, int *stop, gs_err_t *err)
 {
     dist_run_t *d = t->dist;
     char msg[2048] = "";
     if (d->rank == 0) {
-        int w = snprintf(msg, sizeof msg, "stop=%d\n", *stop != 0);
+        int w = snprintf(msg, sizeof msg, "stop=%d\nevents=%d\n", *stop != 0, t->cfg.on_dist_event != NULL);
+        d->engine.log.on = t->cfg.on_dist_event != NULL;
         for (int i = 0; t->has_pending && live_knobs[i]; i++) {
             const opt_t *o = knob_find(live_knobs[i]);
             char now[96], then[96];
@@ -256,9 +258,10 @@ int dist_control_apply(trainer_t *t, const char *msg, int *stop, gs_err_t *err)
         memcpy(buf, line, len), buf[len] = '\0';
         if (!(eq = strchr(buf, '='))) return gs_fail(err, GS_EINPUT, "control message: '%s' is not name=value", buf);
         *eq = '\0';
-        if (!strcmp(buf, "stop")) {
-            if (strcmp(eq + 1, "0") && strcmp(eq + 1, "1")) return gs_fail(err, GS_EINPUT, "control message: stop=%s", eq + 1);
-            *stop = eq[1] == '1';
+        if (!strcmp(buf, "stop") || !strcmp(buf, "events")) {
+            if (strcmp(eq + 1, "0") && strcmp(eq + 1, "1")) return gs_fail(err, GS_EINPUT, "control message: %s=%s", buf, eq + 1);
+            if (buf[0] == 's') *stop = eq[1] == '1';
+            else if (t->dist) t->dist->engine.log.on = eq[1] == '1';
         } else {
             int known = 0;
             for (int i = 0; live_knobs[i]; i++) known |= !strcmp(buf, live_knobs[i]);
@@ -348,9 +351,12 @@ int trainer_dist_apply(trainer_t *t, const void *old_cfg, gs_err_t *err)
     int rc = network_get(t->cfg.network, &d->net, err);
     if (rc) return rc;
     d->engine.nic.net = d->net;
-    if (old->dep == t->cfg.dep && old->dep_ratio == t->cfg.dep_ratio && old->dep_mem == t->cfg.dep_mem) return GS_OK;
-    return replan(t, err);
+    if (old->dep == t->cfg.dep && old->dep_ratio == t->cfg.dep_ratio && old->dep_mem == t->cfg.dep_mem && old->dkp == t->cfg.dkp)
+        return GS_OK;
+    return replan(t, err); /* dkp: new widths, so new costs for Algorithm 4 */
 }
+
+static int gather_events(trainer_t *t, gs_err_t *err);
 
 /* The share of the rank's compute that replicated rows take, by the
  * planning cost model (vertex ops and gathers of each level's rows). */
@@ -378,7 +384,7 @@ int trainer_dist_epoch_end(trainer_t *t, void *stats, gs_err_t *err)
     st->net_bytes = sums[4], st->net_msgs = sums[5], st->stall_ms = sums[6] / r, st->comm_ms = sums[7] / r;
     st->comm_hidden = sums[7] > 0 ? sums[8] / sums[7] : 0;
     st->owned_ms = sums[9] / r, st->replica_ms = sums[10] / r, st->allreduce_ms = sums[11] / r;
-    return GS_OK;
+    return d->engine.log.on ? gather_events(t, err) : GS_OK;
 }
 
 /* The epoch (training step and evaluation) the cost model predicts
@@ -439,4 +445,48 @@ int trainer_dist_gather(trainer_t *t, gs_err_t *err)
     memcpy(r->messages, msgs, sizeof(double) * tr);
     free(buf);
     return GS_OK;
+}
+
+void dist_log_op(void *user, const instr_t *in, int phase, double t0, double t1, double flops)
+{
+    dist_run_t *d = user;
+    dist_event_t e = {t0, t1, 0, flops, (int16_t)d->rank, -1, DIST_EV_OP, (int8_t)phase, (int16_t)(in ? in->layer : -1), -1, ""};
+    snprintf(e.name, sizeof e.name, "%s", in ? op_name(in->op) : "adam");
+    dist_log_add(&d->engine.log, &e);
+}
+
+/* The epoch's spans of every rank to rank 0's observer (a collective). */
+static int gather_events(trainer_t *t, gs_err_t *err)
+{
+    dist_run_t *d = t->dist;
+    dist_log_t *log = &d->engine.log;
+    double counts[DIST_MAX_RANKS] = {0};
+    counts[d->rank] = (double)log->n;
+    int rc = dist_allreduce(d->comm, counts, d->nranks, DIST_F64, DIST_SUM, err);
+    dist_batch_t *b = rc ? NULL : calloc(1, sizeof *b);
+    dist_event_t *in[DIST_MAX_RANKS] = {0};
+    if (!rc && !b) rc = gs_fail(err, GS_EFAIL, "out of memory");
+    for (int r = 1; !rc && r < d->nranks; r++) {
+        if (d->rank == 0) {
+            in[r] = malloc(sizeof(dist_event_t) * (size_t)(counts[r] + 1));
+            if (!in[r]) rc = gs_fail(err, GS_EFAIL, "out of memory");
+            b->recv[r] = in[r], b->recv_bytes[r] = (int64_t)(sizeof(dist_event_t) * (size_t)counts[r]);
+        }
+    }
+    if (!rc && d->rank != 0) b->send[0] = log->ev, b->send_bytes[0] = (int64_t)(sizeof(dist_event_t) * (size_t)log->n), b->order[b->norder++] = 0;
+    if (!rc) rc = dist_batch_post(d->comm, b, err);
+    if (!rc) rc = dist_batch_wait(d->comm, b, err);
+    if (!rc && d->rank == 0 && t->cfg.on_dist_event) {
+        for (int64_t i = 0; i < log->n; i++) t->cfg.on_dist_event(t->cfg.observer, &log->ev[i]);
+        for (int r = 1; r < d->nranks; r++)
+            for (int64_t i = 0; i < (int64_t)counts[r]; i++) {
+                dist_event_t e = in[r][i];
+                e.rank = (int16_t)r; /* the sender's word is not trusted for where it is drawn */
+                t->cfg.on_dist_event(t->cfg.observer, &e);
+            }
+    }
+    for (int r = 0; r < d->nranks; r++) free(in[r]);
+    free(b);
+    log->n = 0;
+    return rc;
 }

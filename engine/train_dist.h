@@ -67,6 +67,8 @@ int trainer_dist_sync(struct trainer *t, int *stop, gs_err_t *err);
 /* After an epoch's evaluation, on every rank: the loss, accuracies and
  * the distributed counters summed (or averaged) over the ranks into st. */
 int trainer_dist_epoch_end(struct trainer *t, void *st, gs_err_t *err);
+/* The executor's op observer on a rank: the op's span into the rank's log. */
+void dist_log_op(void *user, const instr_t *in, int phase, double t0, double t1, double flops);
 /* At the end of a run, on every rank: the job's account into rank 0's
  * t->dist->report. */
 int trainer_dist_gather(struct trainer *t, gs_err_t *err);

@@ -169,10 +169,18 @@ uint64_t prof_latest_ns(prof_t *p)
 
 int prof_history(prof_t *p, prof_event_t *out, int max)
 {
+    uint64_t seq = 0;
+    return prof_history_since(p, &seq, out, max);
+}
+
+int prof_history_since(prof_t *p, uint64_t *seq, prof_event_t *out, int max)
+{
     pthread_mutex_lock(&p->lock);
-    uint64_t n = p->hist_written < PROF_HISTORY ? p->hist_written : PROF_HISTORY;
+    uint64_t fresh = p->hist_written - (*seq < p->hist_written ? *seq : p->hist_written);
+    uint64_t n = fresh < PROF_HISTORY ? fresh : PROF_HISTORY;
     if ((uint64_t)max < n) n = (uint64_t)max;
     for (uint64_t i = 0; i < n; i++) out[i] = p->history[(p->hist_written - n + i) % PROF_HISTORY];
+    *seq = p->hist_written;
     pthread_mutex_unlock(&p->lock);
     return (int)n;
 }

@@ -66,6 +66,9 @@ void prof_get_window(prof_t *p, prof_window_t *out);
 uint64_t prof_latest_ns(prof_t *p);
 /* Copies up to max of the most recent events, oldest first. */
 int prof_history(prof_t *p, prof_event_t *out, int max);
+/* The same for the events recorded after *seq (a count of events ever
+ * kept; 0 at first), which it advances: a view's increments. */
+int prof_history_since(prof_t *p, uint64_t *seq, prof_event_t *out, int max);
 int prof_trace_start(prof_t *p, const char *path, gs_err_t *err);
 int prof_trace_stop(prof_t *p, gs_err_t *err);
 /* The same, saying what happened: -1 when no trace was being written,

@@ -30,11 +30,13 @@ int trace_open(trace_t *t, const char *path, uint64_t t_base, gs_err_t *err)
     return GS_OK;
 }
 
-static void name_pid(trace_t *t, int pid)
+/* A process per device (or per rank of a distributed run: rank >= 0). */
+static void name_pid(trace_t *t, int pid, int rank)
 {
     if (t->pid_named[pid]) return;
     t->pid_named[pid] = 1;
-    fprintf(t->f, ",\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"args\":{\"name\":\"device %d\"}}", pid, pid - 1);
+    fprintf(t->f, ",\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"args\":{\"name\":\"%s %d\"}}", pid,
+            rank >= 0 ? "rank" : "device", pid - 1);
     fprintf(t->f, ",\n{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":%d,\"args\":{\"sort_index\":%d}}", pid, pid);
 }
 
@@ -42,7 +44,7 @@ void trace_span(trace_t *t, const prof_event_t *e)
 {
     int pid = e->device + 1;
     if (pid < 0 || pid >= TRACE_MAX_PID || e->lane >= PL__COUNT) return;
-    name_pid(t, pid);
+    name_pid(t, pid, e->rank);
     if (!t->named[pid][e->lane]) {
         t->named[pid][e->lane] = 1;
         fprintf(t->f, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":\"%s\"}}", pid,
@@ -60,7 +62,7 @@ void trace_span(trace_t *t, const prof_event_t *e)
 void trace_counter(trace_t *t, const char *name, int pid, uint64_t ts_ns, double value)
 {
     if (pid < 0 || pid >= TRACE_MAX_PID) return;
-    name_pid(t, pid);
+    name_pid(t, pid, -1);
     fprintf(t->f, ",\n{\"name\":\"%s\",\"ph\":\"C\",\"ts\":%.3f,\"pid\":%d,\"args\":{\"value\":%.6g}}", name,
             (double)(ts_ns - t->t_base) / 1e3, pid, value);
     t->events++;

@@ -3,7 +3,7 @@
 #   equivalence: Cora, 20 epochs, GCN and GAT, 2 and 4 ranks, --dep cache,
 #     comm, and hybrid with --dep-ratio 0, 0.3, auto and 1: every epoch's
 #     loss equals the single process's within 1e-5 relative;
-#   a switch of dep-ratio (and of dep) during the run, from a script,
+#   a switch of dep-ratio, dep and dkp during the run, from a script,
 #     leaves the loss trajectory unchanged;
 #   exact bytes: DepComm's forward and backward bytes per hop, computed here
 #     from the cut alone (each rank's remote in-neighbours, times the hop's
@@ -48,7 +48,7 @@ for model in gcn gat; do
 done
 
 # a switch during the run: from a script on rank 0's session
-printf 'wait epochs 5\nset dep-ratio 0.3\nwait epochs 3\nset dep comm\nwait epochs 4\n' >"$tmp/switch.gs"
+printf 'wait epochs 5\nset dep-ratio 0.3\nwait epochs 3\nset dep comm\nwait epochs 2\nset dkp on\nwait epochs 2\n' >"$tmp/switch.gs"
 "$BIN" --ranks 3 --script "$tmp/switch.gs" --max-epochs 12 >"$tmp/switch.out" 2>&1 || bad "switching run failed: $(tail -3 "$tmp/switch.out")"
 ref=$("$BIN" train --epochs 12 --json --quiet | losses)
 got=$($PY -c "
@@ -58,8 +58,14 @@ $PY -c "
 import json, sys
 a, b = json.loads(sys.argv[1]), json.loads(sys.argv[2])
 assert len(a) == 12 and all(abs(x - y) <= 5e-5 * y for x, y in zip(a, b)), (a, b)" "$got" "$ref" &&
-    grep -q "dep-ratio = 0.3" "$tmp/switch.out" && grep -q "dep = comm" "$tmp/switch.out" &&
-    ok "dep-ratio 0.3 at epoch 5 and dep comm at epoch 8 leave the 12 losses unchanged" || bad "switch: $got vs $ref"
+    grep -q "dep-ratio = 0.3" "$tmp/switch.out" && grep -q "dep = comm" "$tmp/switch.out" && grep -q "dkp = on" "$tmp/switch.out" &&
+    ok "dep-ratio 0.3 at epoch 5, dep comm at 8 and dkp on at 10 (every rank rebuilds) leave the 12 losses unchanged" ||
+    bad "switch: $got vs $ref"
+$PY - "$tmp/switch.out" <<'PYEOF' && ok "dkp on reaches every rank: the exchanged width drops from 1433 to 16 (net MB an epoch)" || bad "dkp switch: $(grep -E '^epoch +1[12] ' "$tmp/switch.out")"
+import re, sys
+net = [float(m.group(1)) for m in re.finditer(r'^epoch +\d+ .* net ([0-9.]+) MB', open(sys.argv[1]).read(), re.M)]
+assert len(net) == 12 and net[11] < net[10] / 10, net
+PYEOF
 
 # exact bytes from the cut alone
 "$BIN" train --ranks 4 --dep comm --epochs 2 --json --quiet >"$tmp/comm.json" || bad "comm run"

@@ -48,7 +48,7 @@ pid=$(pgrep -P "$(T list-panes -t tui -F '#{pane_pid}')" -f gnnscope | head -1)
 for _ in $(seq 100); do [ -f "$tmp/exit" ] && break; sleep 0.2; done
 [ "$(cat "$tmp/exit" 2>/dev/null)" = EXIT=129 ] && ok "SIGHUP ends the workbench with exit 129" ||
     bad "SIGHUP: $(cat "$tmp/exit" 2>/dev/null)"
-screen | grep -q "gnnscope: .* epochs, final loss" && ok "terminal restored after SIGHUP" || bad "terminal not restored"
+screen | grep -q "gnnscope: epoch [0-9]*, final loss" && ok "terminal restored after SIGHUP" || bad "terminal not restored"
 $PY -c "import json, sys; json.load(open(sys.argv[1]))" "$tmp/t.json" && ! ls "$tmp"/t.json.tmp.* >/dev/null 2>&1 &&
     ok "the trace is complete, no temporary file left" || bad "trace after SIGHUP: $(ls "$tmp")"
 finish

@@ -84,14 +84,16 @@ static void draw_timeline(rect_t r, const view_state_t *v)
     static const char glyph[PH__COUNT] = {'=', '-', 'o', 'l', 's'};
     static const int pair[PH__COUNT] = {C_FWD, C_BWD, C_OPT, C_OPT, C_OPT};
     int zoomed = v->span / (uint64_t)width <= 200000; /* <= 0.2 ms a cell: show chunk columns */
-    for (int d = -1; d < v->ndev && row < r.h; d++) {
-        static const int dev_lanes[] = {PL_H2D, PL_COMPUTE, PL_D2H, PL_D2D};
-        int nl = d < 0 ? 1 : 4;
+    /* one lane group per device (after the host's), or per rank of a distributed run */
+    int ngroups = v->ranks ? (v->ranks < PROF_MAX_DEV - 1 ? v->ranks : PROF_MAX_DEV - 1) : v->ndev;
+    for (int d = v->ranks ? 0 : -1; d < ngroups && row < r.h; d++) {
+        static const int dev_lanes[] = {PL_H2D, PL_COMPUTE, PL_D2H, PL_D2D}, rank_lanes[] = {PL_COMPUTE, PL_NETSEND, PL_NETRECV};
+        int nl = v->ranks ? 3 : d < 0 ? 1 : 4;
         for (int k = 0; k < nl && row < r.h; k++, row++) {
-            int lane = d < 0 ? PL_COMPUTE : dev_lanes[k];
+            int lane = v->ranks ? rank_lanes[k] : d < 0 ? PL_COMPUTE : dev_lanes[k];
             char lab[16];
             if (d < 0) snprintf(lab, sizeof lab, "host cpu");
-            else snprintf(lab, sizeof lab, "d%d %s", d, prof_lane_name((prof_lane_t)lane));
+            else snprintf(lab, sizeof lab, "%c%d %s", v->ranks ? 'r' : 'd', d, prof_lane_name((prof_lane_t)lane));
             mvprintw(r.y + row, r.x, "%-*.*s", label, label, lab);
             timeline_bin(v->events, v->nevents, d, lane, v->t_end - v->span, v->t_end, width, cells, cols);
             for (int c = 0; c < width; c++) {
@@ -107,7 +109,9 @@ static void draw_timeline(rect_t r, const view_state_t *v)
             }
         }
     }
-    if (row < r.h) line(r, row, " = forward  - backward  o optimiser   digits: chunk column when zoomed in");
+    if (row < r.h)
+        line(r, row, v->ranks ? " = forward  - backward  o optimiser   digits: the peer rank when zoomed in"
+                              : " = forward  - backward  o optimiser   digits: chunk column when zoomed in");
 }
 
 /* Live metrics of the real GPU; a metric the machine cannot give says n/a. */
@@ -127,12 +131,35 @@ static int draw_gpu(rect_t r, int row, const view_state_t *v)
     return row;
 }
 
+/* Per rank of a distributed run: compute busy (with its history) and the
+ * network, out and in, over the profiler's window. */
+static void draw_ranks(rect_t r, const view_state_t *v)
+{
+    const prof_window_t *w = &v->window;
+    int row = 1;
+    for (int d = 0; d < v->ranks && d + 1 < PROF_MAX_DEV && row + 1 < r.h; d++) {
+        char out[32], in[32], sp[VIEW_HIST + 1];
+        plot_rate(w->bytes_per_s[d + 1][PL_NETSEND], out, sizeof out);
+        plot_rate(w->bytes_per_s[d + 1][PL_NETRECV], in, sizeof in);
+        spark(v->busy_hist[d + 1], v->nhist, 1.0, sp, r.w - 18 > 0 ? (r.w - 18 < VIEW_HIST ? r.w - 18 : VIEW_HIST) : 1);
+        line(r, row++, "r%d busy %3.0f%% %s", d, 100 * w->busy[d + 1][PL_COMPUTE], sp);
+        double link = w->busy[d + 1][PL_NETSEND] > w->busy[d + 1][PL_NETRECV] ? w->busy[d + 1][PL_NETSEND] : w->busy[d + 1][PL_NETRECV];
+        line(r, row++, "   net out %s  in %s  link busy %.0f%%", out, in, 100 * link);
+    }
+    if (v->ranks >= PROF_MAX_DEV && row < r.h) line(r, row, "(the first %d ranks)", PROF_MAX_DEV - 1);
+}
+
 static void draw_util(rect_t r, const view_state_t *v)
 {
     char hdr[128];
-    snprintf(hdr, sizeof hdr, " Utilisation%s", v->emulated ? " (emulated)" : "");
+    if (v->ranks) snprintf(hdr, sizeof hdr, " Utilisation (emulated %s network)", v->network);
+    else snprintf(hdr, sizeof hdr, " Utilisation%s", v->emulated ? " (emulated)" : "");
     head(r, hdr);
     const prof_window_t *w = &v->window;
+    if (v->ranks) {
+        draw_ranks(r, v);
+        return;
+    }
     line(r, 1, "host cpu busy %3.0f%%", 100 * w->busy[0][PL_COMPUTE]);
     int row = 2;
     if (v->gpu) row = draw_gpu(r, row, v);
@@ -188,7 +215,8 @@ static void draw_train(rect_t r, const view_state_t *v)
     for (int pass = 0; pass < 2; pass++) {
         unsigned want = pass == 0 ? STAT_BREAKDOWN : STAT_PANEL;
         for (int i = 0; i < nstats && row < r.h; i++) {
-            if (!(d[i].flags & want) || ((d[i].flags & STAT_STREAM) && !v->ndev) || (pass == 0 && !v->ndev)) continue;
+            int shown = !((d[i].flags & STAT_STREAM) && !v->ndev) && !((d[i].flags & STAT_DIST) && !v->ranks);
+            if (!(d[i].flags & want) || !shown || (pass == 0 && !v->ndev)) continue;
             plot_stat(d[i].label, d[i].unit, d[i].flags & STAT_FRACTION, stat_get(e, &d[i]), cell[filled], sizeof cell[0]);
             if (++filled == 2) line(r, row++, " %-*s %s", r.w / 2 - 2, cell[0], cell[1]), filled = 0;
         }

@@ -28,6 +28,8 @@ typedef struct {
     prof_window_t window;
     double busy_hist[PROF_MAX_DEV][VIEW_HIST]; /* compute busy fraction per device, oldest first */
     int nhist, ndev, emulated;
+    int ranks;            /* of a distributed run (its lanes are ranks), else 0 */
+    char network[24];     /* its emulated network */
     int gpu;              /* a real GPU: gpu_m holds its live metrics */
     gpu_metrics_t gpu_m;
     const char *gpu_note; /* why GPU spans are missing, or "" */

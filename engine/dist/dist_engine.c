@@ -2,8 +2,21 @@
 #include "dist_engine.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+void dist_log_add(dist_log_t *log, const dist_event_t *e)
+{
+    if (!log->on) return;
+    if (log->n == log->cap) {
+        int64_t cap = log->cap ? 2 * log->cap : 1024;
+        dist_event_t *p = realloc(log->ev, sizeof *p * (size_t)cap);
+        if (!p) return;
+        log->ev = p, log->cap = cap;
+    }
+    log->ev[log->n++] = *e;
+}
 
 /* ---------------- routes ---------------- */
 
@@ -119,6 +132,7 @@ void dist_engine_close(dist_engine_t *de)
             free_chunk(&de->route[h].chunk[r]);
         }
     for (int r = 0; r < DIST_MAX_RANKS; r++) free(de->buf[r]);
+    free(de->log.ev);
     memset(de, 0, sizeof *de);
 }
 
@@ -166,8 +180,18 @@ static void stamp_sends(dist_engine_t *de, dist_batch_t *b, double ready)
     }
 }
 
+/* Books a receive's span (its last bytes through the receive link). */
+static void log_recv(dist_engine_t *de, int p, double arrive, double bytes, int hop, int dir)
+{
+    double bw = de->nic.net.bw > 0 ? de->nic.net.bw : 0;
+    dist_event_t e = {bw ? arrive - bytes / bw : arrive, arrive, bytes, 0, (int16_t)de->rank, (int16_t)p, DIST_EV_RECV,
+                      (int8_t)dir, -1, (int16_t)hop, ""};
+    snprintf(e.name, sizeof e.name, "%s h%d", dir ? "grad" : "rows", hop);
+    dist_log_add(&de->log, &e);
+}
+
 /* Arrivals at this rank's NIC, in order of departure; arrive[p] per peer. */
-static double arrivals(dist_engine_t *de, const dist_batch_t *b, double *arrive)
+static double arrivals(dist_engine_t *de, const dist_batch_t *b, double *arrive, int hop, int dir)
 {
     int idx[DIST_MAX_RANKS], n = 0;
     double last = de->clock ? de->clock->now : 0;
@@ -184,18 +208,29 @@ static double arrivals(dist_engine_t *de, const dist_batch_t *b, double *arrive)
     for (int i = 0; i < n; i++) {
         arrive[idx[i]] = nic_recv(&de->nic, b->stamp_in[idx[i]], (double)b->recv_bytes[idx[i]]);
         last = fmax(last, arrive[idx[i]]);
+        log_recv(de, idx[i], arrive[idx[i]], (double)b->recv_bytes[idx[i]], hop, dir);
     }
     return last;
 }
 
+/* Books the batch's sends (and, on the clock, their spans: the NIC sends
+ * them one after another, each ending at its stamp). */
 static void count_sends(dist_engine_t *de, const dist_batch_t *b, int hop, int dir)
 {
-    for (int p = 0; p < de->nranks; p++)
-        if (p != de->rank && b->send_bytes[p] > 0) {
-            de->ctr.bytes[hop][dir][p] += (double)b->send_bytes[p];
-            de->ctr.msgs[hop][dir][p] += 1;
-        }
+    for (int i = 0; i < b->norder; i++) {
+        int p = b->order[i];
+        if (b->send_bytes[p] <= 0) continue;
+        de->ctr.bytes[hop][dir][p] += (double)b->send_bytes[p];
+        de->ctr.msgs[hop][dir][p] += 1;
+        if (!de->clock) continue;
+        double bw = de->nic.net.bw > 0 ? de->nic.net.bw : 0, t1 = b->stamp_out[p], t0 = bw ? t1 - (double)b->send_bytes[p] / bw : t1;
+        dist_event_t e = {t0, t1, (double)b->send_bytes[p], 0, (int16_t)de->rank, (int16_t)p, DIST_EV_SEND, (int8_t)dir,
+                          -1, (int16_t)hop, ""};
+        snprintf(e.name, sizeof e.name, "%s h%d", dir ? "grad" : "rows", hop);
+        dist_log_add(&de->log, &e);
+    }
 }
+
 
 /* The clock waits for `last` (a stall when it is later than now). */
 static void wait_until(dist_engine_t *de, double t0, double last)
@@ -243,7 +278,7 @@ static int src_ready(void *self, exec_t *ex, int v, int hop, int gathered, gs_er
     }
     if ((rc = dist_batch_wait(de->comm, b, err))) return rc;
     double arrive[DIST_MAX_RANKS];
-    wait_until(de, t0, arrivals(de, b, arrive));
+    wait_until(de, t0, arrivals(de, b, arrive, hop, 0));
     return GS_OK;
 }
 
@@ -268,7 +303,7 @@ static int overlapped_gather(dist_engine_t *de, const gather_call_t *c, gs_err_t
     if (!rc) rc = dist_batch_wait(de->comm, &de->batch, err);
     if (rc) return rc;
     double arrive[DIST_MAX_RANKS];
-    arrivals(de, &de->batch, arrive);
+    arrivals(de, &de->batch, arrive, c->hop, 0);
     int peers[DIST_MAX_RANKS], np = sum_order(de, peers);
     double f = (double)c->f, t = de->pending_t0, busy = 0;
     if (de->clock) t += gather_s(de, (double)part.g->m, (double)part.g->n, f), busy = t - de->pending_t0;
@@ -320,7 +355,7 @@ static int src_grad_ready(void *self, exec_t *ex, int v, int hop, gs_err_t *err)
     if (rc) return rc;
     count_sends(de, b, hop, 1);
     double arrive[DIST_MAX_RANKS];
-    wait_until(de, t0, arrivals(de, b, arrive));
+    wait_until(de, t0, arrivals(de, b, arrive, hop, 1));
     double added = 0;
     for (int p = 0; p < de->nranks; p++) {
         if (p == de->rank) continue;

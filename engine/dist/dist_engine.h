@@ -38,6 +38,27 @@ typedef struct {
     graph_t chunk[DIST_MAX_RANKS + 1];    /* the hop's edges by source: from rank r's mirrors; [nranks]: rows computed here */
 } dist_route_t;
 
+/* One span of a rank's epoch, for the timeline and the trace (gathered on
+ * rank 0 at the end of each epoch when it asks for them). */
+typedef enum { DIST_EV_OP, DIST_EV_SEND, DIST_EV_RECV } dist_ev_kind_t;
+typedef struct dist_event_s {
+    double t0, t1;        /* seconds on the rank's clock */
+    double bytes, flops;
+    int16_t rank, peer;   /* peer: the other end of a message, -1 for an op */
+    int8_t kind, phase;   /* phase: 0 forward, 1 backward, 2 optimiser */
+    int16_t layer, hop;
+    char name[16];
+} dist_event_t;
+
+typedef struct {
+    dist_event_t *ev;
+    int64_t n, cap;
+    int on;               /* record (rank 0 asked for events this epoch) */
+} dist_log_t;
+
+/* Appends e when the log is on (dropped when out of memory: a statistic). */
+void dist_log_add(dist_log_t *log, const dist_event_t *e);
+
 /* Counters since the last reset: per hop, direction (0 forward, 1 backward) and peer sent to. */
 typedef struct {
     double bytes[DEP_MAX_HOPS + 1][2][DIST_MAX_RANKS];
@@ -64,6 +85,7 @@ typedef struct dist_engine {
     float *buf[DIST_MAX_RANKS];
     size_t buf_cap[DIST_MAX_RANKS];
     dist_counters_t ctr;
+    dist_log_t log;  /* this epoch's spans */
 } dist_engine_t;
 
 /* Routes for the rank's plan (a collective: every rank calls it): asks

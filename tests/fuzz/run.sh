@@ -27,13 +27,13 @@ one() {
         >"build-fuzz/logs/$name.log" 2>&1
     local rc=$?
     local runs cov ft
-    runs=$(grep -o "stat::number_of_executed_units: [0-9]*" "build-fuzz/logs/$name.log" | awk '{print $2}')
-    cov=$(grep -oE "cov: [0-9]+ ft: [0-9]+" "build-fuzz/logs/$name.log" | tail -1)
+    runs=$(grep -ao "stat::number_of_executed_units: [0-9]*" "build-fuzz/logs/$name.log" | awk '{print $2}')
+    cov=$(grep -aoE "cov: [0-9]+ ft: [0-9]+" "build-fuzz/logs/$name.log" | tail -1)
     if [ "$rc" -eq 0 ]; then
         echo "ok   $name: ${runs:-0} runs in ${secs} s ($(( ${runs:-0} / secs )) execs/s), ${cov:-no coverage line}"
     else
         echo "FAIL $name (exit $rc): see build-fuzz/logs/$name.log and build-fuzz/artifacts/"
-        grep -m 3 -E "ERROR|SUMMARY|Test unit written" "build-fuzz/logs/$name.log" | sed 's/^/     /'
+        grep -a -m 3 -E "ERROR|SUMMARY|Test unit written" "build-fuzz/logs/$name.log" | sed 's/^/     /'
     fi
     return "$rc"
 }

@@ -1,0 +1,325 @@
+/* workbench.c - the workbench on a run (session_if.h), whether the run is
+ * in this process or served by rank 0 of a distributed job: reads keys
+ * with a 100 ms timeout (so the screen refreshes at >= 10 Hz without ever
+ * waiting on training), feeds the console, runs the active script, and
+ * draws the views. The terminal is restored on q, Ctrl-C, SIGTERM, SIGHUP,
+ * errors and at exit. Headless, a script's lines and each epoch are
+ * printed instead. */
+#include "workbench.h"
+
+#include <curses.h>
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../engine/cuda_plugin.h"
+#include "../engine/knobs.h"
+#include "../engine/parse.h"
+#include "../views/draw.h"
+#include "../views/plot.h"
+#include "console.h"
+#include "stop_signal.h"
+
+static script_t active_script; /* the running script, if any (--script or source) */
+static int have_active;
+
+/* "source FILE" from the console: replaces the running script. */
+static int source_script(const char *path, char *reply, int n)
+{
+    gs_err_t err;
+    script_t next;
+    if (script_load(&next, path, &err)) {
+        snprintf(reply, (size_t)n, "%s", err.msg);
+        return GS_EINPUT;
+    }
+    if (have_active) script_free(&active_script);
+    active_script = next;
+    have_active = 1;
+    snprintf(reply, (size_t)n, "running %s", path);
+    return 0;
+}
+
+int workbench_load_script(const char *path, gs_err_t *err)
+{
+    script_t next;
+    int rc = script_load(&next, path, err);
+    if (rc) return rc;
+    workbench_free_script();
+    active_script = next;
+    have_active = 1;
+    return GS_OK;
+}
+
+void workbench_free_script(void)
+{
+    if (have_active) script_free(&active_script);
+    have_active = 0;
+}
+
+static int curses_up;
+
+
+static void restore_terminal(void)
+{
+    if (curses_up) {
+        endwin();
+        curses_up = 0;
+    }
+}
+
+typedef struct {
+    uint64_t span, t_end;
+    int span_auto; /* until the user zooms: two epochs (with evaluation) */
+    uint64_t notices; /* the engine's notices shown so far */
+    int follow, help, focused;
+    double busy_hist[PROF_MAX_DEV][VIEW_HIST];
+    int nhist;
+    uint64_t last_window;
+} ui_t;
+
+static char key_of(const char *knob)
+{
+    const opt_t *o = knob_find(knob);
+    return o ? o->key : 0;
+}
+
+static void add_knob_row(const session_if_t *s, const session_knob_t *k, view_state_t *v)
+{
+    if (v->nknobs == VIEW_MAX_KNOBS) return;
+    knob_row_t *r = &v->knobs[v->nknobs++];
+    snprintf(r->name, sizeof r->name, "%s", k->name);
+    snprintf(r->value, sizeof r->value, "%s", k->value);
+    s->pending(s->self, r->name, r->pending, sizeof r->pending);
+    r->key = key_of(k->name);
+}
+
+/* The knob rows: values in force from the snapshot, pending ones from the
+ * session; the knobs with a key first, in key order, so that a short
+ * panel still shows them. */
+static void knob_rows(const session_if_t *s, const session_snapshot_t *snap, view_state_t *v)
+{
+    v->nknobs = 0;
+    for (char key = '0'; key <= '9'; key++)
+        for (int i = 0; i < snap->nknobs; i++)
+            if (key_of(snap->knobs[i].name) == key) add_knob_row(s, &snap->knobs[i], v);
+    for (int i = 0; i < snap->nknobs; i++)
+        if (!key_of(snap->knobs[i].name)) add_knob_row(s, &snap->knobs[i], v);
+}
+
+/* Cycles knob o through its choices (its key), from the pending value or the one in force. */
+static void cycle(const session_if_t *s, const opt_t *o)
+{
+    char cur[96], cmd[160], next[64];
+    session_snapshot_t *snap = malloc(sizeof *snap);
+    if (!snap) return;
+    s->pending(s->self, o->name, cur, sizeof cur);
+    if (!cur[0]) {
+        s->snapshot(s->self, snap);
+        opt_format(o, &snap->cfg, cur, sizeof cur);
+    }
+    free(snap);
+    int k = gs_choice_index(o->choices, cur), count = 0;
+    for (const char *p = o->choices; p; p = strchr(p, '|') ? strchr(p, '|') + 1 : NULL) count++;
+    gs_choice_name(o->choices, (k + 1) % count, next, sizeof next);
+    snprintf(cmd, sizeof cmd, "set %s %s", o->name, next);
+    console_run(cmd);
+}
+
+/* The knob whose key is ch, or NULL. */
+static const opt_t *knob_of_key(int ch)
+{
+    int n;
+    const opt_t *k = knob_table(&n);
+    for (int i = 0; i < n; i++)
+        if (k[i].key && k[i].key == ch && k[i].kind == OPT_CHOICE) return &k[i];
+    return NULL;
+}
+
+static int handle_key(const session_if_t *s, ui_t *u, int ch)
+{
+    if (u->focused) {
+        if (ch == 27) u->focused = 0; /* Esc leaves the console */
+        else return console_key(ch);
+        return 0;
+    }
+    session_snapshot_t snap;
+    switch (ch) {
+    case 'q': return 1;
+    case ':': u->focused = 1; u->help = 0; break;
+    case '?': u->help = !u->help; break;
+    case 27: u->help = 0; break;
+    case ' ':
+        s->snapshot(s->self, &snap);
+        console_run(snap.paused ? "resume" : "pause");
+        break;
+    case '+': case '=': if (u->span > 100000) u->span /= 2, u->span_auto = 0; break;
+    case '-': if (u->span < 600000000000ull) u->span *= 2, u->span_auto = 0; break;
+    case KEY_LEFT: u->follow = 0, u->t_end -= u->span / 4; break;
+    case KEY_RIGHT: u->follow = 0, u->t_end += u->span / 4; break;
+    case 'f': u->follow = 1; break;
+    case '\t': break; /* focus cycles between the panels and the console */
+    default:
+        if (knob_of_key(ch)) cycle(s, knob_of_key(ch));
+        break;
+    }
+    if (ch == '\t') u->focused = !u->focused;
+    return 0;
+}
+
+static int run_loop(const session_if_t *s)
+{
+    static prof_event_t events[PROF_HISTORY];
+    static view_state_t v;
+    static session_snapshot_t snap;
+    ui_t u = {.span = 200000000ull, .span_auto = 1, .follow = 1};
+    layout_t l;
+    int quit = 0;
+    while (!quit && !stop_signal()) {
+        int ch = getch();
+        if (ch == KEY_RESIZE) clear();
+        else if (ch != ERR) quit = handle_key(s, &u, ch);
+        s->snapshot(s->self, &snap);
+        script_t *sc = have_active ? &active_script : NULL;
+        if (sc && script_step(sc, &snap)) quit = 1;
+        if (snap.finished) quit = 1; /* --max-epochs reached */
+        memset(&v, 0, sizeof v);
+        s->window(s->self, &v.window);
+        if (u.nhist == 0 || v.window.window_s > 0) { /* sample the busy history once per frame */
+            if (u.nhist == VIEW_HIST) {
+                for (int d = 0; d < PROF_MAX_DEV; d++) memmove(u.busy_hist[d], u.busy_hist[d] + 1, sizeof(double) * (VIEW_HIST - 1));
+                u.nhist--;
+            }
+            for (int d = 0; d < PROF_MAX_DEV; d++) u.busy_hist[d][u.nhist] = v.window.busy[d][PL_COMPUTE];
+            u.nhist++;
+        }
+        memcpy(v.busy_hist, u.busy_hist, sizeof v.busy_hist);
+        v.nhist = u.nhist;
+        v.nevents = s->history(s->self, events, PROF_HISTORY);
+        v.events = events;
+        if (u.follow) u.t_end = s->latest_ns(s->self);
+        if (u.span_auto && snap.nepochs) {
+            const epoch_stats_t *e = &snap.epochs[snap.nepochs - 1];
+            u.span = (uint64_t)(plot_nice_max(2e6 * (e->epoch_ms + e->eval_ms)));
+            if (u.span < 100000) u.span = 100000;
+        }
+        v.t_end = u.t_end, v.span = u.span, v.follow = u.follow;
+        v.epochs = snap.epochs, v.nepochs = snap.nepochs, v.totals = snap.last_totals;
+        v.ndev = snap.streaming ? snap.devices : snap.gpu ? 1 : 0;
+        v.emulated = snap.streaming && strcmp(snap.backend, "cpu") == 0;
+        v.gpu = snap.gpu && gs_cuda_loaded();
+        if (v.gpu) gs_cuda_loaded()->metrics(&v.gpu_m);
+        v.gpu_note = snap.gpu_note;
+        snprintf(v.topology, sizeof v.topology, "%s", snap.topology);
+        v.nlinks = snap.nlinks, v.link_name = snap.link_name, v.link_rate = snap.link_rate;
+        v.ranks = snap.ranks;
+        snprintf(v.network, sizeof v.network, "%s", snap.cfg.network);
+        char where[96];
+        if (v.ranks) snprintf(where, sizeof where, "%d ranks: %s network (emulated)", v.ranks, v.network);
+        else snprintf(where, sizeof where, "%s%s%s", v.emulated ? "cpu backend: " : v.gpu ? "cuda: " : "host memory",
+                      v.emulated ? snap.topology : v.gpu ? v.gpu_m.gpu : "", v.emulated ? " (emulated)" : snap.streaming ? " streamed" : "");
+        snprintf(v.title, sizeof v.title, " gnnscope  %s / %s  %s  epoch %d%s", snap.dataset, snap.model, where,
+                 snap.nepochs ? (int)snap.epochs[snap.nepochs - 1].epoch : 0,
+                 snap.failed ? "  ERROR" : snap.paused ? "  PAUSED" : snap.finished ? "  done" : "  running");
+        if (snap.notice_seq != u.notices) { /* what the engine did with a request, at an epoch boundary */
+            if (snap.notice[0]) console_set_reply("%s", snap.notice);
+            u.notices = snap.notice_seq;
+        }
+        if (snap.failed && !console_reply()[0]) console_set_reply("error: %s", snap.error);
+        knob_rows(s, &snap, &v);
+        snprintf(v.reply, sizeof v.reply, "%s", sc && script_banner(sc)[0] ? script_banner(sc) : console_reply());
+        v.input = u.focused ? console_line(&v.cursor) : NULL;
+        v.help = u.help;
+        v.help_text = session_command_help();
+        int lanes = v.ranks ? 3 * (v.ranks < PROF_MAX_DEV - 1 ? v.ranks : PROF_MAX_DEV - 1) : 1 + 4 * v.ndev;
+        layout_compute(LINES, COLS, layout_timeline_rows(lanes), &l);
+        draw_screen(&l, &v);
+    }
+    return stop_signal_exit_code();
+}
+
+/* A script without a terminal (classroom rehearsal, tests): says and
+ * replies are printed as lines; stops when the script and its waits are
+ * done, or at --max-epochs. */
+int workbench_headless(const session_if_t *s)
+{
+    session_snapshot_t *snap = malloc(sizeof *snap);
+    static char said[SCRIPT_MAX_SAID][512];
+    int quit = 0;
+    uint64_t shown = 0, notices = 0;
+    if (!snap || !have_active) {
+        free(snap);
+        return 1;
+    }
+    console_attach(s);
+    console_set_source_handler(source_script);
+    while (!quit && !stop_signal()) {
+        s->snapshot(s->self, snap);
+        if (script_step(&active_script, snap)) quit = 1;
+        int n = script_take_said(&active_script, said, SCRIPT_MAX_SAID);
+        for (int i = 0; i < n; i++) printf("%s\n", said[i]);
+        if (snap->notice_seq != notices) { /* what the engine did with a request, at an epoch boundary */
+            if (notices || snap->notice[0]) printf("   %s\n", snap->notice);
+            notices = snap->notice_seq;
+        }
+        if (snap->nepochs && snap->epochs_total != shown) {
+            const epoch_stats_t *e = &snap->epochs[snap->nepochs - 1];
+            if (snap->ranks)
+                printf("epoch %4lld  loss %.4f  test %.4f  %.3f ms  net %.2f MB  wait %.3f ms  replica %.3f ms  comm hidden %.0f%%\n",
+                       (long long)e->epoch, e->loss, e->test_acc, e->epoch_ms, e->net_bytes / 1e6, e->stall_ms, e->replica_ms,
+                       100 * e->comm_hidden);
+            else
+                printf("epoch %4lld  loss %.4f  test %.4f  %.3f ms  h2d %.2f MB  gathers %.2f MB  d2d %.2f MB  hidden %.0f%%\n",
+                       (long long)e->epoch, e->loss, e->test_acc, e->epoch_ms, e->h2d_bytes / 1e6, e->gather_h2d_bytes / 1e6,
+                       e->d2d_bytes / 1e6, 100 * e->hidden_frac);
+            shown = snap->epochs_total;
+        }
+        fflush(stdout);
+        if (snap->failed) break;
+        if (snap->finished || script_done(&active_script)) quit = 1;
+        struct timespec nap = {0, 20000000};
+        nanosleep(&nap, NULL);
+    }
+    int failed = snap->failed;
+    if (failed) fprintf(stderr, "gnnscope: error: %s\n", snap->error);
+    else if (active_script.effect[0]) printf("%s\n", active_script.effect); /* the demo's outcome, last */
+    free(snap);
+    return failed ? 1 : stop_signal_exit_code();
+}
+
+/* The full-screen workbench on s until q, a signal or the run's end;
+ * prints the run's outcome on the restored terminal. */
+int workbench_screen(const session_if_t *s)
+{
+    atexit(restore_terminal);
+    setlocale(LC_ALL, "");
+    initscr();
+    curses_up = 1;
+    cbreak();
+    noecho();
+    keypad(stdscr, TRUE);
+    set_escdelay(25);
+    timeout(100); /* >= 10 frames a second */
+    int color;
+    draw_init_colors(&color);
+    console_init(s);
+    console_set_source_handler(source_script);
+    int rc = run_loop(s);
+    console_shutdown();
+    restore_terminal();
+    session_snapshot_t *snap = malloc(sizeof *snap);
+    if (!snap) return rc;
+    s->snapshot(s->self, snap);
+    if (snap->nepochs) {
+        const epoch_stats_t *e = &snap->epochs[snap->nepochs - 1];
+        printf("gnnscope: epoch %lld, final loss %.4f, test acc %.4f\n", (long long)e->epoch, e->loss, e->test_acc);
+    }
+    if (snap->failed) {
+        fprintf(stderr, "gnnscope: error: %s\n", snap->error);
+        rc = 1;
+    }
+    free(snap);
+    return rc;
+}
+
