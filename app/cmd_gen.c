@@ -19,6 +19,7 @@ static const opt_t flags[] = {
     {"feats", OPT_I64, F(p.feats), NULL, NULL, 1, 65536, "F", "feature columns", NULL, WHEN_START, 0, 0, 0},
     {"classes", OPT_I64, F(p.classes), NULL, NULL, 2, 1024, "C", "planted classes", NULL, WHEN_START, 0, 0, 0},
     {"seed", OPT_U64, F(p.seed), NULL, NULL, 0, 9e18, "S", "seed; the same seed gives the same graph", NULL, WHEN_START, 0, 0, 0},
+    {"hubs", OPT_CHOICE, F(p.hubs_first), "random|first", NULL, 0, 0, "ORDER", "where the high-degree vertices are numbered (first: lowest ids)", NULL, WHEN_START, 0, 0, 0},
     {"out", OPT_STR, F(out), NULL, NULL, 0, 0, "DIR", "output directory (required)", NULL, WHEN_START, 0, 0, 0},
 };
 #undef F

@@ -187,6 +187,7 @@ static int start(launch_t *job, const char *cmd, int argc, char **argv, const tr
     close(err_pipe[1]);
     relay_arg_t *ra = malloc(sizeof *ra);
     FILE *in = fdopen(err_pipe[0], "r");
+    if (ra) ra->job = job, ra->in = in; /* before the thread starts: it reads them at once */
     if (job->pid < 0 || !ra || !in || pthread_create(&job->relay, NULL, relay, ra) != 0) {
         int e = errno;
         free(ra);
@@ -196,7 +197,6 @@ static int start(launch_t *job, const char *cmd, int argc, char **argv, const tr
         fprintf(stderr, "gnnscope: error: --ranks: cannot start mpirun (%s)\n", strerror(e));
         return 1;
     }
-    ra->job = job, ra->in = in;
     job->relaying = 1;
     return 0;
 }

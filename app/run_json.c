@@ -128,6 +128,35 @@ static void print_facts(FILE *f, const trainer_t *t, double epoch_s)
         }
 }
 
+static void json_ms_list(FILE *f, const char *name, const double *s, int n)
+{
+    fprintf(f, ",\"%s\":[", name);
+    for (int j = 0; j < n; j++) fprintf(f, "%s%.6f", j ? "," : "", 1e3 * s[j]);
+    fputc(']', f);
+}
+
+/* The streamed run's parts: the partitioner, the split, each part's
+ * predicted and measured gather time, and the cost model's weights. */
+static void print_partition(FILE *f, const trainer_t *t)
+{
+    const part_state_t *ps = &t->part;
+    if (!ps->p) return;
+    fprintf(f, ",\"partition\":{\"partitioner\":\"%s\",\"bounds\":[", partitioner_name(t->cfg.partitioner));
+    for (int j = 0; j <= ps->p; j++) fprintf(f, "%s%lld", j ? "," : "", (long long)ps->bounds[j]);
+    fputc(']', f);
+    if (ps->have_shown_pred) json_ms_list(f, "predicted_ms", ps->shown_pred_s, ps->p);
+    if (ps->have_meas) json_ms_list(f, "measured_ms", ps->meas_s, ps->p);
+    int samples = 0;
+    for (int l = 0; l < ps->model.nlayers; l++) samples += ps->model.nsamples[l];
+    fprintf(f, ",\"samples\":%d,\"weights\":[", samples);
+    for (int l = 0; l < ps->model.nlayers; l++) {
+        fprintf(f, "%s[", l ? "," : "");
+        for (int i = 0; i < ROC_NFEAT; i++) fprintf(f, "%s%.6g", i ? "," : "", ps->model.w[l][i]);
+        fputc(']', f);
+    }
+    fprintf(f, "]}");
+}
+
 /* A distributed run's account (rank 0, gathered): the split, what each
  * rank holds, the probed costs, and the last epoch's traffic. */
 static void print_dist(FILE *f, const trainer_t *t, double epoch_ms)
@@ -213,7 +242,7 @@ void run_json_print(FILE *f, const trainer_t *t, const run_log_t *log)
     if (!t->streaming) fprintf(f, ",\"backend\":\"%s\"", t->kp.K->name);
     print_stats(f, t, &log->last);
     print_knobs(f, t);
-    if (t->streaming) print_facts(f, t, (log->last.epoch_ms + log->last.eval_ms) / 1e3);
+    if (t->streaming) print_facts(f, t, (log->last.epoch_ms + log->last.eval_ms) / 1e3), print_partition(f, t);
     if (t->dist && t->dist->report.nranks) print_dist(f, t, log->last.epoch_ms + log->last.eval_ms);
     fprintf(f, ",\"profile_events\":%llu,\"profile_dropped\":%llu", (unsigned long long)log->events,
             (unsigned long long)log->dropped);

@@ -44,6 +44,7 @@ static void publish_run(session_t *s, session_snapshot_t *p)
     p->cfg = t->cfg;
     p->facts = knob_facts(t);
     p->epoch = t->epoch;
+    part_report(t, &p->parts);
     p->nknobs = 0;
     int n;
     const opt_t *k = knob_table(&n);

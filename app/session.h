@@ -47,6 +47,7 @@ typedef struct {
     knob_facts_t facts;               /* what knob values the run allows */
     session_knob_t knobs[SESSION_MAX_KNOBS]; /* every live knob's value in force, as text */
     int nknobs;
+    part_report_t parts;              /* a streamed run's split and its parts' times */
     int64_t epoch;                    /* epochs completed */
     uint64_t epochs_total;            /* epochs published since the session opened (a load does not reset it) */
 } session_snapshot_t;

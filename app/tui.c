@@ -161,6 +161,11 @@ int tui_run(opts_cmd_t kind, int argc, char **argv)
                                                   "emulated devices in a setting where each knob key shows its effect.");
         return 0;
     }
+    if (o.json) { /* accepted by the shared flag table, but the workbench has no summary to print */
+        fprintf(stderr, "gnnscope: error: --json: only gnnscope train prints a JSON summary; the workbench writes "
+                        "one CSV row per epoch with --metrics FILE.csv\n");
+        return 2;
+    }
     int tty = isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
     if (o.ranks && !o.dist) /* a demo's flags, --script included, are in argv */
         return tty && !o.serve[0] ? launch_workbench(argc, argv, &o) : launch_ranks("tui", argc, argv, &o);

@@ -33,6 +33,12 @@ static int32_t sample(const sampler_t *s, double u)
     return s->ids[lo];
 }
 
+static int cmp_desc(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x < y) - (x > y);
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -54,7 +60,7 @@ int gen_graph(dataset_t *d, const gen_params_t *p, gs_err_t *err)
     double need = (double)n * (double)p->feats * 4.0 + (double)target * 40.0;
     int rc = gs_mem_check(need, "generating this graph", err);
     if (rc) return rc;
-    snprintf(d->name, sizeof d->name, "gen-n%lld-d%g", (long long)n, p->avg_degree);
+    snprintf(d->name, sizeof d->name, "gen-n%lld-d%g%s", (long long)n, p->avg_degree, p->hubs_first ? "-hubs" : "");
     d->n = n, d->f = p->feats, d->c = c;
     d->label = malloc(sizeof(int32_t) * (size_t)n);
     double *w = malloc(sizeof(double) * (size_t)n);
@@ -73,6 +79,7 @@ int gen_graph(dataset_t *d, const gen_params_t *p, gs_err_t *err)
         if (!cls[k].ids || !cls[k].cum) goto oom;
         cls[k].n = 0;
     }
+    if (p->hubs_first) qsort(w, (size_t)n, sizeof *w, cmp_desc);
     double acc = 0;
     for (int64_t v = 0; v < n; v++) {
         acc += w[v];
@@ -148,7 +155,7 @@ int gen_parse_spec(const char *spec, gen_params_t *p, gs_err_t *err)
         const char *eq = strchr(s, '='), *comma = strchr(s, ',');
         if (!comma) comma = s + strlen(s);
         if (!eq || eq > comma || eq - s >= (long)sizeof key)
-            return gs_fail(err, GS_EINPUT, "--dataset %s: expected key=value pairs after gen: (nodes, degree, feats, classes, seed)", spec);
+            return gs_fail(err, GS_EINPUT, "--dataset %s: expected key=value pairs after gen: (nodes, degree, feats, classes, seed, hubs)", spec);
         snprintf(key, sizeof key, "%.*s", (int)(eq - s), s);
         double v = strtod(eq + 1, &end);
         if (end != comma || eq + 1 == comma || !isfinite(v) || v < 0)
@@ -158,7 +165,8 @@ int gen_parse_spec(const char *spec, gen_params_t *p, gs_err_t *err)
         else if (!strcmp(key, "feats") && v == floor(v) && v <= 65536) p->feats = (int64_t)v;
         else if (!strcmp(key, "classes") && v == floor(v) && v <= 1024) p->classes = (int64_t)v;
         else if (!strcmp(key, "seed") && v == floor(v) && v < 9e18) p->seed = (uint64_t)v;
-        else return gs_fail(err, GS_EINPUT, "--dataset %s: %s=%.*s is not valid (keys: nodes, degree, feats, classes, seed)", spec, key,
+        else if (!strcmp(key, "hubs") && (v == 0 || v == 1)) p->hubs_first = (int)v;
+        else return gs_fail(err, GS_EINPUT, "--dataset %s: %s=%.*s is not valid (keys: nodes, degree, feats, classes, seed, hubs)", spec, key,
                             (int)(comma - eq - 1), eq + 1);
         s = *comma ? comma + 1 : comma;
     }

@@ -2,7 +2,9 @@
  * Degrees follow a power law (Chung-Lu with Pareto weights, exponent 2.5);
  * each vertex has a planted class, and 80% of a vertex's edges stay within
  * its class (homophily); features are a class centroid plus Gaussian noise,
- * so a GNN beats a feature-only classifier. Everything is a hash of the
+ * so a GNN beats a feature-only classifier. By default ids carry no
+ * degree order; hubs_first numbers the heaviest vertices first, so equal
+ * vertex ranges hold very unequal edge counts (the partitioners' case). Everything is a hash of the
  * seed, so the same parameters give the same graph on every machine. */
 #ifndef GS_GENERATOR_H
 #define GS_GENERATOR_H
@@ -17,11 +19,12 @@ typedef struct {
     int64_t feats;      /* F */
     int64_t classes;    /* C */
     uint64_t seed;
+    int hubs_first;     /* 1: ids in decreasing expected degree (as a crawl numbers the hubs it meets first) */
 } gen_params_t;
 
 int gen_graph(dataset_t *d, const gen_params_t *p, gs_err_t *err);
 
-/* The generator as a dataset name: "gen:nodes=N,degree=D,feats=F,classes=C,seed=S"
+/* The generator as a dataset name: "gen:nodes=N,degree=D,feats=F,classes=C,seed=S,hubs=0|1"
  * (any subset, in any order; the rest take gnnscope gen's defaults). */
 #define GEN_PREFIX "gen:"
 void gen_defaults(gen_params_t *p);

@@ -11,6 +11,7 @@
 #include "dist/dep_plan.h"
 #include "dkp.h"
 #include "partition.h"
+#include "sched/partitioner.h"
 #include "sched/streamer.h"
 #include "sched/vclock.h"
 
@@ -46,6 +47,7 @@ typedef struct {
     ktime_kind_t ktime;    /* on the virtual clock: roofline or measured kernel times */
     int chunks;            /* P, 0 = auto */
     order_kind_t order;
+    partitioner_kind_t partitioner; /* where the intervals are cut (sched/partitioner.h) */
     stream_knobs_t knobs;
     /* distributed engine (engine/dist, docs/ARCHITECTURE.md "Distributed
      * training"); dist = 0 trains in one process */

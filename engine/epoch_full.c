@@ -55,6 +55,7 @@ int trainer_epoch(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
     memset(st, 0, sizeof *st);
     int64_t e = t->epoch; /* 0-based index of this epoch: the dropout counter */
     int rc = knob_apply(t, err);
+    if (!rc) rc = trainer_stream_resplit(t, err);
     if (rc) return rc;
     train_data_t *d = &t->data;
     model_state_t *m = &t->model;
@@ -98,6 +99,7 @@ int trainer_epoch(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
     st->eval_ms = now_ms(t) - t1;
     st->host_ms = 1e3 * t->ex.own_s;
     if (t->streaming) stream_engine_epoch_end(&t->stream, st); /* counters cover the training step and the evaluation */
+    if (t->streaming && (rc = part_learn(t, st, err))) return rc;
     if ((rc = failed(t, err))) return rc;
     st->epoch = ++t->epoch;
     if (!isfinite(st->loss)) return gs_fail(err, GS_EFAIL, "epoch %lld: loss is not finite (try a lower --lr)", (long long)st->epoch);

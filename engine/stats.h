@@ -67,6 +67,11 @@ enum {
       STAT_JSON | STAT_STREAM | STAT_FRACTION)                                                                         \
     X(filter_ms, "ms", "filter", "host time filtering rows for selective scheduling", "%.4f",                         \
       STAT_JSON | STAT_PANEL | STAT_STREAM)                                                                            \
+    X(part_imbalance, "", "imbalance", "the slowest part's gather time on the devices over the mean part's (1: balanced; --partitioner)", \
+      "%.4f", STAT_JSON | STAT_PANEL | STAT_STREAM)                                                                    \
+    X(part_err, "", "part err",                                                                                        \
+      "the partitioner's cost model: mean relative error of the parts' predicted gather times this epoch (0 before it has samples)", \
+      "%.4f", STAT_JSON | STAT_PANEL | STAT_STREAM | STAT_FRACTION)                                                    \
     X(owned_ms, "ms", "owned", "--ranks: compute on owned rows, mean over the ranks (the rows' share of each op)", "%.4f", \
       STAT_JSON | STAT_PANEL | STAT_DIST)                                                                              \
     X(replica_ms, "ms", "replica", "--ranks: redundant compute on replicated (cached) rows, mean over the ranks", "%.4f", \

@@ -5,6 +5,7 @@
 #include <cblas.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -93,6 +94,16 @@ void trainer_stream_close(trainer_t *t)
     t->ex.clock = NULL;
 }
 
+/* Opens the devices on plan (the data already in its numbering). */
+static int stream_open_on(trainer_t *t, const stream_plan_t *plan, gs_err_t *err)
+{
+    int rc = stream_engine_open(&t->stream, &t->cfg, &t->data.g, plan, &t->abort_epoch, err);
+    if (rc) return rc;
+    t->streaming = 1;
+    if (t->stream.virtual_clock && t->clock_end > t->stream.clock.now) t->stream.clock.now = t->clock_end; /* time goes on */
+    return exec_open(t, err);
+}
+
 int trainer_stream_open(trainer_t *t, gs_err_t *err)
 {
     if (!t->cfg.stream) return GS_OK;
@@ -103,12 +114,38 @@ int trainer_stream_open(trainer_t *t, gs_err_t *err)
         rc = data_renumber(&t->data, plan.perm, err);
         if (!rc) rc = data_place(&t->data, t->kp, t->cfg.feat_norm, err);
     }
-    if (!rc) rc = stream_engine_open(&t->stream, &t->cfg, &t->data.g, &plan, &t->abort_epoch, err);
+    if (!rc) rc = part_plan(t, plan.p, plan.bounds, err);
+    if (!rc) rc = stream_open_on(t, &plan, err);
     stream_plan_free(&plan);
-    if (rc) return rc;
-    t->streaming = 1;
-    if (t->stream.virtual_clock && t->clock_end > t->stream.clock.now) t->stream.clock.now = t->clock_end; /* time goes on */
-    return exec_open(t, err);
+    return rc;
+}
+
+int trainer_stream_resplit(trainer_t *t, gs_err_t *err)
+{
+    if (!t->streaming || !t->part.resplit) return GS_OK;
+    int p = t->part.p;
+    int64_t *now = malloc(sizeof(int64_t) * (size_t)(p + 1)), *next = malloc(sizeof(int64_t) * (size_t)(p + 1));
+    if (!now || !next) {
+        free(now), free(next);
+        return gs_fail(err, GS_EFAIL, "out of memory for a new split");
+    }
+    memcpy(now, t->part.bounds, sizeof(int64_t) * (size_t)(p + 1));
+    memcpy(next, now, sizeof(int64_t) * (size_t)(p + 1));
+    int rc = part_plan(t, p, next, err); /* cut by the refit model, checked against the cap */
+    if (!rc) {
+        trainer_stream_close(t);
+        stream_plan_t plan = {p, NULL, next};
+        rc = stream_open_on(t, &plan, err);
+        if (rc) { /* the old split opened before: go back to it */
+            gs_err_t ignored;
+            trainer_stream_close(t);
+            plan.bounds = now;
+            if (part_plan(t, p, now, &ignored) || stream_open_on(t, &plan, &ignored)) t->cfg.stream = 0;
+        }
+    }
+    t->part.resplit = 0;
+    free(now), free(next);
+    return rc;
 }
 
 int trainer_open(trainer_t *t, const train_cfg_t *cfg, gs_err_t *err)
@@ -141,6 +178,7 @@ int trainer_open(trainer_t *t, const train_cfg_t *cfg, gs_err_t *err)
 void trainer_close(trainer_t *t)
 {
     trainer_stream_close(t);
+    part_state_free(&t->part);
     trainer_dist_close(t);
     exec_free(&t->ex);
     model_close(&t->model);

@@ -23,6 +23,7 @@
 #include "sched/stream_engine.h"
 #include "stats.h"
 #include "train_data.h"
+#include "train_partition.h"
 
 typedef struct trainer {
     train_cfg_t cfg;
@@ -41,6 +42,7 @@ typedef struct trainer {
     /* knobs.c: values set between epochs, applied at the next boundary */
     train_cfg_t pending;
     int has_pending;
+    part_state_t part;      /* the partitioner's model and its view of the parts (train_partition.h) */
     atomic_int abort_epoch; /* set from another thread: streamed passes stop after the current chunk */
 } trainer_t;
 
@@ -55,6 +57,9 @@ int trainer_epoch(trainer_t *t, epoch_stats_t *st, gs_err_t *err);
 int trainer_rebuild_program(trainer_t *t, gs_err_t *err);
 void trainer_stream_close(trainer_t *t);
 int trainer_stream_open(trainer_t *t, gs_err_t *err);
+/* At an epoch boundary: reopens the devices on the partitioner's new
+ * split when it asked for one (train_partition.h). */
+int trainer_stream_resplit(trainer_t *t, gs_err_t *err);
 
 /* Loss and its gradient, exposed for tests: mean cross-entropy of logits
  * (N, C) over the rows in idx; writes dlogits (zero outside idx). */

@@ -1,11 +1,15 @@
 /* test_partition.c - vertex orders (none, random, METIS incl. the P = 1
  * case METIS itself crashes on) and the 2D chunk grid: every edge lands in
  * exactly one chunk, in both its CSC and CSR forms, with sources in the
- * row interval and destinations in the column interval. */
+ * row interval and destinations in the column interval. The partitioners
+ * (ROC §4): Table 2's features on ROC's own example, equal-edge cuts,
+ * the least-squares fit recovering a linear cost exactly, and roc cuts
+ * whose predicted parts are equal to within one vertex. */
 #include "test_util.h"
 
 #include "../datasets/generator.h"
 #include "../engine/partition.h"
+#include "../engine/sched/partitioner.h"
 
 static int interval(const int64_t *b, int p, int64_t v)
 {
@@ -128,11 +132,128 @@ static void test_orders(void **state)
     dataset_free(&d);
 }
 
+/* A graph given by its in-lists (CSC), enough for the partitioner. */
+static graph_t csc_graph(int64_t n, int64_t *ptr, int32_t *src)
+{
+    graph_t g;
+    memset(&g, 0, sizeof g);
+    g.n = g.nsrc = n, g.m = ptr[n], g.in_ptr = ptr, g.in_src = src;
+    return g;
+}
+
+static roc_model_t one_layer_model(int64_t d_in)
+{
+    roc_model_t m;
+    memset(&m, 0, sizeof m);
+    m.nlayers = 1, m.d_in[0] = d_in, m.w[0][0] = 1;
+    return m;
+}
+
+static void test_roc_features(void **state)
+{
+    (void)state;
+    /* ROC's example: v1's neighbours {3, 4, 6, 8} form 3 runs; v0 has 40
+     * consecutive neighbours (2 warps); v2 none */
+    int64_t ptr[4] = {0, 40, 44, 44};
+    int32_t src[44];
+    for (int i = 0; i < 40; i++) src[i] = 10 + i;
+    src[40] = 3, src[41] = 4, src[42] = 6, src[43] = 8;
+    graph_t g = csc_graph(3, ptr, src);
+    roc_model_t m = one_layer_model(64);
+    roc_features_t f;
+    gs_err_t err;
+    assert_int_equal(roc_features_build(&f, &g, &m, &err), GS_OK);
+    double want[3][5] = {{1, 40, 1, 2, 80}, {1, 4, 3, 3, 4 + 2 + 2}, {1, 0, 0, 0, 0}}; /* x5: ceil(40*64/32) = 80 */
+    for (int v = 0; v < 3; v++) {
+        for (int i = 0; i < 4; i++) assert_float_equal(f.pre[i][v + 1] - f.pre[i][v], want[v][i], 0);
+        assert_float_equal(f.pre5[0][v + 1] - f.pre5[0][v], want[v][4], 0);
+    }
+    roc_features_free(&f);
+    roc_model_free(&m);
+}
+
+static void test_equal_edge_split(void **state)
+{
+    (void)state;
+    /* vertex 0 has 60 in-edges, the other 9 have 5 each: 105 in all */
+    int64_t ptr[11];
+    int32_t src[105];
+    ptr[0] = 0, ptr[1] = 60;
+    for (int v = 1; v < 10; v++) ptr[v + 1] = ptr[v] + 5;
+    for (int e = 0; e < 105; e++) src[e] = e % 10;
+    graph_t g = csc_graph(10, ptr, src);
+    int64_t b[4];
+    gs_err_t err;
+    assert_int_equal(partition_split(PART_EQUAL_EDGE, &g, NULL, NULL, 3, b, &err), GS_OK);
+    /* cuts nearest 35 and 70 edges: after vertex 0 (60), after vertex 2 (70) */
+    assert_int_equal(b[0], 0);
+    assert_int_equal(b[1], 1);
+    assert_int_equal(b[2], 3);
+    assert_int_equal(b[3], 10);
+    assert_int_equal(partition_split(PART_EQUAL_VERTEX, &g, NULL, NULL, 3, b, &err), GS_OK);
+    assert_true(b[1] == 3 || b[1] == 4);
+    assert_int_equal(partition_split(PART_EQUAL_EDGE, &g, NULL, NULL, 11, b, &err), GS_EINPUT);
+    /* every part keeps a vertex even when one vertex holds most edges */
+    int64_t b9[10];
+    assert_int_equal(partition_split(PART_EQUAL_EDGE, &g, NULL, NULL, 9, b9, &err), GS_OK);
+    for (int k = 0; k < 9; k++) assert_true(b9[k + 1] > b9[k]);
+}
+
+static void test_roc_fit_and_split(void **state)
+{
+    (void)state;
+    gen_params_t gp = {.nodes = 3000, .avg_degree = 12, .feats = 2, .classes = 4, .seed = 5, .hubs_first = 1};
+    dataset_t d;
+    graph_t g;
+    gs_err_t err;
+    assert_int_equal(gen_graph(&d, &gp, &err), GS_OK);
+    assert_int_equal(graph_build(&g, &d, &err), GS_OK);
+    roc_model_t m = one_layer_model(16);
+    roc_features_t f;
+    assert_int_equal(roc_features_build(&f, &g, &m, &err), GS_OK);
+    /* a machine whose part time is 2 us a vertex plus 0.1 us a neighbour */
+    double truth[5] = {2e-6, 1e-7, 0, 0, 0};
+    m.w[0][0] = 0;
+    int64_t b[5];
+    for (int round = 0; round < 3; round++) { /* three splits measured, as three epochs would */
+        int64_t cuts[3][5] = {{0, 750, 1500, 2250, 3000}, {0, 100, 900, 2000, 3000}, {0, 40, 300, 1200, 3000}};
+        for (int j = 0; j < 4; j++) {
+            double x[5], y = 0;
+            for (int i = 0; i < 4; i++) x[i] = f.pre[i][cuts[round][j + 1]] - f.pre[i][cuts[round][j]];
+            for (int i = 0; i < 4; i++) y += truth[i] * x[i];
+            assert_int_equal(roc_model_add(&m, &f, 0, cuts[round][j], cuts[round][j + 1], y), 0);
+        }
+    }
+    roc_model_fit(&m);
+    for (int64_t lo = 0; lo < 3000; lo += 500) {
+        double want = truth[0] * (f.pre[0][lo + 500] - f.pre[0][lo]) + truth[1] * (f.pre[1][lo + 500] - f.pre[1][lo]);
+        assert_float_equal(roc_predict(&m, &f, lo, lo + 500), want, 1e-3 * want);
+    }
+    for (int i = 0; i < 5; i++) assert_true(m.w[0][i] >= 0);
+    assert_int_equal(partition_split(PART_ROC, &g, &m, &f, 4, b, &err), GS_OK);
+    /* the predicted parts are equal to within the heaviest vertex */
+    double part[4], heaviest = 0;
+    for (int j = 0; j < 4; j++) part[j] = roc_predict(&m, &f, b[j], b[j + 1]);
+    for (int64_t v = 0; v < 3000; v++) {
+        double c = roc_predict(&m, &f, v, v + 1);
+        heaviest = c > heaviest ? c : heaviest;
+    }
+    for (int j = 1; j < 4; j++) assert_true(fabs(part[j] - part[0]) <= 2 * heaviest);
+    assert_true(b[1] < 750); /* hubs first: the first part is narrower than equal-vertex's */
+    roc_features_free(&f);
+    roc_model_free(&m);
+    graph_free(&g);
+    dataset_free(&d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_grid_covers_every_edge_once),
         cmocka_unit_test(test_orders),
+        cmocka_unit_test(test_roc_features),
+        cmocka_unit_test(test_equal_edge_split),
+        cmocka_unit_test(test_roc_fit_and_split),
     };
     return cmocka_run_group_tests_name("partition", tests, NULL, NULL);
 }

@@ -35,6 +35,7 @@ typedef struct {
     const char *gpu_note; /* why GPU spans are missing, or "" */
     char topology[32];
     int nlinks;
+    part_report_t parts;  /* a streamed run's split: the partitioner's view of each part */
     const char (*link_name)[24];
     const double *link_rate; /* bytes/s per link over the last epoch */
     const prof_event_t *events;

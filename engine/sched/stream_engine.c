@@ -103,6 +103,16 @@ int stream_cap_check(const train_cfg_t *c, const program_t *prog, int64_t n, gs_
     return GS_OK;
 }
 
+int stream_plan_fits(const train_cfg_t *c, const program_t *prog, int64_t n, const stream_plan_t *plan, gs_err_t *err)
+{
+    int k = c->knobs.subchunks < 1 ? 1 : c->knobs.subchunks;
+    uint64_t need = need_of_bounds(prog, n, plan->p, k, plan->bounds);
+    if (c->device_mem && need > c->device_mem)
+        return gs_fail(err, GS_EINPUT, "--device-mem %.1f MiB is too small for the largest of these %d parts (needs %.1f MiB); "
+                       "use more --chunks", c->device_mem / 1048576.0, plan->p, need / 1048576.0);
+    return GS_OK;
+}
+
 int stream_plan(const train_cfg_t *c, const program_t *prog, const graph_t *g, stream_plan_t *plan, gs_err_t *err)
 {
     memset(plan, 0, sizeof *plan);
@@ -253,6 +263,7 @@ void stream_engine_epoch_begin(stream_engine_t *se, int have_profile)
     memset(&se->streamer.ctr, 0, sizeof se->streamer.ctr);
     se->streamer.profiling = 1;
     se->streamer.have_profile = have_profile;
+    memset(se->streamer.part_s, 0, sizeof(double) * PROG_MAX_LAYERS * (size_t)se->streamer.p);
     streamer_mp_epoch_begin(&se->streamer);
 }
 

@@ -53,6 +53,9 @@ int stream_plan(const train_cfg_t *c, const program_t *p, const graph_t *g, stre
  * is allocated). */
 int stream_cap_check(const train_cfg_t *c, const program_t *p, int64_t n, gs_err_t *err);
 void stream_plan_free(stream_plan_t *plan);
+/* Whether plan's intervals (say, a partitioner's uneven ones) fit c's
+ * device cap with program p over n vertices. */
+int stream_plan_fits(const train_cfg_t *c, const program_t *p, int64_t n, const stream_plan_t *plan, gs_err_t *err);
 /* Opens the devices and the chunks of g (already in plan's order). */
 int stream_engine_open(stream_engine_t *se, const train_cfg_t *c, const graph_t *g, const stream_plan_t *plan,
                        const atomic_int *abort_flag, gs_err_t *err);

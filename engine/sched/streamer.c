@@ -137,7 +137,8 @@ int streamer_init(streamer_t *s, const backend_ops_t *ops, backend_t *b, const t
     s->fwd.sub = calloc(nsub, sizeof(sub_t)), s->bwd.sub = calloc(nsub, sizeof(sub_t));
     s->fwd.t_copy = calloc(nsub, sizeof(double)), s->fwd.t_comp = calloc(nsub, sizeof(double));
     s->bwd.t_copy = calloc(nsub, sizeof(double)), s->bwd.t_comp = calloc(nsub, sizeof(double));
-    if (!s->bounds || !s->blk_lo || !mark || !s->fwd.sub || !s->bwd.sub || !s->fwd.t_copy || !s->fwd.t_comp ||
+    s->part_s = calloc((size_t)PROG_MAX_LAYERS * (size_t)p, sizeof(double));
+    if (!s->part_s || !s->bounds || !s->blk_lo || !mark || !s->fwd.sub || !s->bwd.sub || !s->fwd.t_copy || !s->fwd.t_comp ||
         !s->bwd.t_copy || !s->bwd.t_comp)
         goto oom;
     memcpy(s->bounds, bounds, sizeof(int64_t) * (size_t)(p + 1));
@@ -170,7 +171,7 @@ void streamer_free(streamer_t *s)
     release_buffers(s);
     free_orient(s, &s->fwd);
     free_orient(s, &s->bwd);
-    free(s->bounds), free(s->blk_lo);
+    free(s->bounds), free(s->blk_lo), free(s->part_s);
     for (int d = 0; d < TOPO_MAX_DEV; d++)
         for (int l = 0; l < 2; l++) free(s->iv_t0[d][l]), free(s->iv_t1[d][l]);
     pthread_mutex_destroy(&s->iv_lock);
@@ -252,6 +253,10 @@ void streamer_task_hook(void *user, int dev, lane_t lane, chunk_tag_t tag, doubl
         size_t i = (size_t)out * (size_t)s->nblocks + (size_t)b;
         if (lane == LANE_COMPUTE) o->t_comp[i] = t1 - t0;
         else if (lane == LANE_H2D || lane == LANE_D2D) o->t_copy[i] = t1 - t0;
+    }
+    if (tag.row >= 0 && tag.col >= 0 && lane == LANE_COMPUTE && tag.layer >= 0 && tag.layer < PROG_MAX_LAYERS) {
+        int out = tag.phase == PHASE_FWD ? tag.col : tag.row;
+        if (out < s->p) s->part_s[(size_t)tag.layer * (size_t)s->p + (size_t)out] += t1 - t0;
     }
     pthread_mutex_unlock(&s->iv_lock);
 }

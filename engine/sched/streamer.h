@@ -39,6 +39,7 @@
 #include "../exec_engine.h"
 #include "../graph.h"
 #include "../partition.h"
+#include "../program.h"
 #include "memplan.h"
 
 typedef enum { SEL_OFF = 0, SEL_ON = 1, SEL_AUTO = 2 } selective_t;
@@ -142,6 +143,9 @@ typedef struct streamer {
     size_t region_bytes;
     stream_counters_t ctr;
     memplan_rt_t mp;
+    /* per [layer][output interval]: the gathers' device compute seconds
+     * since the epoch began (the partitioner's measurements) */
+    double *part_s;
     const atomic_int *abort_flag; /* when it becomes non-zero, a pass stops after the chunk in flight */
 } streamer_t;
 
