@@ -158,7 +158,8 @@ static int draw_parts(rect_t r, int row, const part_report_t *pr)
     int at = 0;
     for (int j = 1; j < pr->shown && at < (int)sizeof cuts - 16; j++)
         at += snprintf(cuts + at, sizeof cuts - (size_t)at, " %lld", (long long)pr->bounds[j]);
-    line(r, row++, "parts %s: %d, cut at%s%s", partitioner_name(pr->kind), pr->p, cuts, pr->shown < pr->p ? " ..." : "");
+    line(r, row++, "parts %s: %d, cut at%s%s (gathers, epoch + eval)", partitioner_name(pr->kind), pr->p, cuts,
+         pr->shown < pr->p ? " ..." : "");
     for (int j = 0; j < pr->shown && row < r.h && pr->have_meas; j++) {
         char pred[24] = "-";
         if (pr->have_pred) snprintf(pred, sizeof pred, "%.3f", pr->pred_ms[j]);
