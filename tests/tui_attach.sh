@@ -24,6 +24,14 @@ trap cleanup EXIT
 export GNNSCOPE_CACHE_DIR=${GNNSCOPE_CACHE_DIR:-$tmp/cache}
 export TMPDIR=$tmp # the launcher's socket goes here
 screen() { T capture-pane -p -t tui; }
+# fresh W H CMD: a new W x H pane running CMD, once the previous tmux server is gone
+# (kill-server returns before it has exited; a new session can race it)
+fresh() {
+    T kill-server 2>/dev/null
+    for _ in $(seq 50); do T has-session 2>/dev/null || break; sleep 0.1; done
+    for _ in $(seq 5); do T new-session -d -s tui -x "$1" -y "$2" "$3" 2>/dev/null && return 0; sleep 0.5; done
+    bad "tmux would not start a session"
+}
 wait_for() { # wait_for REGEX [TRIES]: up to TRIES/5 s (default 30 s) for the screen to match
     for _ in $(seq "${2:-150}"); do screen | grep -qE -- "$1" && return 0; sleep 0.2; done
     return 1
@@ -37,7 +45,7 @@ if ! command -v mpirun >/dev/null; then
 else
     # the launcher's workbench
     rm -f "$tmp/exit"
-    T new-session -d -s tui -x 140 -y 50 "$BIN --ranks 3; echo EXIT=\$? > $tmp/exit; sleep 60"
+    fresh 140 50 "$BIN --ranks 3; echo EXIT=\$? > $tmp/exit; sleep 60"
     wait_for "epoch [1-9]" && ok "a 3-rank job trains in the workbench" || bad "no epochs on screen: $(screen | head -5)"
     s=$(screen)
     for p in "3 ranks: eth-10g network" "r0 COMPUTE" "r1 NETSEND" "r2 NETRECV" "r2 busy" "net out" "comm hidden" "replica" \
@@ -71,11 +79,10 @@ else
     sleep 1
     [ "$(ranks_left)" -eq 0 ] && ! ls "$tmp"/gnnscope-*.sock >/dev/null 2>&1 && ok "no rank and no socket left behind" \
         || bad "left behind: $(pgrep -af 'gnnscope tui --dist') $(ls "$tmp")"
-    T kill-server
 
     # Ctrl-C in the launcher's workbench
     rm -f "$tmp/exit"
-    T new-session -d -s tui -x 140 -y 50 "$BIN --ranks 2; echo EXIT=\$? > $tmp/exit; sleep 60"
+    fresh 140 50 "$BIN --ranks 2; echo EXIT=\$? > $tmp/exit; sleep 60"
     wait_for "epoch [1-9]" || bad "second job did not start"
     T send-keys -t tui C-c
     wait_exit && [ "$(cat "$tmp/exit")" = EXIT=130 ] && ok "Ctrl-C stops the job: exit 130" || bad "Ctrl-C exit: $(cat "$tmp/exit" 2>/dev/null)"
@@ -91,15 +98,14 @@ server=$!
 for _ in $(seq 100); do [ -S "$srv" ] && break; sleep 0.1; done
 [ -S "$srv" ] && [ "$(stat -c %a "$srv")" = 600 ] && ok "--serve makes a socket only its user may open (0600)" || bad "no socket, or wrong mode"
 rm -f "$tmp/exit"
-T new-session -d -s tui -x 120 -y 40 "$BIN attach $srv; echo EXIT=\$? > $tmp/exit; sleep 60"
+fresh 120 40 "$BIN attach $srv; echo EXIT=\$? > $tmp/exit; sleep 60"
 wait_for "epoch [1-9]" && wait_for "d0 H2D" && ok "attach shows the served run's workbench" || bad "attach: $(screen | head -3)"
 expect_fail 2 "another workbench is attached to that run" -- "$BIN" attach "$srv"
 T send-keys -t tui q
 wait_exit && [ "$(cat "$tmp/exit")" = EXIT=0 ] && kill -0 "$server" 2>/dev/null && ok "q detaches; the run goes on" \
     || bad "detach: $(cat "$tmp/exit" 2>/dev/null)"
-T kill-server
 rm -f "$tmp/exit"
-T new-session -d -s tui -x 120 -y 40 "$BIN attach $srv; echo EXIT=\$? > $tmp/exit; sleep 60"
+fresh 120 40 "$BIN attach $srv; echo EXIT=\$? > $tmp/exit; sleep 60"
 wait_for "epoch [1-9]" || bad "re-attach"
 T send-keys -t tui ':'
 T send-keys -t tui 'quit' Enter
