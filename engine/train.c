@@ -131,16 +131,19 @@ int trainer_stream_resplit(trainer_t *t, gs_err_t *err)
     }
     memcpy(now, t->part.bounds, sizeof(int64_t) * (size_t)(p + 1));
     memcpy(next, now, sizeof(int64_t) * (size_t)(p + 1));
-    int rc = part_plan(t, p, next, err); /* cut by the refit model, checked against the cap */
-    if (!rc) {
+    gs_err_t why;
+    int rc = GS_OK;
+    if (part_plan(t, p, next, &why) == GS_OK) { /* cut by the refit model; a cut the cap refuses keeps the old one */
         trainer_stream_close(t);
         stream_plan_t plan = {p, NULL, next};
         rc = stream_open_on(t, &plan, err);
-        if (rc) { /* the old split opened before: go back to it */
+        if (rc) { /* the old cut opened before: go back to it (equal-vertex keeps the bounds it is given) */
             gs_err_t ignored;
+            partitioner_kind_t kind = t->cfg.partitioner;
             trainer_stream_close(t);
-            plan.bounds = now;
+            plan.bounds = now, t->cfg.partitioner = PART_EQUAL_VERTEX;
             if (part_plan(t, p, now, &ignored) || stream_open_on(t, &plan, &ignored)) t->cfg.stream = 0;
+            t->cfg.partitioner = kind;
         }
     }
     t->part.resplit = 0;

@@ -9,7 +9,8 @@
  * model that already knows this run. Limits: streamed runs only (the
  * ranks of a distributed run keep their equal-vertex or METIS ranges); a
  * new split reopens the devices, so the memory plan and the swap
- * heuristic start their profiles again. */
+ * heuristic start their profiles again; under a --device-mem cap, a cut
+ * whose largest part would not fit is not taken (the old one stays). */
 #ifndef GS_TRAIN_PARTITION_H
 #define GS_TRAIN_PARTITION_H
 
