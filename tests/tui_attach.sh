@@ -6,7 +6,8 @@
 #     the utilisation panel each rank's busy share and network rates, the
 #     training panel the exchange counters; `:set dep comm` is applied at
 #     the next epoch on every rank and the network bytes grow; key 8
-#     cycles dep; a streaming knob is refused with the reason; q ends the
+#     cycles dep; under hybrid, `:set dep-ratio 0` then `1` moves the
+#     network bytes (everything communicated, then everything cached); a streaming knob is refused with the reason; q ends the
 #     job: exit 0, the summary, no rank and no socket left behind;
 #   Ctrl-C in that workbench: exit 130, no rank left;
 #   gnnscope tui --serve PATH (no terminal) and gnnscope attach PATH: q
@@ -73,6 +74,20 @@ else
     T send-keys -t tui Escape
     T send-keys -t tui 8
     wait_for "dep +comm -> hybrid" 50 || wait_for "dep +hybrid( |$)" && ok "key 8 cycles dep (comm -> hybrid)" || bad "key 8"
+    wait_for "dep +hybrid( |$)" || bad "dep hybrid never applied"
+    T send-keys -t tui ':'
+    T send-keys -t tui 'set dep-ratio 0' Enter
+    wait_for "dep-ratio +0( |$)" || bad "dep-ratio 0 never applied"
+    sleep 1
+    r0_net=$(counter net)
+    T send-keys -t tui 'set dep-ratio 1' Enter
+    wait_for "dep-ratio +1( |$)" || bad "dep-ratio 1 never applied"
+    sleep 1
+    r1_net=$(counter net)
+    $PY -c "import sys; sys.exit(0 if float('${r0_net:-0}') > 10 * float('${r1_net:-1}') + 0.1 else 1)" \
+        && ok "set dep-ratio from the console: net $r0_net MB an epoch at ratio 0, $r1_net MB at ratio 1" \
+        || bad "net bytes did not follow dep-ratio: 0 -> $r0_net, 1 -> $r1_net"
+    T send-keys -t tui Escape
     T send-keys -t tui q
     wait_exit && [ "$(cat "$tmp/exit")" = EXIT=0 ] && ok "q ends the job with status 0" || bad "exit: $(cat "$tmp/exit" 2>/dev/null)"
     screen | grep -qE "gnnscope: epoch [0-9]+, final loss" && ok "the summary prints on the restored terminal" || bad "no summary"
