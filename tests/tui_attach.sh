@@ -39,6 +39,15 @@ wait_for() { # wait_for REGEX [TRIES]: up to TRIES/5 s (default 30 s) for the sc
 }
 wait_exit() { for _ in $(seq 150); do [ -s "$tmp/exit" ] && return 0; sleep 0.2; done; return 1; }
 counter() { screen | grep -oE "(^| )$1 [0-9.]+ [kMG]?B( |$)" | head -1 | awk '{print $2}'; }
+# net_after KNOB VALUE: sets KNOB from the focused console, waits until it is in force, prints the net counter
+net_after() {
+    T send-keys -t tui "set $1 $2" Enter
+    wait_for "$1 +$2( |$)" || bad "$1 $2 never applied"
+    sleep 1
+    counter net
+}
+# more_net HIGH LOW: HIGH is over ten times LOW (the network bytes of an epoch moved)
+more_net() { $PY -c "import sys; sys.exit(0 if float('${1:-0}') > 10 * float('${2:-1}') + 0.1 else 1)"; }
 ranks_left() { pgrep -f "gnnscope tui --dist" | wc -l; }
 
 if ! command -v mpirun >/dev/null; then
@@ -58,14 +67,9 @@ else
     T send-keys -t tui ':'
     T send-keys -t tui 'set dep cache' Enter
     wait_for "dep += cache at the next epoch" || bad "set dep cache not taken"
-    wait_for "dep +cache( |$)" || bad "dep cache never applied"
-    sleep 1
-    cache_net=$(counter net)
-    T send-keys -t tui 'set dep comm' Enter
-    wait_for "dep +comm( |$)" || bad "dep comm never applied"
-    sleep 1
-    comm_net=$(counter net)
-    $PY -c "import sys; sys.exit(0 if float('${comm_net:-0}') > 10 * float('${cache_net:-1}') + 0.1 else 1)" \
+    cache_net=$(net_after dep cache)
+    comm_net=$(net_after dep comm)
+    more_net "$comm_net" "$cache_net" \
         && ok "set dep comm reaches every rank: net $cache_net MB an epoch cached, $comm_net MB communicated" \
         || bad "net bytes did not follow dep: cache $cache_net, comm $comm_net"
     T send-keys -t tui 'set pipeline off' Enter
@@ -76,15 +80,9 @@ else
     wait_for "dep +comm -> hybrid" 50 || wait_for "dep +hybrid( |$)" && ok "key 8 cycles dep (comm -> hybrid)" || bad "key 8"
     wait_for "dep +hybrid( |$)" || bad "dep hybrid never applied"
     T send-keys -t tui ':'
-    T send-keys -t tui 'set dep-ratio 0' Enter
-    wait_for "dep-ratio +0( |$)" || bad "dep-ratio 0 never applied"
-    sleep 1
-    r0_net=$(counter net)
-    T send-keys -t tui 'set dep-ratio 1' Enter
-    wait_for "dep-ratio +1( |$)" || bad "dep-ratio 1 never applied"
-    sleep 1
-    r1_net=$(counter net)
-    $PY -c "import sys; sys.exit(0 if float('${r0_net:-0}') > 10 * float('${r1_net:-1}') + 0.1 else 1)" \
+    r0_net=$(net_after dep-ratio 0)
+    r1_net=$(net_after dep-ratio 1)
+    more_net "$r0_net" "$r1_net" \
         && ok "set dep-ratio from the console: net $r0_net MB an epoch at ratio 0, $r1_net MB at ratio 1" \
         || bad "net bytes did not follow dep-ratio: 0 -> $r0_net, 1 -> $r1_net"
     T send-keys -t tui Escape
