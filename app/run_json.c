@@ -78,6 +78,17 @@ static void print_dkp(FILE *f, const trainer_t *t)
                 m->dkp_model.ngather);
 }
 
+/* What the fusion pass did (engine/fuse.h), and the edge tensors the
+ * plain program would allocate against the program in force. */
+static void print_fusion(FILE *f, const trainer_t *t)
+{
+    const model_state_t *m = &t->model;
+    fprintf(f, ",\"fusion\":{\"fuse\":\"%s\",\"hoisted\":%d,\"fused\":%d,\"summed\":%d,\"edge_bytes_plain\":%.0f,"
+               "\"edge_bytes\":%.0f}",
+            t->cfg.fuse ? "on" : "off", m->fuse.hoisted, m->fuse.fused, m->fuse.summed, m->edge_bytes_plain,
+            prog_edge_bytes(&m->prog, m->m));
+}
+
 /* The last epoch's counters flagged for the summary. */
 static void print_stats(FILE *f, const trainer_t *t, const epoch_stats_t *last)
 {
@@ -238,6 +249,7 @@ void run_json_print(FILE *f, const trainer_t *t, const run_log_t *log)
             fl, ms_med > 0 ? fl / (ms_med * 1e6) : 0.0);
     fprintf(f, ",\"load_ms\":%.3f,\"graph_ms\":%.3f,\"peak_rss_bytes\":%lld", d->load_ms, d->graph_ms, peak_rss_bytes());
     print_dkp(f, t);
+    print_fusion(f, t);
     fprintf(f, ",\"engine\":\"%s\"", t->ex.engine.ops->name);
     if (!t->streaming) fprintf(f, ",\"backend\":\"%s\"", t->kp.K->name);
     print_stats(f, t, &log->last);

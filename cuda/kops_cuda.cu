@@ -498,4 +498,6 @@ const kops_t cu_kops = {
     d_xent,
     d_correct,
     d_adam,
+    NULL, /* gather_fused: no device kernel yet; the fusion pass only hoists on this place */
+    NULL, /* gather_fused_bwd */
 };

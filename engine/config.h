@@ -33,6 +33,7 @@ typedef struct {
     uint64_t seed;
     int threads;
     dkp_mode_t dkp;
+    int fuse;              /* 1: hoist and fuse the plain SAGA-NN program (fuse.h) */
     feat_norm_t feat_norm;
     int no_cache;          /* 1: neither read nor write the binary dataset cache */
     device_kind_t device;

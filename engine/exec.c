@@ -17,11 +17,12 @@
 
 /* Whether operand k of op is read by source index (its rows past the
  * destination set are needed). */
-static int reads_by_source(op_kind_t op, int k)
+static int reads_by_source(const program_t *P, const instr_t *in, int k)
 {
-    switch (op) {
+    switch (in->op) {
     case OP_GATHER: case OP_GATHER_MAX: case OP_GATHER_TYPED: case OP_GATHER_ATTN: case OP_SCATTER_SRC: case OP_EDGE_UADDV:
         return k == 0;
+    case OP_GATHER_FUSED: return !(P->fused[in->iparam].leaf_dst >> k & 1);
     default: return 0;
     }
 }
@@ -35,6 +36,12 @@ static int op_hop(const program_t *P, const instr_t *in, const int8_t *level)
     case OP_EDGE_UADDV:
         return level[in->in[0]] + 1;
     case OP_GATHER_EDGE: case OP_EDGE_SOFTMAX: return level[in->in[0]];
+    case OP_GATHER_FUSED: { /* the leaves' latest level, as a scatter of each would be */
+        int lv = 0;
+        for (int k = 0; k < in->nin; k++)
+            if (level[in->in[k]] > lv) lv = level[in->in[k]];
+        return lv + 1;
+    }
     default: (void)P; return 0;
     }
 }
@@ -59,7 +66,7 @@ static int layout(exec_t *ex, gs_err_t *err)
                 if (P->vals[in->in[k]].dom != DOM_PARAM && ex->level[in->in[k]] > lv) lv = ex->level[in->in[k]];
         ex->level[in->out] = (int8_t)(h && in->op != OP_GATHER_EDGE && in->op != OP_EDGE_SOFTMAX ? h : lv);
         for (int k = 0; k < in->nin; k++)
-            if (reads_by_source(in->op, k) && !seen[in->in[k]]) seen[in->in[k]] = 1, ex->first_src[i] |= (uint8_t)(1u << k);
+            if (reads_by_source(P, in, k) && !seen[in->in[k]]) seen[in->in[k]] = 1, ex->first_src[i] |= (uint8_t)(1u << k);
     }
     free(seen);
     return GS_OK;
@@ -219,9 +226,12 @@ static const float *D(exec_t *ex, int v) { return ex->val[v].data; }
  * memory side): its tensors, and a graph op's per-edge rows. */
 static double op_bytes(const exec_t *ex, const instr_t *in)
 {
-    double b = 4.0 * (double)tensor_numel(&ex->val[in->out]);
+    double b = 4.0 * (double)tensor_numel(&ex->val[in->out]), rows_per_edge = 1;
     for (int k = 0; k < in->nin; k++) b += 4.0 * (double)tensor_numel(&ex->val[in->in[k]]);
-    if (ex->hop[in - ex->prog->code]) b += 4.0 * (double)ex->block[ex->hop[in - ex->prog->code]]->m * (double)ex->val[in->out].cols;
+    if (in->op == OP_GATHER_FUSED) /* each edge reads a row of every source leaf */
+        rows_per_edge = in->nin - __builtin_popcount(ex->prog->fused[in->iparam].leaf_dst);
+    if (ex->hop[in - ex->prog->code])
+        b += 4.0 * rows_per_edge * (double)ex->block[ex->hop[in - ex->prog->code]]->m * (double)ex->val[in->out].cols;
     return b;
 }
 
@@ -398,6 +408,14 @@ const tensor_t *exec_forward(exec_t *ex, const tensor_t *x, int training, int64_
             K->gather_attn(cx, g, A->data, D(ex, in->in[1]), in->iparam, f / in->iparam, out->data);
             ex->flops += 2.0 * (double)g->m * (double)f;
             break;
+        case OP_GATHER_FUSED: {
+            const fused_expr_t *fe = &P->fused[in->iparam];
+            const float *leaf[FUSE_MAX_LEAVES] = {0};
+            for (int k = 0; k < in->nin; k++) leaf[k] = D(ex, in->in[k]);
+            K->gather_fused(cx, g, fe, leaf, f, out->data);
+            ex->flops += (2.0 + fe->nstep) * (double)g->m * (double)f;
+            break;
+        }
         default: break;
         }
         if (!engine_op) host_wrote(ex, in->out, 0);
@@ -503,6 +521,16 @@ void exec_backward(exec_t *ex, const tensor_t *dout)
             if (da) K->gather_attn_bwd(cx, g, D(ex, in->in[1]), dy, k, h, da, acc_a);
             if (db) K->sddmm(cx, g, dy, A->data, k, h, db, acc_b);
             ex->flops += 4.0 * (double)g->m * (double)f;
+            break;
+        }
+        case OP_GATHER_FUSED: {
+            const fused_expr_t *fe = &P->fused[in->iparam];
+            const float *leaf[FUSE_MAX_LEAVES] = {0};
+            float *dleaf[FUSE_MAX_LEAVES] = {da, db, dc};
+            int acc[FUSE_MAX_LEAVES] = {acc_a, acc_b, acc_c}, passes = 0;
+            for (int k = 0; k < in->nin; k++) leaf[k] = D(ex, in->in[k]), passes |= dleaf[k] ? 1 << (fe->leaf_dst >> k & 1) : 0;
+            K->gather_fused_bwd(cx, g, fe, leaf, dy, f, dleaf, acc);
+            ex->flops += (double)__builtin_popcount((unsigned)passes) * (4.0 + 3.0 * fe->nstep) * (double)g->m * (double)f;
             break;
         }
         default: break;

@@ -27,6 +27,7 @@ static const opt_t table[] = {
     {"seed", OPT_U64, F(seed), NULL, NULL, 0, 9e18, "S", "seed for initialisation and dropout masks", NULL, WHEN_START, SCOPE_ANY, 0, 0},
     {"threads", OPT_INT, F(threads), NULL, "all", 0, 1024, "T", "worker threads (all: one per core)", NULL, WHEN_START, SCOPE_ANY, 0, 0},
     {"dkp", OPT_CHOICE, F(dkp), "off|on|auto", NULL, 0, 0, "MODE", "reorder aggregation and combination (auto: by cost)", NULL, WHEN_PROGRAM, SCOPE_ANY, '7', 0},
+    {"fuse", OPT_CHOICE, F(fuse), "off|on", NULL, 0, 0, "MODE", "NeuGraph 3.4: hoist src/dst-only ops out of ApplyEdge, fuse elementwise edge stages into one gather (off: the plain SAGA program)", NULL, WHEN_PROGRAM, SCOPE_ANY, '0', 0},
     {"feat-norm", OPT_CHOICE, F(feat_norm), "auto|row|none", NULL, 0, 0, "MODE", "row-normalise features (auto: if non-negative)", NULL, WHEN_START, SCOPE_ANY, 0, 0},
     {"no-cache", OPT_BOOL, F(no_cache), NULL, NULL, 0, 0, "", "do not read or write the binary dataset cache", NULL, WHEN_START, SCOPE_ANY, 0, 0},
     {"devices", OPT_INT, F(devices), NULL, NULL, 1, TOPO_MAX_DEV, "N", "emulated or logical devices", NULL, WHEN_REOPEN, SCOPE_STREAM, 0, 0},
@@ -188,7 +189,7 @@ int knob_apply(trainer_t *t, gs_err_t *err)
     if (!t->has_pending) return GS_OK;
     train_cfg_t old = t->cfg, want = t->pending;
     t->has_pending = 0;
-    int rebuild = want.dkp != old.dkp; /* new gather widths: a streamed run re-plans its chunks too */
+    int rebuild = want.dkp != old.dkp || want.fuse != old.fuse; /* new gathers: a streamed run re-plans its chunks too */
     if (t->dist) { /* a rank: its engine takes the distributed knobs; streaming ones do not apply */
         if (needs_reopen(&old, &want)) return gs_fail(err, GS_EINPUT, "device and streaming knobs do not apply to distributed runs");
         t->cfg = want;

@@ -101,6 +101,11 @@ typedef struct kops {
     int64_t (*correct)(kops_ctx_t *cx, const float *logits, int64_t c, const int32_t *label, const int32_t *idx, int64_t n);
     /* Adam with L2 weight decay; c1, c2 are the bias corrections. */
     void (*adam)(kops_ctx_t *cx, float *w, const float *g, float *m, float *v, int64_t n, float lr, float wd, float c1, float c2);
+    /* The fused gather (kernels_fused.h); NULL where the place has none:
+     * the fusion pass then only hoists (fuse.h). */
+    void (*gather_fused)(kops_ctx_t *cx, const graph_t *g, const fused_expr_t *e, const float *const *leaf, int64_t f, float *y);
+    void (*gather_fused_bwd)(kops_ctx_t *cx, const graph_t *g, const fused_expr_t *e, const float *const *leaf, const float *dy,
+                             int64_t f, float *const *dleaf, const int *acc);
 } kops_t;
 
 /* Where tensors live: a table and its context. */

@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "dropout_mask.h"
+#include "fast_math.h"
+#include "kernels_fused.h"
 #include "tensor.h"
 #include "train_math.h"
 #include "threadpool.h"
@@ -78,6 +80,8 @@ HOST_KERNEL(gather_attn_bwd, (const graph_t *g, const float *a, const float *dy,
 HOST_KERNEL(sddmm, (const graph_t *g, const float *p, const float *q, int64_t k, int64_t h, float *out, int acc), (g, p, q, k, h, out, acc))
 HOST_KERNEL(gather_typed, (const graph_t *g, agg_weight_t w, const float *z, int64_t h, float *y, int acc), (g, w, z, h, y, acc))
 HOST_KERNEL(gather_typed_bwd, (const graph_t *g, agg_weight_t w, const float *dy, int64_t h, float *dz, int acc), (g, w, dy, h, dz, acc))
+HOST_KERNEL(gather_fused, (const graph_t *g, const fused_expr_t *e, const float *const *leaf, int64_t f, float *y), (g, e, leaf, f, y))
+HOST_KERNEL(gather_fused_bwd, (const graph_t *g, const fused_expr_t *e, const float *const *leaf, const float *dy, int64_t f, float *const *dleaf, const int *acc), (g, e, leaf, dy, f, dleaf, acc))
 
 /* ---------------- elementwise ops ---------------- */
 
@@ -105,7 +109,7 @@ static void ew_forward_range(void *p, int64_t rb, int64_t re)
         case OP_RELU: for (int64_t j = 0; j < f; j++) y[j] = a[j] > 0 ? a[j] : 0.0f; break;
         case OP_LEAKY_RELU: for (int64_t j = 0; j < f; j++) y[j] = a[j] > 0 ? a[j] : c->fp * a[j]; break;
         case OP_ELU: for (int64_t j = 0; j < f; j++) y[j] = a[j] > 0 ? a[j] : expm1f(a[j]); break;
-        case OP_SIGMOID: for (int64_t j = 0; j < f; j++) y[j] = 1.0f / (1.0f + expf(-a[j])); break;
+        case OP_SIGMOID: for (int64_t j = 0; j < f; j++) y[j] = gs_sigmoidf(a[j]); break;
         case OP_TANH: for (int64_t j = 0; j < f; j++) y[j] = tanhf(a[j]); break;
         case OP_DROPOUT:
             if (c->fp == 0.0f) {
@@ -327,4 +331,6 @@ const kops_t kops_cpu = {
     .xent = xent,
     .correct = correct,
     .adam = adam,
+    .gather_fused = h_gather_fused,
+    .gather_fused_bwd = h_gather_fused_bwd,
 };

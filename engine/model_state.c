@@ -6,8 +6,10 @@
 
 #include "membudget.h"
 
-/* The program for dkp, rewritten; prog is untouched on failure. */
-static int build(const model_state_t *m, dkp_mode_t dkp, program_t *prog, dkp_choice_t *choices, int *nchoices,
+/* The plain program, hoisted and fused when fuse is set, then rewritten
+ * for dkp, and checked against the memory rule before anything of its size
+ * is allocated; prog is untouched on failure. */
+static int build(model_state_t *m, dkp_mode_t dkp, int fuse, program_t *prog, dkp_choice_t *choices, int *nchoices,
                  gs_err_t *err)
 {
     int rc = model_build(prog, m->def, &m->shape, m->ntypes, err);
@@ -15,27 +17,34 @@ static int build(const model_state_t *m, dkp_mode_t dkp, program_t *prog, dkp_ch
         prog_free(prog);
         return rc;
     }
+    m->edge_bytes_plain = prog_edge_bytes(prog, m->m);
+    memset(&m->fuse, 0, sizeof m->fuse);
+    if (fuse) fuse_rewrite(prog, m->fused_kernel, &m->fuse);
+    if (prog->failed) {
+        *err = prog->err;
+        prog_free(prog);
+        return GS_EFAIL;
+    }
     *nchoices = dkp_rewrite(prog, dkp, m->n, m->m, choices, MODEL_MAX_DKP);
-    return GS_OK;
+    char what[200], heads[32] = "";
+    if (prog_uses_heads(prog)) snprintf(heads, sizeof heads, " --heads %d", m->shape.heads);
+    snprintf(what, sizeof what, "%s%s%s", m->what, heads, fuse ? "" : " --fuse off");
+    rc = gs_mem_check(prog_memory_bytes(prog, m->n, m->m), what, err);
+    if (rc) prog_free(prog);
+    return rc;
 }
 
 int model_open(model_state_t *m, const train_cfg_t *c, int64_t feats, int64_t classes, int ntypes, int64_t n,
-               int64_t edges, gs_err_t *err)
+               int64_t edges, int fused_kernel, gs_err_t *err)
 {
     memset(m, 0, sizeof *m);
+    m->fused_kernel = fused_kernel;
     m->def = model_find(c->model);
     if (!m->def) return gs_fail(err, GS_EINPUT, "--model %s: unknown model (choose %s)", c->model, model_names());
     m->shape = (model_cfg_t){feats, classes, c->hidden, c->layers, c->heads, c->dropout};
     m->ntypes = ntypes, m->n = n, m->m = edges;
-    int rc = build(m, c->dkp, &m->prog, m->dkp, &m->ndkp, err);
-    if (!rc) { /* the memory rule, before anything of the model's size is allocated */
-        char what[160], heads[32] = "";
-        if (prog_uses_heads(&m->prog)) snprintf(heads, sizeof heads, " --heads %d", c->heads);
-        snprintf(what, sizeof what, "--model %s --hidden %lld --layers %d%s", c->model, (long long)c->hidden, c->layers,
-                 heads);
-        rc = gs_mem_check(prog_memory_bytes(&m->prog, n, edges), what, err);
-    }
-    return rc;
+    snprintf(m->what, sizeof m->what, "--model %s --hidden %lld --layers %d", c->model, (long long)c->hidden, c->layers);
+    return build(m, c->dkp, c->fuse, &m->prog, m->dkp, &m->ndkp, err);
 }
 
 int model_init_params(model_state_t *m, uint64_t seed, kplace_t kp, gs_err_t *err)
@@ -43,12 +52,16 @@ int model_init_params(model_state_t *m, uint64_t seed, kplace_t kp, gs_err_t *er
     return params_init(&m->params, &m->prog, seed, kp, err);
 }
 
-int model_rebuild(model_state_t *m, dkp_mode_t dkp, gs_err_t *err)
+int model_rebuild(model_state_t *m, dkp_mode_t dkp, int fuse, gs_err_t *err)
 {
     program_t prog;
     dkp_choice_t choices[MODEL_MAX_DKP];
-    int n, rc = build(m, dkp, &prog, choices, &n, err);
-    if (rc) return rc;
+    fuse_report_t was = m->fuse;
+    int n, rc = build(m, dkp, fuse, &prog, choices, &n, err);
+    if (rc) {
+        m->fuse = was;
+        return rc;
+    }
     prog_free(&m->prog);
     m->prog = prog;
     memcpy(m->dkp, choices, sizeof choices);

@@ -15,6 +15,7 @@ static const char *names[OP__COUNT] = {
     [OP_GATHER] = "gather",         [OP_GATHER_MAX] = "gather_max", [OP_SCATTER_SRC] = "scatter_src",
     [OP_SCATTER_DST] = "scatter_dst", [OP_GATHER_EDGE] = "gather_edge", [OP_EDGE_UADDV] = "edge_uaddv",
     [OP_EDGE_SOFTMAX] = "edge_softmax", [OP_GATHER_ATTN] = "gather_attn", [OP_GATHER_TYPED] = "gather_typed",
+    [OP_GATHER_FUSED] = "gather_fused",
 };
 
 const char *op_name(op_kind_t op) { return op < OP__COUNT ? names[op] : "?"; }
@@ -30,6 +31,7 @@ void prog_free(program_t *p)
 {
     free(p->vals);
     free(p->code);
+    free(p->fused);
     memset(p, 0, sizeof *p);
 }
 
@@ -75,6 +77,18 @@ static int bad(program_t *p, op_kind_t op, const char *why)
     p->failed = 1;
     gs_fail(&p->err, GS_EFAIL, "program: op %s in layer %d: %s", op_name(op), p->cur_layer, why);
     return -1;
+}
+
+/* Grows the code array for one more instruction. */
+static int code_room(program_t *p)
+{
+    if (p->ncode < p->cap_code) return 0;
+    int cap = p->cap_code ? p->cap_code * 2 : 64;
+    instr_t *nc = realloc(p->code, sizeof *nc * (size_t)cap);
+    if (!nc) return -1;
+    p->code = nc;
+    p->cap_code = cap;
+    return 0;
 }
 
 static int is_rowwise(val_domain_t d) { return d == DOM_INPUT || d == DOM_VERTEX || d == DOM_EDGE; }
@@ -149,13 +163,7 @@ int prog_op(program_t *p, op_kind_t op, int a, int b, int c, float fparam, int i
     int out = new_value(p, dom, 0, cols, rg);
     if (out < 0) return -1;
     snprintf(p->vals[out].name, sizeof p->vals[out].name, "%s.%d", op_name(op), p->cur_layer);
-    if (p->ncode == p->cap_code) {
-        int cap = p->cap_code ? p->cap_code * 2 : 64;
-        instr_t *nc = realloc(p->code, sizeof *nc * (size_t)cap);
-        if (!nc) return bad(p, op, "out of memory");
-        p->code = nc;
-        p->cap_code = cap;
-    }
+    if (code_room(p)) return bad(p, op, "out of memory");
     instr_t *in = &p->code[p->ncode++];
     memset(in, 0, sizeof *in);
     in->op = op, in->out = out, in->nin = nin, in->fparam = fparam, in->iparam = iparam;
@@ -165,10 +173,44 @@ int prog_op(program_t *p, op_kind_t op, int a, int b, int c, float fparam, int i
     return out;
 }
 
+int prog_insert(program_t *p, int pos, instr_t in, val_domain_t dom, int64_t cols)
+{
+    if (p->failed || pos < 0 || pos > p->ncode) return -1;
+    int rg = 0;
+    for (int k = 0; k < in.nin; k++) rg |= p->vals[in.in[k]].requires_grad;
+    int out = new_value(p, dom, 0, cols, rg);
+    if (out < 0) return -1;
+    snprintf(p->vals[out].name, sizeof p->vals[out].name, "%s.%d", op_name(in.op), in.layer);
+    if (code_room(p)) return bad(p, in.op, "out of memory");
+    memmove(&p->code[pos + 1], &p->code[pos], sizeof *p->code * (size_t)(p->ncode - pos));
+    in.out = out;
+    p->code[pos] = in;
+    p->ncode++;
+    return out;
+}
+
+int prog_add_fused(program_t *p, const fused_expr_t *e)
+{
+    if (p->failed) return -1;
+    if (p->nfused == p->cap_fused) {
+        int cap = p->cap_fused ? p->cap_fused * 2 : 8;
+        fused_expr_t *nf = realloc(p->fused, sizeof *nf * (size_t)cap);
+        if (!nf) return bad(p, OP_GATHER_FUSED, "out of memory");
+        p->fused = nf;
+        p->cap_fused = cap;
+    }
+    p->fused[p->nfused] = *e;
+    return p->nfused++;
+}
+
 void prog_prune(program_t *p)
 {
     char *live = calloc((size_t)p->nvals, 1);
-    if (!live) return;
+    int *renum = malloc(sizeof(int) * (size_t)p->nvals);
+    if (!live || !renum) {
+        free(live), free(renum);
+        return;
+    }
     live[p->output] = 1;
     for (int i = p->ncode - 1; i >= 0; i--)
         if (live[p->code[i].out])
@@ -177,7 +219,30 @@ void prog_prune(program_t *p)
     for (int i = 0; i < p->ncode; i++)
         if (live[p->code[i].out]) p->code[w++] = p->code[i];
     p->ncode = w;
-    free(live);
+    /* values: parameters and the input stay whatever reads them */
+    int nv = 0;
+    for (int v = 0; v < p->nvals; v++) {
+        int keep = live[v] || p->vals[v].dom == DOM_PARAM || v == p->input;
+        renum[v] = keep ? nv : -1;
+        if (keep) p->vals[nv++] = p->vals[v];
+    }
+    p->nvals = nv;
+    for (int i = 0; i < p->ncode; i++) {
+        instr_t *in = &p->code[i];
+        in->out = renum[in->out];
+        for (int k = 0; k < in->nin; k++) in->in[k] = renum[in->in[k]];
+    }
+    p->input = p->input >= 0 ? renum[p->input] : -1;
+    p->output = renum[p->output];
+    free(live), free(renum);
+}
+
+double prog_edge_bytes(const program_t *p, int64_t m)
+{
+    double bytes = 0;
+    for (int v = 0; v < p->nvals; v++)
+        if (p->vals[v].dom == DOM_EDGE) bytes += 4.0 * (double)m * (double)p->vals[v].cols * (1 + (p->vals[v].requires_grad != 0));
+    return bytes;
 }
 
 double prog_memory_bytes(const program_t *p, int64_t n, int64_t m)

@@ -37,6 +37,7 @@ typedef enum {
     OP_EDGE_SOFTMAX,  /* edge -> edge, softmax per destination and head */
     OP_GATHER_ATTN,   /* in = {X (N,K*H), A (E,K)}; Y[v,k,:] = sum_in A[e,k] X[u,k,:]; iparam = K */
     OP_GATHER_TYPED,  /* Z (N, T*H) -> (N, H), picks block type(e); iparam = agg_weight_t */
+    OP_GATHER_FUSED,  /* leaves (N, F) -> (N, F): Y[v] = sum_in w_e expr(leaves at src or dst); iparam = fused index */
     OP__COUNT
 } op_kind_t;
 
@@ -68,6 +69,27 @@ typedef struct {
     char name[32];
 } value_t;
 
+/* A fused gather's per-edge expression (fuse.h writes them): registers
+ * 0..nleaf-1 hold the leaves' rows, read at the edge's destination (bit k
+ * of leaf_dst set) or its source; step s computes register nleaf + s from
+ * earlier registers with an elementwise op (ADD, MUL, LERP, RELU,
+ * LEAKY_RELU, ELU, SIGMOID, TANH); the last register is gathered with
+ * weight agg. */
+#define FUSE_MAX_LEAVES 3
+#define FUSE_MAX_STEPS 8
+typedef struct {
+    uint8_t op;   /* op_kind_t */
+    int8_t a, b, c; /* registers, -1 unused */
+    float fparam;
+} fuse_step_t;
+
+typedef struct {
+    int nleaf, nstep;
+    uint8_t leaf_dst;
+    int agg; /* agg_weight_t */
+    fuse_step_t step[FUSE_MAX_STEPS];
+} fused_expr_t;
+
 typedef struct {
     value_t *vals;
     int nvals, cap_vals;
@@ -75,6 +97,8 @@ typedef struct {
     int ncode, cap_code;
     int input, output;
     int nparams;
+    fused_expr_t *fused; /* OP_GATHER_FUSED's expressions, by iparam */
+    int nfused, cap_fused;
     int ntypes;      /* edge types of the graph (GG-NN) */
     int ndropout;    /* dropout sites so far: each gets a stable mask key */
     int cur_layer;   /* tag for instructions being emitted */
@@ -95,8 +119,17 @@ static inline void prog_at(program_t *p, int layer, saga_stage_t stage)
     p->cur_stage = stage;
 }
 const char *op_name(op_kind_t op);
-/* Removes instructions whose results are never used (after rewrites). */
+/* Removes instructions whose results are never used (after rewrites), and
+ * the values nothing reads or writes any more, renumbering the rest in
+ * order (parameters keep their order and indices). */
 void prog_prune(program_t *p);
+/* Inserts instruction `in` before position pos, its output a new value of
+ * domain dom and width cols; returns the value, or -1 (p->failed set). */
+int prog_insert(program_t *p, int pos, instr_t in, val_domain_t dom, int64_t cols);
+/* Files a fused expression; returns its index, or -1 (p->failed set). */
+int prog_add_fused(program_t *p, const fused_expr_t *e);
+/* Bytes of every edge value and its gradient on a graph of m edges. */
+double prog_edge_bytes(const program_t *p, int64_t m);
 /* Host bytes training p on a graph of n vertices and m edges allocates:
  * every vertex and edge value and its gradient, the parameters with their
  * gradients and Adam's two moments, gather-max winners and the loss's

@@ -28,6 +28,7 @@ void train_cfg_defaults(train_cfg_t *c)
     c->seed = 42;
     c->threads = 0;
     c->dkp = DKP_AUTO;
+    c->fuse = 1;
     c->feat_norm = FEAT_NORM_AUTO;
     c->devices = 1;
     snprintf(c->topology, sizeof c->topology, "1gpu");
@@ -80,7 +81,7 @@ static int exec_open(trainer_t *t, gs_err_t *err)
 
 int trainer_rebuild_program(trainer_t *t, gs_err_t *err)
 {
-    int rc = model_rebuild(&t->model, t->cfg.dkp, err);
+    int rc = model_rebuild(&t->model, t->cfg.dkp, t->cfg.fuse, err);
     return rc ? rc : exec_open(t, err);
 }
 
@@ -168,7 +169,8 @@ int trainer_open(trainer_t *t, const train_cfg_t *cfg, gs_err_t *err)
     if ((rc = data_open(&t->data, cfg, err))) return rc;
     if ((rc = trainer_place(t, err))) return rc;
     const dataset_t *ds = &t->data.ds;
-    if ((rc = model_open(&t->model, cfg, ds->f, ds->c, t->data.g.ntypes, t->data.g.n, t->data.g.m, err))) return rc;
+    if ((rc = model_open(&t->model, cfg, ds->f, ds->c, t->data.g.ntypes, t->data.g.n, t->data.g.m, t->kp.K->gather_fused != NULL, err)))
+        return rc;
     if (cfg->stream && (rc = stream_cap_check(cfg, &t->model.prog, t->data.g.n, err))) return rc; /* the cap, first */
     if ((rc = model_init_params(&t->model, cfg->seed, t->kp, err))) return rc;
     if ((rc = data_place(&t->data, t->kp, cfg->feat_norm, err))) return rc;

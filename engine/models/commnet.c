@@ -15,8 +15,7 @@ static int build(program_t *p, const model_cfg_t *c)
         snprintf(comm, sizeof comm, "comm%d.C", l);
         prog_at(p, l, STAGE_APPLY_VERTEX);
         h = layer_dropout(p, h, c->dropout);
-        prog_at(p, l, STAGE_GATHER);
-        int acc = prog_op(p, OP_GATHER, h, -1, -1, 0, AGG_MEAN);
+        int acc = layer_pass_through(p, h, AGG_MEAN);
         prog_at(p, l, STAGE_APPLY_VERTEX);
         int y = prog_op(p, OP_ADD, layer_linear(p, h, din, dout, self, 1), layer_linear(p, acc, din, dout, comm, 0), -1, 0, 0);
         h = last ? y : prog_op(p, OP_RELU, y, -1, -1, 0, 0);

@@ -15,8 +15,7 @@ static int build(program_t *p, const model_cfg_t *c)
         snprintf(name, sizeof name, "gcn%d", l);
         prog_at(p, l, STAGE_APPLY_VERTEX);
         h = layer_dropout(p, h, c->dropout);
-        prog_at(p, l, STAGE_GATHER);
-        h = prog_op(p, OP_GATHER, h, -1, -1, 0, AGG_NORM);
+        h = layer_pass_through(p, h, AGG_NORM);
         prog_at(p, l, STAGE_APPLY_VERTEX);
         h = layer_linear(p, h, din, dout, name, 1);
         if (!last) h = prog_op(p, OP_RELU, h, -1, -1, 0, 0);

@@ -1,10 +1,11 @@
 /* ggcn.c - Gated GCN, NeuGraph's running example (Fig. 3):
- *   acc_vu = sigmoid(W_H h_u + W_C h_v) * h_v,  h_u' = ReLU(W accum_u).
- * The src-only and dst-only matmuls are hoisted out of ApplyEdge into
- * ApplyVertex (NeuGraph §3.4): P = h W_H, Q = h W_C and V = h W_V are
- * vertex tensors, so ApplyEdge is purely elementwise. The gather uses the
- * symmetric normalisation to keep magnitudes bounded on hubs.
- * Pattern: NN on source and destination. */
+ *   acc_vu = sigmoid(W_H h_v + W_C h_u) * (W_V h_u),  h_v' = ReLU(W accum_v)
+ * for each edge u -> v, written in plain SAGA-NN form: Scatter copies h to
+ * both ends of every edge and ApplyEdge runs the three products on edge
+ * tensors (E, H). The fusion pass (fuse.h) hoists them into ApplyVertex
+ * and fuses the elementwise gate into one gather, as NeuGraph §3.4 does by
+ * hand. The gather uses the symmetric normalisation to keep magnitudes
+ * bounded on hubs. Pattern: NN on source and destination. */
 #include "model.h"
 
 static int build(program_t *p, const model_cfg_t *c)
@@ -17,17 +18,16 @@ static int build(program_t *p, const model_cfg_t *c)
         char nm[32];
         prog_at(p, l, STAGE_APPLY_VERTEX);
         h = layer_dropout(p, h, c->dropout);
-        snprintf(nm, sizeof nm, "ggcn%d.WH", l);
-        int pd = layer_linear(p, h, din, hd, nm, 1);
-        snprintf(nm, sizeof nm, "ggcn%d.WC", l);
-        int qs = layer_linear(p, h, din, hd, nm, 0);
-        snprintf(nm, sizeof nm, "ggcn%d.WV", l);
-        int vs = layer_linear(p, h, din, hd, nm, 0);
         prog_at(p, l, STAGE_SCATTER);
-        int pe = prog_op(p, OP_SCATTER_DST, pd, -1, -1, 0, 0);
-        int qe = prog_op(p, OP_SCATTER_SRC, qs, -1, -1, 0, 0);
-        int ve = prog_op(p, OP_SCATTER_SRC, vs, -1, -1, 0, 0);
+        int h_dst = prog_op(p, OP_SCATTER_DST, h, -1, -1, 0, 0);
+        int h_src = prog_op(p, OP_SCATTER_SRC, h, -1, -1, 0, 0);
         prog_at(p, l, STAGE_APPLY_EDGE);
+        snprintf(nm, sizeof nm, "ggcn%d.WH", l);
+        int pe = layer_linear(p, h_dst, din, hd, nm, 1);
+        snprintf(nm, sizeof nm, "ggcn%d.WC", l);
+        int qe = layer_linear(p, h_src, din, hd, nm, 0);
+        snprintf(nm, sizeof nm, "ggcn%d.WV", l);
+        int ve = layer_linear(p, h_src, din, hd, nm, 0);
         int gate = prog_op(p, OP_SIGMOID, prog_op(p, OP_ADD, pe, qe, -1, 0, 0), -1, -1, 0, 0);
         int msg = prog_op(p, OP_MUL, gate, ve, -1, 0, 0);
         prog_at(p, l, STAGE_GATHER);

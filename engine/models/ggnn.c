@@ -13,8 +13,7 @@ static int build(program_t *p, const model_cfg_t *c)
     int x = prog_input(p, c->in_feats);
     prog_at(p, 0, STAGE_APPLY_VERTEX);
     x = layer_dropout(p, x, c->dropout);
-    prog_at(p, 0, STAGE_GATHER);
-    x = prog_op(p, OP_GATHER, x, -1, -1, 0, AGG_NORM);
+    x = layer_pass_through(p, x, AGG_NORM);
     prog_at(p, 0, STAGE_APPLY_VERTEX);
     int h = prog_op(p, OP_RELU, layer_linear(p, x, c->in_feats, hd, "ggnn.in", 1), -1, -1, 0, 0);
     /* shared step parameters: declared once, reused by every step */

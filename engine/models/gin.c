@@ -15,8 +15,7 @@ static int build(program_t *p, const model_cfg_t *c)
         snprintf(b, sizeof b, "gin%d.mlp1", l);
         prog_at(p, l, STAGE_APPLY_VERTEX);
         h = layer_dropout(p, h, c->dropout);
-        prog_at(p, l, STAGE_GATHER);
-        h = prog_op(p, OP_GATHER, h, -1, -1, 0, AGG_ONE);
+        h = layer_pass_through(p, h, AGG_ONE);
         prog_at(p, l, STAGE_APPLY_VERTEX);
         h = prog_op(p, OP_RELU, layer_linear(p, h, din, c->hidden, a, 1), -1, -1, 0, 0);
         h = layer_linear(p, h, c->hidden, dout, b, 1);

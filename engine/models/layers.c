@@ -16,6 +16,15 @@ int layer_linear(program_t *p, int x, int64_t din, int64_t dout, const char *nam
     return prog_op(p, OP_BIAS, y, prog_param(p, nm, 1, dout, INIT_ZERO), -1, 0, 0);
 }
 
+int layer_pass_through(program_t *p, int x, int agg)
+{
+    int layer = p->cur_layer;
+    prog_at(p, layer, STAGE_SCATTER);
+    int e = prog_op(p, OP_SCATTER_SRC, x, -1, -1, 0, 0);
+    prog_at(p, layer, STAGE_GATHER);
+    return prog_op(p, OP_GATHER_EDGE, e, -1, -1, 0, agg);
+}
+
 int layer_dropout(program_t *p, int x, float prob)
 {
     return prob > 0.0f ? prog_op(p, OP_DROPOUT, x, -1, -1, prob, 0) : x;

@@ -35,6 +35,10 @@ int model_build(program_t *p, const model_def_t *m, const model_cfg_t *cfg, int 
 /* Shared building blocks (layers.c). */
 int layer_linear(program_t *p, int x, int64_t din, int64_t dout, const char *name, int bias);
 int layer_dropout(program_t *p, int x, float prob);
+/* Scatter each source row onto its edges and gather them with weight agg
+ * (agg_weight_t): ApplyEdge passes the message through. The fusion pass
+ * turns it into one gather. */
+int layer_pass_through(program_t *p, int x, int agg);
 
 extern const model_def_t model_gcn, model_gin, model_commnet, model_gat, model_ggcn, model_mpgcn, model_ggnn,
     model_resgcn;

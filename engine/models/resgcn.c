@@ -14,8 +14,7 @@ static int build(program_t *p, const model_cfg_t *c)
         char nm[32];
         prog_at(p, l, STAGE_APPLY_VERTEX);
         int x = layer_dropout(p, h, c->dropout);
-        prog_at(p, l, STAGE_GATHER);
-        int g = prog_op(p, OP_GATHER, x, -1, -1, 0, AGG_NORM);
+        int g = layer_pass_through(p, x, AGG_NORM);
         prog_at(p, l, STAGE_APPLY_VERTEX);
         snprintf(nm, sizeof nm, "res%d.gcn", l);
         int y = layer_linear(p, g, din, dout, nm, 1);
