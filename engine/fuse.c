@@ -37,9 +37,12 @@ static int is_elementwise(op_kind_t op)
     }
 }
 
-/* Ops that act on each row alone (so they commute with a scatter). Dropout
- * does not: its mask is keyed by the row's vertex or edge. */
-static int is_rowwise(op_kind_t op) { return is_elementwise(op) || op == OP_MATMUL || op == OP_BIAS || op == OP_HEAD_DOT; }
+/* The ops hoisting moves: those with a parameter operand (products, head
+ * dots, biases). Each acts on every row alone, so it commutes with a
+ * scatter. Parameter-free elementwise ops stay on the edges, where the
+ * fused gather evaluates them for free (hoisting them would add leaves);
+ * dropout would not commute (its mask is keyed by the row's vertex or edge). */
+static int is_hoistable(op_kind_t op) { return op == OP_MATMUL || op == OP_BIAS || op == OP_HEAD_DOT; }
 
 /* ---------------- hoisting ---------------- */
 
@@ -47,7 +50,7 @@ static int is_rowwise(op_kind_t op) { return is_elementwise(op) || op == OP_MATM
 static int hoist_one(program_t *p, const defuse_t *d, int i)
 {
     instr_t I = p->code[i];
-    if (p->vals[I.out].dom != DOM_EDGE || !is_rowwise(I.op)) return 0;
+    if (p->vals[I.out].dom != DOM_EDGE || !is_hoistable(I.op)) return 0;
     int side = -1, src[3] = {-1, -1, -1};
     for (int k = 0; k < I.nin; k++) {
         int v = I.in[k];

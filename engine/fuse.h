@@ -2,9 +2,8 @@
  * "Hoisting and fusion"). Models are written in plain SAGA-NN form: the
  * Scatter stage copies vertex rows onto the edges and ApplyEdge computes on
  * edge tensors (E, *). The pass rewrites that program, in order:
- *   hoist  an ApplyEdge op that is row-wise (a product, a bias, a head dot,
- *          an elementwise op) and whose every tensor operand is a scatter of
- *          the same side (all sources or all destinations) commutes with
+ *   hoist  an ApplyEdge op with a parameter (a product, a bias, a head
+ *          dot) whose every tensor operand is a scatter of the same side (all sources or all destinations) commutes with
  *          the scatter: it moves into ApplyVertex and runs on N rows instead
  *          of E, and its result is scattered instead;
  *   fuse   a Gather of edge data whose message is an elementwise expression

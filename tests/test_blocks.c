@@ -1,7 +1,8 @@
 /* test_blocks.c - vertex sets (docs/ARCHITECTURE.md, "Vertex sets"): every
  * model run on the blocks of a few target vertices' L-hop in-neighbourhood
  * computes what the full graph computes for them, forward (dropout on) and
- * backward (parameter gradients of a loss on the targets alone); blocks
+ * backward (parameter gradients of a loss on the targets alone), in plain
+ * SAGA-NN form (edge tensors on the blocks) and fused; blocks
  * that lack a needed in-neighbour, or sets that are not nested, are
  * refused with a message. */
 #include "test_util.h"
@@ -10,6 +11,7 @@
 
 #include "../engine/blocks.h"
 #include "../engine/exec.h"
+#include "../engine/fuse.h"
 #include "../engine/models/model.h"
 #include "../engine/threadpool.h"
 
@@ -39,12 +41,14 @@ static int teardown(void **state)
     return 0;
 }
 
-static void check_model(const char *name)
+static void check_model(const char *name, int fuse)
 {
     gs_err_t err;
     program_t prog;
     model_cfg_t mc = {FX, 3, 5, 2, 2, 0.3f};
     if (model_build(&prog, model_find(name), &mc, gr.ntypes, &err)) fail_msg("%s: %s", name, err.msg);
+    fuse_report_t fr;
+    if (fuse) fuse_rewrite(&prog, 1, &fr);
     params_t ps;
     exec_t full, part;
     assert_int_equal(params_init(&ps, &prog, 3, kplace_host(), &err), GS_OK);
@@ -96,7 +100,7 @@ static void check_model(const char *name)
 static void test_every_model_on_blocks_matches_the_graph(void **state)
 {
     (void)state;
-    for (const model_def_t *const *m = model_all(); *m; m++) check_model((*m)->name);
+    for (const model_def_t *const *m = model_all(); *m; m++) check_model((*m)->name, 0), check_model((*m)->name, 1);
 }
 
 static void test_bad_sets_are_refused(void **state)

@@ -14,6 +14,7 @@
 #include "../engine/blocks.h"
 #include "../engine/dist/dep_plan.h"
 #include "../engine/exec.h"
+#include "../engine/fuse.h"
 #include "../engine/models/model.h"
 #include "../engine/threadpool.h"
 
@@ -183,6 +184,8 @@ static void check_forward(const char *model, int L, dep_mode_t mode, double rati
     program_t prog;
     model_cfg_t mc = {FX, 3, 5, L, 2, 0.3f};
     if (model_build(&prog, model_find(model), &mc, gr.ntypes, &err)) fail_msg("%s", err.msg);
+    fuse_report_t fr;
+    fuse_rewrite(&prog, 1, &fr); /* the program the trainer runs */
     params_t ps;
     exec_t full;
     assert_int_equal(params_init(&ps, &prog, 3, kplace_host(), &err), GS_OK);

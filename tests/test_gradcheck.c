@@ -1,7 +1,9 @@
 /* test_gradcheck.c - finite-difference checks of the derived backward pass:
- * every op on its own, one layer of every model (with dropout active, since
- * masks are a pure function of their coordinates), the DKP-rewritten
- * program, and the cross-entropy loss. Central differences in double on a
+ * every op on its own, the fused gather over an expression using every
+ * step kind and both edge ends, one layer of every model in plain SAGA-NN
+ * form and after the fusion pass (with dropout active, since masks are a
+ * pure function of their coordinates), the DKP-rewritten program, and the
+ * cross-entropy loss. Central differences in double on a
  * float32 forward; tolerance 1e-2 relative plus 2e-3 absolute. */
 #include "test_util.h"
 
@@ -9,6 +11,7 @@
 
 #include "../engine/dkp.h"
 #include "../engine/exec.h"
+#include "../engine/fuse.h"
 #include "../engine/models/model.h"
 #include "../engine/threadpool.h"
 #include "../engine/train.h"
@@ -172,18 +175,54 @@ static void test_graph_ops(void **state)
     op_finish(&f, "gather_attn");
 }
 
-static void check_model(const char *name, int layers, dkp_mode_t dkp)
+/* A message of every fusable step kind over h at the destination and h2,
+ * h3 at the source, gathered; the pass must fuse all of it. */
+static void test_fused_gather(void **state)
 {
+    (void)state;
+    for (int mode = 0; mode < 3; mode++) {
+        op_fixture_t f;
+        op_start(&f, 3);
+        program_t *p = &f.p;
+        int d = prog_op(p, OP_SCATTER_DST, f.h, -1, -1, 0, 0), s2 = prog_op(p, OP_SCATTER_SRC, f.h2, -1, -1, 0, 0);
+        int s3 = prog_op(p, OP_SCATTER_SRC, f.h3, -1, -1, 0, 0);
+        int z = prog_op(p, OP_SIGMOID, prog_op(p, OP_ADD, d, s2, -1, 0, 0), -1, -1, 0, 0);
+        int m = prog_op(p, OP_LERP, z, prog_op(p, OP_TANH, s3, -1, -1, 0, 0), prog_op(p, OP_ELU, d, -1, -1, 0, 0), 0, 0);
+        m = prog_op(p, OP_MUL, prog_op(p, OP_LEAKY_RELU, m, -1, -1, 0.1f, 0), prog_op(p, OP_RELU, s2, -1, -1, 0, 0), -1, 0, 0);
+        prog_op(p, OP_GATHER_EDGE, m, -1, -1, 0, mode);
+        fuse_report_t r;
+        fuse_rewrite(p, 1, &r);
+        assert_int_equal(r.fused, 1);
+        const instr_t *g = &p->code[p->ncode - 1];
+        assert_int_equal(g->op, OP_GATHER_FUSED);
+        assert_int_equal(g->nin, 3);
+        assert_int_equal(p->fused[g->iparam].nstep, 8);
+        assert_int_equal(__builtin_popcount(p->fused[g->iparam].leaf_dst), 1);
+        for (int v = 0; v < p->nvals; v++) assert_int_not_equal(p->vals[v].dom, DOM_EDGE);
+        op_finish(&f, "gather_fused");
+    }
+}
+
+/* Builds model name, hoisted and fused when fuse is set. */
+static void build(program_t *p, const char *name, const model_cfg_t *cfg, int ntypes, int fuse)
+{
+    gs_err_t err;
     const model_def_t *m = model_find(name);
     assert_non_null(m);
+    assert_int_equal(model_build(p, m, cfg, ntypes, &err), GS_OK);
+    fuse_report_t r;
+    if (fuse) fuse_rewrite(p, 1, &r);
+}
+
+static void check_model(const char *name, int layers, dkp_mode_t dkp, int fuse)
+{
     model_cfg_t cfg = {FX, 3, 4, layers, 2, 0.3f};
     program_t p;
-    gs_err_t err;
-    assert_int_equal(model_build(&p, m, &cfg, gr.ntypes, &err), GS_OK);
+    build(&p, name, &cfg, gr.ntypes, fuse);
     dkp_choice_t ch[8];
     dkp_rewrite(&p, dkp, gr.n, gr.m, ch, 8);
-    char what[64];
-    snprintf(what, sizeof what, "model %s (%d layers, dkp %d)", name, layers, (int)dkp);
+    char what[80];
+    snprintf(what, sizeof what, "model %s (%d layers, dkp %d, fuse %d)", name, layers, (int)dkp, fuse);
     check_program(&p, FX, what);
     prog_free(&p);
 }
@@ -191,28 +230,29 @@ static void check_model(const char *name, int layers, dkp_mode_t dkp)
 static void test_one_layer_of_every_model(void **state)
 {
     (void)state;
-    for (const model_def_t *const *m = model_all(); *m; m++) check_model((*m)->name, 1, DKP_OFF);
-    check_model("gat", 2, DKP_OFF); /* hidden layer with several heads */
-    check_model("ggnn", 2, DKP_OFF);
+    for (int fuse = 0; fuse < 2; fuse++) {
+        for (const model_def_t *const *m = model_all(); *m; m++) check_model((*m)->name, 1, DKP_OFF, fuse);
+        check_model("gat", 2, DKP_OFF, fuse); /* hidden layer with several heads */
+        check_model("ggnn", 2, DKP_OFF, fuse);
+    }
 }
 
 static void test_dkp_rewritten_programs(void **state)
 {
     (void)state;
-    check_model("gcn", 2, DKP_ON);
-    check_model("commnet", 2, DKP_ON);
-    check_model("resgcn", 3, DKP_ON);
+    check_model("gcn", 2, DKP_ON, 1);
+    check_model("commnet", 2, DKP_ON, 1);
+    check_model("resgcn", 3, DKP_ON, 1);
 }
 
 static void test_dkp_choices(void **state)
 {
     (void)state;
     program_t p;
-    gs_err_t err;
     dkp_choice_t ch[8];
     /* Cora's first layer, 1433 -> 16: combination-first, >= 10x fewer aggregation FLOPs */
     model_cfg_t cora = {1433, 7, 16, 2, 1, 0.5f};
-    assert_int_equal(model_build(&p, model_find("gcn"), &cora, 3, &err), GS_OK);
+    build(&p, "gcn", &cora, 3, 1);
     assert_int_equal(dkp_rewrite(&p, DKP_AUTO, 2708, 13264, ch, 8), 2);
     assert_int_equal(ch[0].layer, 0);
     assert_true(ch[0].combination_first);
@@ -221,13 +261,13 @@ static void test_dkp_choices(void **state)
     prog_free(&p);
     /* a widening layer, 16 -> 256: aggregation-first */
     model_cfg_t wide = {16, 7, 256, 2, 1, 0.5f};
-    assert_int_equal(model_build(&p, model_find("gcn"), &wide, 3, &err), GS_OK);
+    build(&p, "gcn", &wide, 3, 1);
     dkp_rewrite(&p, DKP_AUTO, 2708, 13264, ch, 8);
     assert_false(ch[0].combination_first);
     assert_true(ch[1].combination_first); /* 256 -> 7 */
     prog_free(&p);
     /* off never rewrites, on always does */
-    assert_int_equal(model_build(&p, model_find("gcn"), &cora, 3, &err), GS_OK);
+    build(&p, "gcn", &cora, 3, 1);
     dkp_rewrite(&p, DKP_OFF, 2708, 13264, ch, 8);
     assert_false(ch[0].combination_first || ch[1].combination_first);
     assert_int_equal(p.code[1].op, OP_GATHER);
@@ -266,6 +306,7 @@ int main(void)
         cmocka_unit_test(test_unary_ops),
         cmocka_unit_test(test_binary_ops),
         cmocka_unit_test(test_graph_ops),
+        cmocka_unit_test(test_fused_gather),
         cmocka_unit_test(test_one_layer_of_every_model),
         cmocka_unit_test(test_dkp_rewritten_programs),
         cmocka_unit_test(test_dkp_choices),
