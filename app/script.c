@@ -146,8 +146,11 @@ static void effect_line(script_t *sc, const char *l, const session_snapshot_t *s
         }
         double scale = !strcmp(d->unit, "B") ? 1e-6 : !strcmp(d->unit, "FLOP") ? 1e-6 : 1;
         const char *unit = !strcmp(d->unit, "B") ? " MB" : !strcmp(d->unit, "ms") ? " ms" : !strcmp(d->unit, "FLOP") ? " MFLOP" : "";
-        w += snprintf(sc->effect + w, sizeof sc->effect - (size_t)w, "%s %s before %.4g%s after %.4g%s (%.2fx)", sep, tok,
-                      before * scale, unit, after * scale, unit, after != 0 ? before / after : 0.0);
+        char ratio[32];
+        if (after != 0) snprintf(ratio, sizeof ratio, "%.2fx", before / after);
+        else snprintf(ratio, sizeof ratio, "%s", before != 0 ? "none left" : "both zero");
+        w += snprintf(sc->effect + w, sizeof sc->effect - (size_t)w, "%s %s before %.4g%s after %.4g%s (%s)", sep, tok,
+                      before * scale, unit, after * scale, unit, ratio);
     }
     snprintf(sc->banner, sizeof sc->banner, ">> %s", sc->effect);
 }

@@ -98,6 +98,7 @@ int trainer_epoch(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
     st->epoch_ms = t1 - t0;
     st->eval_ms = now_ms(t) - t1;
     st->host_ms = 1e3 * t->ex.own_s;
+    st->edge_bytes = prog_edge_bytes(&m->prog, d->g.m);
     if (t->streaming) stream_engine_epoch_end(&t->stream, st); /* counters cover the training step and the evaluation */
     if (t->streaming && (rc = part_learn(t, st, err))) return rc;
     if ((rc = failed(t, err))) return rc;

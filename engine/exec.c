@@ -120,9 +120,12 @@ int exec_init(exec_t *ex, const program_t *prog, kplace_t kp, params_t *params, 
     ex->first_src = calloc((size_t)prog->ncode + 1, 1);
     ex->argmax = calloc((size_t)prog->ncode + 1, sizeof(int32_t *));
     ex->argmax_cap = calloc((size_t)prog->ncode + 1, sizeof(int64_t));
+    ex->owned = calloc((size_t)prog->nvals + 1, 1);
+    ex->nvals = prog->nvals, ex->ncode = prog->ncode;
     if (!ex->val || !ex->grad || !ex->grad_set || !ex->level || !ex->cap || !ex->hop || !ex->first_src || !ex->argmax ||
-        !ex->argmax_cap)
+        !ex->argmax_cap || !ex->owned)
         return gs_fail(err, GS_EFAIL, "out of memory");
+    for (int i = 0; i < prog->nvals; i++) ex->owned[i] = prog->vals[i].dom == DOM_VERTEX || prog->vals[i].dom == DOM_EDGE;
     for (int i = 0; i < prog->nvals; i++)
         if (prog->vals[i].dom == DOM_PARAM) ex->val[i] = params->w[prog->vals[i].param], ex->grad[i] = params->g[prog->vals[i].param];
     return layout(ex, err);
@@ -131,14 +134,13 @@ int exec_init(exec_t *ex, const program_t *prog, kplace_t kp, params_t *params, 
 void exec_free(exec_t *ex)
 {
     if (!ex->prog) return;
-    for (int i = 0; ex->val && i < ex->prog->nvals; i++) {
-        val_domain_t d = ex->prog->vals[i].dom;
-        if (d == DOM_VERTEX || d == DOM_EDGE) place_free(ex->kp, &ex->val[i]), place_free(ex->kp, &ex->grad[i]);
-    }
-    for (int i = 0; ex->argmax && i < ex->prog->ncode; i++)
+    /* by what exec_init saw: the program may already have been replaced (a rebuild) */
+    for (int i = 0; ex->val && ex->owned && i < ex->nvals; i++)
+        if (ex->owned[i]) place_free(ex->kp, &ex->val[i]), place_free(ex->kp, &ex->grad[i]);
+    for (int i = 0; ex->argmax && i < ex->ncode; i++)
         if (ex->argmax[i]) ex->kp.K->release(ex->kp.cx, ex->argmax[i]);
     free(ex->val), free(ex->grad), free(ex->grad_set), free(ex->argmax), free(ex->argmax_cap);
-    free(ex->level), free(ex->cap), free(ex->hop), free(ex->first_src);
+    free(ex->level), free(ex->cap), free(ex->hop), free(ex->first_src), free(ex->owned);
     memset(ex, 0, sizeof *ex);
 }
 

@@ -50,6 +50,8 @@ struct exec {
     tensor_t *val;      /* per value: forward result (inputs/params are views) */
     tensor_t *grad;     /* per value: gradient, allocated when requires_grad */
     uint8_t *grad_set;  /* per value: gradient written during this backward */
+    int nvals, ncode;   /* the program's sizes when exec_init ran (exec_free goes by these) */
+    uint8_t *owned;     /* per value: its tensors are the executor's (vertex and edge values) */
     int32_t **argmax;   /* per instruction: gather_max winners */
     int64_t *argmax_cap;
     uint64_t seed;

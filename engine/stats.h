@@ -41,6 +41,8 @@ enum {
       "%.4f", STAT_JSON | STAT_STREAM | STAT_BREAKDOWN)                                                                \
     X(agg_flops, "FLOP", "agg", "the Gather stage's FLOPs in the training step, forward and backward (DKP's target)", \
       "%.6g", STAT_JSON | STAT_PANEL)                                                                                  \
+    X(edge_bytes, "B", "edge tensors", "edge tensors and their gradients the program in force allocates (--fuse on: none where gathers fuse)", \
+      "%.0f", STAT_JSON | STAT_PANEL)                                                                                  \
     X(device_ms, "ms", "", "device compute, summed over the devices", "%.4f", STAT_JSON | STAT_STREAM)               \
     X(transfer_ms, "ms", "", "device copies (H2D, D2H, D2D), summed over the devices", "%.4f",                       \
       STAT_JSON | STAT_STREAM)                                                                                         \

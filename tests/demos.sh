@@ -9,6 +9,7 @@
 #   dkp        >= 10x fewer aggregation FLOPs, the epoch faster
 #   memplan    >= 1.3x fewer H2D bytes, the epoch faster
 #   partitioner  roc's epoch >= 1.25x faster than equal-vertex's (ROC Fig. 8: up to 1.4x), parts within 1.1x of balanced
+#   fusion     G-GCN's epoch >= 1.5x faster with --fuse on (NeuGraph: 2.8x for its kernels), no edge tensor left
 #   hybrid     (4 MPI ranks) Hybrid's epoch >= 1.2x faster than DepCache's, with less replica compute
 # A script with a mistake is refused with its file and line.
 source "$(dirname "$0")/lib.sh"
@@ -20,7 +21,7 @@ ratio() { grep -E "^effect:" "$tmp/$1.out" | grep -oE "\(([0-9.]+)x\)" | sed -n 
 points() { grep -E "^effect:" "$tmp/$1.out" | grep -oE "\([+-][0-9]+ points\)" | head -1 | tr -d '(+ points)'; }
 at_least() { $PY -c "import sys; sys.exit(0 if float('${1:-0}') >= float('$2') else 1)"; }
 between() { $PY -c "import sys; sys.exit(0 if $2 <= float('${1:-0}') <= $3 else 1)"; }
-demos=(selective pipeline chain dkp memplan partitioner)
+demos=(selective pipeline chain dkp memplan partitioner fusion)
 command -v mpirun >/dev/null && demos+=(hybrid)
 for d in "${demos[@]}"; do
     grep -q "  $d" <<<"$list" || bad "demo list lacks $d"
@@ -44,6 +45,9 @@ at_least "$(ratio partitioner 1)" 1.25 && ok "partitioner: roc's epoch $(ratio p
     || bad "partitioner epoch $(ratio partitioner 1)x < 1.25x"
 imb=$(grep -E "^effect:" "$tmp/partitioner.out" | grep -oE "part_imbalance before [0-9.]+ after [0-9.]+" | awk '{print $5}')
 between "${imb:-9}" 1.0 1.1 && ok "partitioner: slowest part ${imb}x the mean under roc" || bad "partitioner: imbalance ${imb} under roc"
+at_least "$(ratio fusion 1)" 1.5 && ok "fusion: G-GCN's epoch $(ratio fusion 1)x faster fused" || bad "fusion epoch $(ratio fusion 1)x < 1.5x"
+grep -qE "edge_bytes before [0-9.]+ MB after 0 MB \(none left\)" "$tmp/fusion.out" && ok "fusion: no edge tensor left" \
+    || bad "fusion edge tensors: $(grep '^effect:' "$tmp/fusion.out")"
 if command -v mpirun >/dev/null; then
     at_least "$(ratio hybrid 1)" 1.2 && ok "hybrid: epoch $(ratio hybrid 1)x faster than DepCache" || bad "hybrid epoch $(ratio hybrid 1)x < 1.2x"
     at_least "$(ratio hybrid 2)" 1.5 && ok "hybrid: $(ratio hybrid 2)x less replica compute" || bad "hybrid replica $(ratio hybrid 2)x"

@@ -1,0 +1,17 @@
+# NeuGraph §3.4: hoisting and fusion, as a pass over the op program. G-GCN
+# is written in plain SAGA-NN form: Scatter copies every vertex row onto
+# its edges and ApplyEdge multiplies the edge rows by W_H, W_C and W_V, so
+# each layer writes and reads several (E, H) edge tensors. With fuse on,
+# the pass moves those products into ApplyVertex (N rows instead of E) and
+# evaluates the elementwise gate inside one fused gather: no edge tensor.
+#flags --dataset gen:nodes=10000,degree=10,feats=64,classes=8,seed=1 --model ggcn --hidden 64 --devices 1 --device-mem none --fuse off
+say "Plain SAGA-NN G-GCN: products on the edges; watch edge tensors in Training and the host lane"
+wait epochs 3
+mark
+say "Before: fuse off - three (E, H) products and the gate written to edge tensors every layer"
+wait epochs 1
+set fuse on
+say "fuse on: products hoisted to the vertices, the gate fused into the gather"
+wait epochs 3
+say "After: fuse on - no edge tensor; the host's Scatter-ApplyEdge-Gather is one pass per layer"
+effect epoch_ms edge_bytes
