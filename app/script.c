@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../engine/knobs.h"
 #include "console.h"
 
 static char *trim(char *s)
@@ -55,6 +56,15 @@ static int check_line(const char *l, char *why, size_t n)
     char word[64] = "";
     sscanf(l, "%63s", word);
     if (strcmp(word, "source") == 0) return snprintf(why, n, "source is a console command: scripts do not nest"), -1;
+    if (strcmp(word, "set") == 0) { /* the knob and its value, checked as `set` will (the range a run's shape adds, at run time) */
+        char name[64], value[1024], extra;
+        if (sscanf(l, "set %63s %1023s %c", name, value, &extra) != 2) return snprintf(why, n, "expected: set KNOB VALUE"), -1;
+        train_cfg_t c;
+        train_cfg_defaults(&c);
+        gs_err_t err;
+        if (knob_parse(&c, name, value, NULL, &err)) return snprintf(why, n, "%s", err.msg), -1;
+        return 0;
+    }
     for (const char *const *c = session_command_names(); *c; c++)
         if (strcmp(*c, word) == 0) return 0;
     snprintf(why, n, "unknown command '%.64s'", word);

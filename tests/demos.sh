@@ -52,7 +52,7 @@ if command -v mpirun >/dev/null; then
     at_least "$(ratio hybrid 1)" 1.2 && ok "hybrid: epoch $(ratio hybrid 1)x faster than DepCache" || bad "hybrid epoch $(ratio hybrid 1)x < 1.2x"
     at_least "$(ratio hybrid 2)" 1.5 && ok "hybrid: $(ratio hybrid 2)x less replica compute" || bad "hybrid replica $(ratio hybrid 2)x"
 fi
-printf 'say "hello"\nset selective maybe-later\nwaitt epochs 3\n' >"$tmp/bad.gs"
+printf 'say "hello"\nset selective on\nwaitt epochs 3\n' >"$tmp/bad.gs"
 expect_fail 2 "bad.gs:3: unknown command 'waitt'" -- "$BIN" --script "$tmp/bad.gs" --max-epochs 1
 printf 'effect h2d_bytez\n' >"$tmp/bad2.gs"
 expect_fail 2 "bad2.gs:1: effect: 'h2d_bytez' is not a counter" -- "$BIN" --script "$tmp/bad2.gs" --max-epochs 1

@@ -19,4 +19,15 @@ expect_fail() {
 }
 # json_get FIELD: reads the last stdout line (JSON) from stdin
 json_get() { tail -n 1 | $PY -c "import json,sys; print(json.loads(sys.stdin.read())['$1'])"; }
+# losses FILE: the loss column of a --metrics CSV, space-separated
+losses() { $PY -c "import csv,sys; print(' '.join(r['loss'] for r in csv.DictReader(open(sys.argv[1]))))" "$1"; }
+# same_losses A B TOL: the loss columns of two metrics files have the same length and agree within TOL (relative)
+same_losses() {
+    $PY - "$@" <<'PYEOF'
+import csv, sys
+a, b = ([float(r["loss"]) for r in csv.DictReader(open(f))] for f in sys.argv[1:3])
+tol = float(sys.argv[3])
+sys.exit(0 if a and len(a) == len(b) and all(abs(x - y) <= tol * abs(x) for x, y in zip(a, b)) else 1)
+PYEOF
+}
 finish() { [ "$nfail" -eq 0 ] && echo "all checks passed" || echo "$nfail checks failed"; exit $((nfail > 0)); }

@@ -13,16 +13,6 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export GNNSCOPE_CACHE_DIR=${GNNSCOPE_CACHE_DIR:-$tmp/cache}
 g="gen:nodes=3000,degree=40,feats=32,classes=4,seed=2,hubs=1"
-losses() { $PY -c "import csv,sys; print(' '.join(r['loss'] for r in csv.DictReader(open(sys.argv[1]))))" "$1"; }
-# same A B TOL: the loss columns of two metrics files agree within TOL (relative)
-same() {
-    $PY - "$@" <<'PYEOF'
-import csv, sys
-a, b = ([float(r["loss"]) for r in csv.DictReader(open(f))] for f in sys.argv[1:3])
-tol = float(sys.argv[3])
-sys.exit(0 if a and len(a) == len(b) and all(abs(x - y) <= tol * abs(x) for x, y in zip(a, b)) else 1)
-PYEOF
-}
 for model in gcn gat; do
     for p in equal-vertex equal-edge roc; do
         "$BIN" train --dataset "$g" --model "$model" --devices 4 --topology nvlink-4 --epochs 4 --partitioner "$p" \
@@ -32,7 +22,7 @@ for model in gcn gat; do
     # softmax is computed per destination interval, so moved cuts reassociate its sums (last digit)
     tol=0; [ "$model" = gat ] && tol=1e-6
     a=$(losses "$tmp/$model-equal-vertex.csv")
-    same "$tmp/$model-equal-vertex.csv" "$tmp/$model-equal-edge.csv" $tol && same "$tmp/$model-equal-vertex.csv" "$tmp/$model-roc.csv" $tol \
+    same_losses "$tmp/$model-equal-vertex.csv" "$tmp/$model-equal-edge.csv" $tol && same_losses "$tmp/$model-equal-vertex.csv" "$tmp/$model-roc.csv" $tol \
         && ok "$model: the three partitioners train the same losses (within $tol: $a)" \
         || bad "$model losses differ: $a / $(losses "$tmp/$model-equal-edge.csv") / $(losses "$tmp/$model-roc.csv")"
 done
