@@ -36,17 +36,8 @@ def main():
     x = torch.from_numpy(read_csv(f"{d}/node-feat", np.float32).reshape(n, -1))
     y = torch.from_numpy(read_csv(f"{d}/node-label", np.int64))
     split = {s: torch.from_numpy(read_csv(f"{d}/split/{s}", np.int64)) for s in ("train", "valid", "test")}
-    # both directions, deduplicated, plus one self-loop per vertex: the same graph gnnscope builds
-    src = np.concatenate([e[:, 0], e[:, 1]])
-    dst = np.concatenate([e[:, 1], e[:, 0]])
-    keep = src != dst
-    key = np.unique(src[keep] * n + dst[keep])
-    loops = np.arange(n, dtype=np.int64)
-    src = np.concatenate([key // n, loops])
-    dst = np.concatenate([key % n, loops])
-    deg = np.bincount(dst, minlength=n).astype(np.float32)
-    w = 1.0 / np.sqrt(deg[src] * deg[dst])
-    adj = torch.sparse_coo_tensor(torch.from_numpy(np.stack([dst, src])), torch.from_numpy(w.astype(np.float32)),
+    src, dst, w = io.gnnscope_edges(e, n)
+    adj = torch.sparse_coo_tensor(torch.from_numpy(np.stack([dst, src])), torch.from_numpy(w),
                                   (n, n)).coalesce()
     c = int(y.max()) + 1
 

@@ -1,5 +1,6 @@
-"""peer_io.py - shared by the peer benchmarks (peer_gcn.py, peer_pyg.py):
-reads the OGB raw CSVs (plain or gzip) and runs the timed training loop."""
+"""peer_io.py - shared by the peer benchmarks (peer_gcn.py, peer_ggcn.py,
+peer_pyg.py): reads the OGB raw CSVs (plain or gzip), builds the graph as
+gnnscope does, and runs the timed training loop."""
 import gzip, os, sys, time
 
 import numpy as np
@@ -11,6 +12,21 @@ def read_csv(path, dtype):
             raw = gzip.open(p, "rt").read() if p.endswith(".gz") else open(p).read()
             return np.array(raw.replace(",", " ").split(), dtype=dtype)
     sys.exit(f"peer: missing {path}.csv.gz")
+
+
+def gnnscope_edges(e, n):
+    """gnnscope's graph from undirected pairs e (m, 2): both directions,
+    deduplicated, plus one self-loop per vertex. Returns (src, dst, w) with w
+    the symmetric normalisation 1 / sqrt(deg(u) deg(v))."""
+    src = np.concatenate([e[:, 0], e[:, 1]])
+    dst = np.concatenate([e[:, 1], e[:, 0]])
+    keep = src != dst
+    key = np.unique(src[keep] * n + dst[keep])
+    loops = np.arange(n, dtype=np.int64)
+    src = np.concatenate([key // n, loops])
+    dst = np.concatenate([key % n, loops])
+    deg = np.bincount(dst, minlength=n).astype(np.float32)
+    return src, dst, (1.0 / np.sqrt(deg[src] * deg[dst])).astype(np.float32)
 
 
 def train_epochs(model, opt, x, y, split, epochs, sync=lambda: None):
