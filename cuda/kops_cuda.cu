@@ -500,4 +500,8 @@ const kops_t cu_kops = {
     d_adam,
     NULL, /* gather_fused: no device kernel yet; the fusion pass only hoists on this place */
     NULL, /* gather_fused_bwd */
+    NULL, /* scatter_typed: GG-NN's plain program (--fuse off) is refused on this place */
+    NULL, /* scatter_typed_bwd */
+    NULL, /* edge_matmul_typed */
+    NULL, /* edge_matmul_typed_bwd */
 };

@@ -21,6 +21,7 @@ static int reads_by_source(const program_t *P, const instr_t *in, int k)
 {
     switch (in->op) {
     case OP_GATHER: case OP_GATHER_MAX: case OP_GATHER_TYPED: case OP_GATHER_ATTN: case OP_SCATTER_SRC: case OP_EDGE_UADDV:
+    case OP_SCATTER_TYPED:
         return k == 0;
     case OP_GATHER_FUSED: return !(P->fused[in->iparam].leaf_dst >> k & 1);
     default: return 0;
@@ -33,9 +34,9 @@ static int op_hop(const program_t *P, const instr_t *in, const int8_t *level)
 {
     switch (in->op) {
     case OP_GATHER: case OP_GATHER_MAX: case OP_GATHER_TYPED: case OP_GATHER_ATTN: case OP_SCATTER_SRC: case OP_SCATTER_DST:
-    case OP_EDGE_UADDV:
+    case OP_EDGE_UADDV: case OP_SCATTER_TYPED:
         return level[in->in[0]] + 1;
-    case OP_GATHER_EDGE: case OP_EDGE_SOFTMAX: return level[in->in[0]];
+    case OP_GATHER_EDGE: case OP_EDGE_SOFTMAX: case OP_EDGE_MATMUL_TYPED: return level[in->in[0]];
     case OP_GATHER_FUSED: { /* the leaves' latest level, as a scatter of each would be */
         int lv = 0;
         for (int k = 0; k < in->nin; k++)
@@ -106,9 +107,24 @@ static const graph_t *keys_of(const exec_t *ex, int v)
 
 /* ---------------- setup ---------------- */
 
+/* Whether the place has a kernel for every op of the program (some are optional, kops.h). */
+static int place_runs(const program_t *P, const kops_t *K, gs_err_t *err)
+{
+    for (int i = 0; i < P->ncode; i++) {
+        op_kind_t op = P->code[i].op;
+        int missing = (op == OP_GATHER_FUSED && !K->gather_fused) || (op == OP_SCATTER_TYPED && !K->scatter_typed) ||
+                      (op == OP_EDGE_MATMUL_TYPED && !K->edge_matmul_typed);
+        if (missing)
+            return gs_fail(err, GS_EINPUT, "the %s backend has no %s kernel, which this program needs (run it with --fuse on)", K->name,
+                           op_name(op));
+    }
+    return GS_OK;
+}
+
 int exec_init(exec_t *ex, const program_t *prog, kplace_t kp, params_t *params, uint64_t seed, gs_err_t *err)
 {
     memset(ex, 0, sizeof *ex);
+    if (place_runs(prog, kp.K, err)) return err->code;
     ex->prog = prog, ex->params = params, ex->seed = seed, ex->kp = kp;
     ex->engine = (exec_engine_t){&exec_memory_ops, &ex->kp};
     ex->val = calloc((size_t)prog->nvals, sizeof(tensor_t));
@@ -410,6 +426,11 @@ const tensor_t *exec_forward(exec_t *ex, const tensor_t *x, int training, int64_
             K->gather_attn(cx, g, A->data, D(ex, in->in[1]), in->iparam, f / in->iparam, out->data);
             ex->flops += 2.0 * (double)g->m * (double)f;
             break;
+        case OP_SCATTER_TYPED: K->scatter_typed(cx, g, A->data, f, out->data); break;
+        case OP_EDGE_MATMUL_TYPED:
+            K->edge_matmul_typed(cx, g, A->data, D(ex, in->in[1]), A->cols, f, out->data);
+            ex->flops += 2.0 * (double)rows * (double)A->cols * (double)f;
+            break;
         case OP_GATHER_FUSED: {
             const fused_expr_t *fe = &P->fused[in->iparam];
             const float *leaf[FUSE_MAX_LEAVES] = {0};
@@ -525,6 +546,11 @@ void exec_backward(exec_t *ex, const tensor_t *dout)
             ex->flops += 4.0 * (double)g->m * (double)f;
             break;
         }
+        case OP_SCATTER_TYPED: if (da) K->scatter_typed_bwd(cx, g, dy, f, da, acc_a); break;
+        case OP_EDGE_MATMUL_TYPED:
+            if (da || db) K->edge_matmul_typed_bwd(cx, g, A->data, D(ex, in->in[1]), dy, A->cols, f, da, acc_a, db, acc_b);
+            ex->flops += 2.0 * (double)rows * (double)A->cols * (double)f * ((da != NULL) + (db != NULL));
+            break;
         case OP_GATHER_FUSED: {
             const fused_expr_t *fe = &P->fused[in->iparam];
             const float *leaf[FUSE_MAX_LEAVES] = {0};

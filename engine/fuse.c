@@ -46,10 +46,26 @@ static int is_hoistable(op_kind_t op) { return op == OP_MATMUL || op == OP_BIAS 
 
 /* ---------------- hoisting ---------------- */
 
+/* A typed product of source rows, X[src] A_type(e), is the typed pick of
+ * the product of every type, (X A)[src, type(e)]: one (N, K) x (K, T*M)
+ * product on the vertices and a typed scatter. */
+static int hoist_typed(program_t *p, const defuse_t *d, int i)
+{
+    instr_t I = p->code[i];
+    int j = d->prod[I.in[0]];
+    if (j < 0 || p->code[j].op != OP_SCATTER_SRC) return 0;
+    instr_t mm = {OP_MATMUL, -1, {p->code[j].in[0], I.in[1], -1}, 2, 0, 0, I.layer, STAGE_APPLY_VERTEX};
+    int v = prog_insert(p, i, mm, DOM_VERTEX, p->vals[I.in[1]].cols);
+    if (v < 0) return 0;
+    p->code[i + 1] = (instr_t){OP_SCATTER_TYPED, I.out, {v, -1, -1}, 1, 0, 0, I.layer, STAGE_SCATTER};
+    return 1;
+}
+
 /* Hoists instruction i when it can; returns 1 when it did. */
 static int hoist_one(program_t *p, const defuse_t *d, int i)
 {
     instr_t I = p->code[i];
+    if (I.op == OP_EDGE_MATMUL_TYPED) return hoist_typed(p, d, i);
     if (p->vals[I.out].dom != DOM_EDGE || !is_hoistable(I.op)) return 0;
     int side = -1, src[3] = {-1, -1, -1};
     for (int k = 0; k < I.nin; k++) {
@@ -167,6 +183,11 @@ static int fuse_one(program_t *p, const defuse_t *d, int i, int fused_kernel)
 {
     instr_t *G = &p->code[i];
     if (G->op != OP_GATHER_EDGE) return 0;
+    int j = d->prod[G->in[0]];
+    if (j >= 0 && p->code[j].op == OP_SCATTER_TYPED && d->uses[G->in[0]] == 1) { /* typed messages: the typed gather */
+        *G = (instr_t){OP_GATHER_TYPED, G->out, {p->code[j].in[0], -1, -1}, 1, 0, G->iparam, G->layer, G->stage};
+        return 1;
+    }
     expr_build_t b;
     memset(&b, 0, sizeof b);
     b.e.agg = G->iparam;

@@ -3,14 +3,16 @@
  * Scatter stage copies vertex rows onto the edges and ApplyEdge computes on
  * edge tensors (E, *). The pass rewrites that program, in order:
  *   hoist  an ApplyEdge op with a parameter (a product, a bias, a head
- *          dot) whose every tensor operand is a scatter of the same side (all sources or all destinations) commutes with
+ *          dot) whose every tensor operand is a scatter of the same side
+ *          (a typed product of source rows becomes the product of every
+ *          type on the vertices and a typed scatter) (all sources or all destinations) commutes with
  *          the scatter: it moves into ApplyVertex and runs on N rows instead
  *          of E, and its result is scattered instead;
  *   fuse   a Gather of edge data whose message is an elementwise expression
  *          of scattered vertex rows becomes one fused gather that evaluates
  *          the expression per edge in registers (OP_GATHER_FUSED), or the
  *          plain gather when the message is a source row (ApplyEdge passes
- *          it through);
+ *          it through), or the typed gather when it is a typed scatter;
  *   sum    what stays on the edges and adds a source row to a destination
  *          row becomes one edge_uaddv (GAT's attention scores);
  * then drops the instructions and values nothing reads. Every rewrite is

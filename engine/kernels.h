@@ -86,6 +86,17 @@ void k_gather_typed(const graph_t *g, agg_weight_t w, const float *z, int64_t h,
 /* dZ[u, type*H : +H] (+)= w_e dY[v] over out-edges. */
 void k_gather_typed_bwd(const graph_t *g, agg_weight_t w, const float *dy, int64_t h, float *dz, int acc);
 
+/* Typed scatter: Y[e] = Z[src(e), type(e)*H : +H].   Z: (nsrc, T*H), Y: (E, H) */
+void k_scatter_typed(const graph_t *g, const float *z, int64_t h, float *y);
+/* dZ[u, type*H : +H] (+)= sum of dY[e] over u's out-edges. */
+void k_scatter_typed_bwd(const graph_t *g, const float *dy, int64_t h, float *dz, int acc);
+/* Typed edge product: Y[e] = X[e] A[:, type(e)*M : +M].   X: (E, K), A: (K, T*M), Y: (E, M) */
+void k_edge_matmul_typed(const graph_t *g, const float *x, const float *a, int64_t k, int64_t m, float *y);
+/* dX[e] (+)= dY[e] A_t^T (when dx); dA[r, t*M + j] (+)= sum over the edges of
+ * type t, in edge order, of X[e, r] dY[e, j] (when da; one writer per row r). */
+void k_edge_matmul_typed_bwd(const graph_t *g, const float *x, const float *a, const float *dy, int64_t k, int64_t m, float *dx,
+                             int acc_x, float *da, int acc_a);
+
 /* Edge weights in CSC / CSR order for a weight mode (NULL for AGG_ONE);
  * inline so the CUDA plugin picks its mirror's arrays the same way. */
 static inline const float *k_weights_csc(const graph_t *g, agg_weight_t w)

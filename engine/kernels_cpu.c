@@ -139,6 +139,13 @@ void k_gather_typed_bwd(const graph_t *g, agg_weight_t w, const float *dy, int64
 
 /* ---------------- the other graph kernels ---------------- */
 
+void k_scatter_typed_bwd(const graph_t *g, const float *dy, int64_t h, float *dz, int acc)
+{
+    k_pull_t p = csr_pull(g, NULL, dy, h, dz, h, acc);
+    p.typed = TYPED_OUT, p.y_stride = (int64_t)g->ntypes * h, p.src_edge = 1;
+    k_pull(&p, g->nsrc);
+}
+
 typedef struct {
     const graph_t *g;
     const float *w;      /* edge weights in the order the loop walks, or NULL */
@@ -217,6 +224,91 @@ void k_scatter_dst(const graph_t *g, const float *x, int64_t f, float *y)
 {
     sp_ctx_t c = {.g = g, .x = x, .out = y, .idx = g->in_dst, .f = f};
     gs_parallel_for(g->m, 1024, scatter_range, &c);
+}
+
+static void scatter_typed_range(void *p, int64_t b, int64_t e)
+{
+    const sp_ctx_t *c = p;
+    const graph_t *g = c->g;
+    int64_t h = c->f, stride = (int64_t)g->ntypes * h;
+    for (int64_t q = b; q < e; q++)
+        memcpy(c->out + q * h, c->x + (int64_t)g->in_src[q] * stride + (int64_t)g->etype[q] * h, sizeof(float) * (size_t)h);
+}
+
+void k_scatter_typed(const graph_t *g, const float *z, int64_t h, float *y)
+{
+    sp_ctx_t c = {.g = g, .x = z, .out = y, .f = h};
+    gs_parallel_for(g->m, 1024, scatter_typed_range, &c);
+}
+
+/* Rows of the typed product (forward: c->out = Y) or of its input
+ * gradient (c->acc set by the caller: c->out = dX, c->x = dY, transposed). */
+typedef struct {
+    const graph_t *g;
+    const float *x, *a, *dy;
+    float *out;
+    int64_t k, m;
+    int acc;
+} tmm_ctx_t;
+
+static void tmm_forward_range(void *p, int64_t b, int64_t e)
+{
+    const tmm_ctx_t *c = p;
+    int64_t k = c->k, m = c->m, stride = (int64_t)c->g->ntypes * m;
+    for (int64_t q = b; q < e; q++) {
+        const float *x = c->x + q * k, *a = c->a + (int64_t)c->g->etype[q] * m;
+        float *y = c->out + q * m;
+        memset(y, 0, sizeof(float) * (size_t)m);
+        for (int64_t r = 0; r < k; r++) axpy_row(y, a + r * stride, x[r], m);
+    }
+}
+
+static void tmm_dx_range(void *p, int64_t b, int64_t e)
+{
+    const tmm_ctx_t *c = p;
+    int64_t k = c->k, m = c->m, stride = (int64_t)c->g->ntypes * m;
+    for (int64_t q = b; q < e; q++) {
+        const float *dy = c->dy + q * m, *a = c->a + (int64_t)c->g->etype[q] * m;
+        float *dx = c->out + q * k;
+        for (int64_t r = 0; r < k; r++) {
+            float s = 0;
+            for (int64_t j = 0; j < m; j++) s += dy[j] * a[r * stride + j];
+            dx[r] = c->acc ? dx[r] + s : s;
+        }
+    }
+}
+
+/* Rows r = (type t, input row kk) of dA's blocks: one writer each, edges in order. */
+static void tmm_da_range(void *p, int64_t b, int64_t e)
+{
+    const tmm_ctx_t *c = p;
+    int64_t k = c->k, m = c->m, stride = (int64_t)c->g->ntypes * m;
+    for (int64_t row = b; row < e; row++) {
+        int64_t t = row / k, r = row % k;
+        float *da = c->out + r * stride + t * m;
+        if (!c->acc) memset(da, 0, sizeof(float) * (size_t)m);
+        for (int64_t q = 0; q < c->g->m; q++)
+            if (c->g->etype[q] == t) axpy_row(da, c->dy + q * m, c->x[q * k + r], m);
+    }
+}
+
+void k_edge_matmul_typed(const graph_t *g, const float *x, const float *a, int64_t k, int64_t m, float *y)
+{
+    tmm_ctx_t c = {.g = g, .x = x, .a = a, .out = y, .k = k, .m = m};
+    gs_parallel_for(g->m, 256, tmm_forward_range, &c);
+}
+
+void k_edge_matmul_typed_bwd(const graph_t *g, const float *x, const float *a, const float *dy, int64_t k, int64_t m, float *dx,
+                             int acc_x, float *da, int acc_a)
+{
+    if (dx) {
+        tmm_ctx_t c = {.g = g, .a = a, .dy = dy, .out = dx, .k = k, .m = m, .acc = acc_x};
+        gs_parallel_for(g->m, 256, tmm_dx_range, &c);
+    }
+    if (da) {
+        tmm_ctx_t c = {.g = g, .x = x, .dy = dy, .out = da, .k = k, .m = m, .acc = acc_a};
+        gs_parallel_for((int64_t)g->ntypes * k, 1, tmm_da_range, &c);
+    }
 }
 
 static void gather_edge_bwd_range(void *p, int64_t b, int64_t e)

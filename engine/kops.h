@@ -106,6 +106,13 @@ typedef struct kops {
     void (*gather_fused)(kops_ctx_t *cx, const graph_t *g, const fused_expr_t *e, const float *const *leaf, int64_t f, float *y);
     void (*gather_fused_bwd)(kops_ctx_t *cx, const graph_t *g, const fused_expr_t *e, const float *const *leaf, const float *dy,
                              int64_t f, float *const *dleaf, const int *acc);
+    /* The plain programs' typed messages (GG-NN written on edge tensors);
+     * NULL where the place has none: such a program is refused (exec_init). */
+    void (*scatter_typed)(kops_ctx_t *cx, const graph_t *g, const float *z, int64_t h, float *y);
+    void (*scatter_typed_bwd)(kops_ctx_t *cx, const graph_t *g, const float *dy, int64_t h, float *dz, int acc);
+    void (*edge_matmul_typed)(kops_ctx_t *cx, const graph_t *g, const float *x, const float *a, int64_t k, int64_t m, float *y);
+    void (*edge_matmul_typed_bwd)(kops_ctx_t *cx, const graph_t *g, const float *x, const float *a, const float *dy, int64_t k,
+                                  int64_t m, float *dx, int acc_x, float *da, int acc_a);
 } kops_t;
 
 /* Where tensors live: a table and its context. */

@@ -80,6 +80,10 @@ HOST_KERNEL(gather_attn_bwd, (const graph_t *g, const float *a, const float *dy,
 HOST_KERNEL(sddmm, (const graph_t *g, const float *p, const float *q, int64_t k, int64_t h, float *out, int acc), (g, p, q, k, h, out, acc))
 HOST_KERNEL(gather_typed, (const graph_t *g, agg_weight_t w, const float *z, int64_t h, float *y, int acc), (g, w, z, h, y, acc))
 HOST_KERNEL(gather_typed_bwd, (const graph_t *g, agg_weight_t w, const float *dy, int64_t h, float *dz, int acc), (g, w, dy, h, dz, acc))
+HOST_KERNEL(scatter_typed, (const graph_t *g, const float *z, int64_t h, float *y), (g, z, h, y))
+HOST_KERNEL(scatter_typed_bwd, (const graph_t *g, const float *dy, int64_t h, float *dz, int acc), (g, dy, h, dz, acc))
+HOST_KERNEL(edge_matmul_typed, (const graph_t *g, const float *x, const float *a, int64_t k, int64_t m, float *y), (g, x, a, k, m, y))
+HOST_KERNEL(edge_matmul_typed_bwd, (const graph_t *g, const float *x, const float *a, const float *dy, int64_t k, int64_t m, float *dx, int acc_x, float *da, int acc_a), (g, x, a, dy, k, m, dx, acc_x, da, acc_a))
 HOST_KERNEL(gather_fused, (const graph_t *g, const fused_expr_t *e, const float *const *leaf, int64_t f, float *y), (g, e, leaf, f, y))
 HOST_KERNEL(gather_fused_bwd, (const graph_t *g, const fused_expr_t *e, const float *const *leaf, const float *dy, int64_t f, float *const *dleaf, const int *acc), (g, e, leaf, dy, f, dleaf, acc))
 
@@ -333,4 +337,8 @@ const kops_t kops_cpu = {
     .adam = adam,
     .gather_fused = h_gather_fused,
     .gather_fused_bwd = h_gather_fused_bwd,
+    .scatter_typed = h_scatter_typed,
+    .scatter_typed_bwd = h_scatter_typed_bwd,
+    .edge_matmul_typed = h_edge_matmul_typed,
+    .edge_matmul_typed_bwd = h_edge_matmul_typed_bwd,
 };

@@ -15,7 +15,8 @@ static const char *names[OP__COUNT] = {
     [OP_GATHER] = "gather",         [OP_GATHER_MAX] = "gather_max", [OP_SCATTER_SRC] = "scatter_src",
     [OP_SCATTER_DST] = "scatter_dst", [OP_GATHER_EDGE] = "gather_edge", [OP_EDGE_UADDV] = "edge_uaddv",
     [OP_EDGE_SOFTMAX] = "edge_softmax", [OP_GATHER_ATTN] = "gather_attn", [OP_GATHER_TYPED] = "gather_typed",
-    [OP_GATHER_FUSED] = "gather_fused",
+    [OP_GATHER_FUSED] = "gather_fused", [OP_SCATTER_TYPED] = "scatter_typed",
+    [OP_EDGE_MATMUL_TYPED] = "edge_matmul_typed",
 };
 
 const char *op_name(op_kind_t op) { return op < OP__COUNT ? names[op] : "?"; }
@@ -152,8 +153,15 @@ int prog_op(program_t *p, op_kind_t op, int a, int b, int c, float fparam, int i
             return bad(p, op, "needs X (N, K*H) and A (E, K)");
         break;
     case OP_GATHER_TYPED:
+    case OP_SCATTER_TYPED:
         if (dom != DOM_VERTEX || p->ntypes < 1 || cols % p->ntypes) return bad(p, op, "needs (N, T*H)");
         cols /= p->ntypes;
+        if (op == OP_SCATTER_TYPED) dom = DOM_EDGE;
+        break;
+    case OP_EDGE_MATMUL_TYPED:
+        if (dom != DOM_EDGE || !B || B->dom != DOM_PARAM || B->rows != A->cols || p->ntypes < 1 || B->cols % p->ntypes)
+            return bad(p, op, "needs an edge tensor (E, K) and a (K, T*M) parameter");
+        cols = B->cols / p->ntypes;
         break;
     default:
         return bad(p, op, "unknown op");

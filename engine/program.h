@@ -38,6 +38,8 @@ typedef enum {
     OP_GATHER_ATTN,   /* in = {X (N,K*H), A (E,K)}; Y[v,k,:] = sum_in A[e,k] X[u,k,:]; iparam = K */
     OP_GATHER_TYPED,  /* Z (N, T*H) -> (N, H), picks block type(e); iparam = agg_weight_t */
     OP_GATHER_FUSED,  /* leaves (N, F) -> (N, F): Y[v] = sum_in w_e expr(leaves at src or dst); iparam = fused index */
+    OP_SCATTER_TYPED, /* vertex -> edge, Y[e] = Z[src, type(e)*H : +H]; Z (N, T*H) */
+    OP_EDGE_MATMUL_TYPED, /* edge -> edge, Y[e] = X[e] A[:, type(e)*M : +M]; A param (K, T*M) */
     OP__COUNT
 } op_kind_t;
 

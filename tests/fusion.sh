@@ -18,16 +18,17 @@ for model in gcn gin commnet gat ggcn mpgcn ggnn resgcn; do
     same_losses "$tmp/$model-on.csv" "$tmp/$model-off.csv" 1e-5 && ok "$model: plain and fused train the same losses ($(losses "$tmp/$model-on.csv"))" \
         || bad "$model: fused $(losses "$tmp/$model-on.csv") / plain $(losses "$tmp/$model-off.csv")"
 done
-$PY - "$tmp/ggcn-on.json" "$tmp/ggcn-off.json" "$tmp/gat-on.json" "$tmp/gcn-on.json" <<'PYEOF' \
-    && ok "JSON: G-GCN fused hoists 8 products into 2 fused gathers and allocates no edge tensor; GAT sums its scores; GCN's gathers are plain" \
+$PY - "$tmp/ggcn-on.json" "$tmp/ggcn-off.json" "$tmp/gat-on.json" "$tmp/gcn-on.json" "$tmp/ggnn-on.json" <<'PYEOF' \
+    && ok "JSON: G-GCN fused hoists 8 products into 2 fused gathers and allocates no edge tensor; GAT sums its scores; GCN's and GG-NN's gathers are plain and typed" \
     || bad "fusion JSON"
 import json, sys
-on, off, gat, gcn = (json.loads(open(f).read().strip().splitlines()[-1])["fusion"] for f in sys.argv[1:5])
+on, off, gat, gcn, ggnn = (json.loads(open(f).read().strip().splitlines()[-1])["fusion"] for f in sys.argv[1:6])
 assert on == {"fuse": "on", "hoisted": 8, "fused": 2, "summed": 0, "edge_bytes_plain": on["edge_bytes_plain"], "edge_bytes": 0}, on
 assert on["edge_bytes_plain"] > 1e8 and off["edge_bytes"] == off["edge_bytes_plain"] == on["edge_bytes_plain"], (on, off)
 assert off["hoisted"] == off["fused"] == 0, off
 assert gat["hoisted"] == 4 and gat["summed"] == 2 and 0 < gat["edge_bytes"] < gat["edge_bytes_plain"], gat
 assert gcn["fused"] == 2 and gcn["edge_bytes"] == 0, gcn
+assert ggnn["hoisted"] == 2 and ggnn["fused"] == 3 and ggnn["edge_bytes"] == 0 < ggnn["edge_bytes_plain"], ggnn
 PYEOF
 g="gen:nodes=3000,degree=20,feats=32,classes=4,seed=3"
 for f in on off; do

@@ -1,7 +1,8 @@
 /* test_fuse.c - NeuGraph §3.4 as a program transform (engine/fuse.h): the
  * shape of what the pass leaves (G-GCN's products on the vertices and one
  * fused gather per layer with no edge tensor; GAT's dots hoisted and its
- * score one edge_uaddv; a pass-through gather made the plain gather; only
+ * score one edge_uaddv; GG-NN's typed products one product and a typed
+ * gather; a pass-through gather made the plain gather; only
  * hoisting and sums where the place has no fused kernel), and for every
  * model the plain and the fused program computing the same output and
  * parameter gradients from the same parameters. */
@@ -130,6 +131,23 @@ static void test_gat_scores_are_hoisted_and_summed(void **state)
     prog_free(&p);
 }
 
+static void test_ggnn_typed_messages_become_the_typed_gather(void **state)
+{
+    (void)state;
+    program_t p;
+    fuse_report_t r;
+    build(&p, "ggnn", 3, 0, 1, &r);
+    assert_int_equal(count_ops(&p, OP_EDGE_MATMUL_TYPED), 3);
+    prog_free(&p);
+    build(&p, "ggnn", 3, 1, 0, &r); /* no fused kernel is needed for this one */
+    assert_int_equal(r.hoisted, 3);
+    assert_int_equal(count_ops(&p, OP_GATHER_TYPED), 3);
+    assert_int_equal(count_ops(&p, OP_EDGE_MATMUL_TYPED) + count_ops(&p, OP_SCATTER_TYPED), 0);
+    assert_int_equal(edge_values(&p), 0);
+    assert_compact(&p);
+    prog_free(&p);
+}
+
 static void test_pass_through_becomes_the_plain_gather(void **state)
 {
     (void)state;
@@ -202,13 +220,41 @@ static void test_plain_and_fused_programs_agree(void **state)
     }
 }
 
+/* A place without the optional kernels refuses a program that needs them, in one message. */
+static void test_a_place_without_the_kernels_refuses(void **state)
+{
+    (void)state;
+    kops_t bare = kops_cpu;
+    bare.name = "bare", bare.gather_fused = NULL, bare.edge_matmul_typed = NULL;
+    const char *names[] = {"ggcn", "ggnn"};
+    const int fuse[] = {1, 0};
+    const char *kernel[] = {"gather_fused", "edge_matmul_typed"};
+    for (int k = 0; k < 2; k++) {
+        program_t p;
+        fuse_report_t r;
+        gs_err_t err;
+        build(&p, names[k], 2, fuse[k], 1, &r);
+        params_t ps;
+        exec_t ex;
+        assert_int_equal(params_init(&ps, &p, 4, kplace_host(), &err), GS_OK);
+        assert_int_equal(exec_init(&ex, &p, (kplace_t){&bare, NULL}, &ps, 9, &err), GS_EINPUT);
+        assert_non_null(strstr(err.msg, kernel[k]));
+        assert_non_null(strstr(err.msg, "--fuse on"));
+        exec_free(&ex);
+        params_free(&ps);
+        prog_free(&p);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ggcn_becomes_one_fused_gather_per_layer),
         cmocka_unit_test(test_gat_scores_are_hoisted_and_summed),
+        cmocka_unit_test(test_ggnn_typed_messages_become_the_typed_gather),
         cmocka_unit_test(test_pass_through_becomes_the_plain_gather),
         cmocka_unit_test(test_plain_and_fused_programs_agree),
+        cmocka_unit_test(test_a_place_without_the_kernels_refuses),
     };
     return cmocka_run_group_tests_name("fuse", tests, setup, teardown);
 }

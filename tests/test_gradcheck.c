@@ -159,6 +159,9 @@ static void test_graph_ops(void **state)
         op_start(&f, 3 * gr.ntypes);
         prog_op(&f.p, OP_GATHER_TYPED, f.h, -1, -1, 0, mode);
         op_finish(&f, "gather_typed");
+        op_start(&f, 3 * gr.ntypes);
+        prog_op(&f.p, OP_GATHER_EDGE, prog_op(&f.p, OP_SCATTER_TYPED, f.h, -1, -1, 0, 0), -1, -1, 0, mode);
+        op_finish(&f, "scatter_typed/gather_edge");
     }
     op_start(&f, 3);
     prog_op(&f.p, OP_GATHER_MAX, f.h, -1, -1, 0, 0);
@@ -173,6 +176,11 @@ static void test_graph_ops(void **state)
     a = prog_op(&f.p, OP_DROPOUT, a, -1, -1, 0.3f, 0);
     prog_op(&f.p, OP_GATHER_ATTN, f.h, a, -1, 0, 2);
     op_finish(&f, "gather_attn");
+    op_start(&f, 3);
+    int typed = prog_op(&f.p, OP_EDGE_MATMUL_TYPED, prog_op(&f.p, OP_SCATTER_SRC, f.h, -1, -1, 0, 0),
+                        prog_param(&f.p, "A", 3, 2 * gr.ntypes, INIT_GLOROT), -1, 0, 0);
+    prog_op(&f.p, OP_GATHER_EDGE, typed, -1, -1, 0, AGG_NORM);
+    op_finish(&f, "edge_matmul_typed");
 }
 
 /* A message of every fusable step kind over h at the destination and h2,

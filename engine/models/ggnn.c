@@ -1,7 +1,9 @@
 /* ggnn.c - GG-NN (NeuGraph Fig. 12): typed edges and a GRU.
  * h0 = ReLU(x W_in + b); then L propagation steps with shared weights:
- *   message = A_type(e) h_src, hoisted as Z = h [A_0 | ... | A_T-1] (N, T*H)
- *   and a typed gather that picks each edge's block;
+ *   message = h_src A_type(e), written on the edges as a typed product of
+ *   scattered source rows; the fusion pass (fuse.h) hoists it into
+ *   Z = h [A_0 | ... | A_T-1] (N, T*H) and a typed gather that picks each
+ *   edge's block;
  *   h' = GRU(h, accum) with the standard r, z, n gates;
  * output = h_L W_out + b. Edge types come from graph.h's rule.
  * Pattern: typed edges plus a GRU cell. */
@@ -26,9 +28,13 @@ static int build(program_t *p, const model_cfg_t *c)
     int Un = prog_param(p, "ggnn.n.hid.W", hd, hd, INIT_GLOROT), bhn = prog_param(p, "ggnn.n.hid.b", 1, hd, INIT_ZERO);
     for (int l = 0; l < c->layers; l++) {
         prog_at(p, l, STAGE_APPLY_VERTEX);
-        int z = prog_op(p, OP_MATMUL, layer_dropout(p, h, c->dropout), A, -1, 0, 0);
+        int h_in = layer_dropout(p, h, c->dropout);
+        prog_at(p, l, STAGE_SCATTER);
+        int he = prog_op(p, OP_SCATTER_SRC, h_in, -1, -1, 0, 0);
+        prog_at(p, l, STAGE_APPLY_EDGE);
+        int msg = prog_op(p, OP_EDGE_MATMUL_TYPED, he, A, -1, 0, 0);
         prog_at(p, l, STAGE_GATHER);
-        int a = prog_op(p, OP_GATHER_TYPED, z, -1, -1, 0, AGG_NORM);
+        int a = prog_op(p, OP_GATHER_EDGE, msg, -1, -1, 0, AGG_NORM);
         prog_at(p, l, STAGE_APPLY_VERTEX);
         int r = prog_op(p, OP_SIGMOID,
                         prog_op(p, OP_ADD, prog_op(p, OP_BIAS, prog_op(p, OP_MATMUL, a, Wr, -1, 0, 0), br, -1, 0, 0),
