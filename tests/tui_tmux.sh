@@ -32,11 +32,22 @@ wait_for "selective +on( |$)" && [ "$before" = off ] && ok "key 1 toggles select
 T send-keys -t tui ':'
 T send-keys -t tui 'set selective on' Enter
 wait_for "selective +on" && ok "console 'set selective on' shows in the knobs panel" || bad "console set"
-sleep 2
+# epochs_pass N: up to 60 s for N more epochs to finish (a sanitizer build is slow; a fixed sleep raced it)
+epochs_pass() {
+    local e0 e
+    e0=$(screen | grep -oE "epoch [0-9]+" | head -1 | awk '{print $2}')
+    for _ in $(seq 300); do
+        e=$(screen | grep -oE "epoch [0-9]+" | head -1 | awk '{print $2}')
+        [ "${e:-0}" -ge $((${e0:-0} + $1)) ] && return 0
+        sleep 0.2
+    done
+    return 1
+}
+epochs_pass 2
 on_bytes=$(screen | grep -oE "(^| )h2d [0-9.]+ MB( |$)" | head -1 | awk '{print $2}')
 T send-keys -t tui 'set selective off' Enter
 wait_for "selective +off" || bad "console set off"
-sleep 2
+epochs_pass 2
 off_bytes=$(screen | grep -oE "(^| )h2d [0-9.]+ MB( |$)" | head -1 | awk '{print $2}')
 $PY -c "import sys; sys.exit(0 if float('$off_bytes') > float('$on_bytes') else 1)" \
     && ok "epoch counters follow: h2d $on_bytes MB filtered, $off_bytes MB unfiltered" \
