@@ -13,7 +13,6 @@
 #include "../engine/exec.h"
 #include "../engine/fuse.h"
 #include "../engine/models/model.h"
-#include "../engine/threadpool.h"
 
 #define NV 300
 #define FX 6
@@ -26,18 +25,14 @@ static int32_t targets[NT];
 static int setup(void **state)
 {
     (void)state;
-    gs_err_t err;
-    gs_pool_init(2);
-    tu_random_dataset(&ds, NV, 700, FX, 3, 1, 7);
     for (int i = 0; i < NT; i++) targets[i] = (int32_t)((i * 97 + 13) % NV); /* distinct: 97 is prime to 300 */
-    return graph_build(&gr, &ds, &err);
+    return tu_random_graph(&ds, &gr, NV, 700, FX, 3, 1, 7);
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    graph_free(&gr);
-    dataset_free(&ds);
+    tu_random_graph_free(&ds, &gr);
     return 0;
 }
 

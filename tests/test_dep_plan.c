@@ -16,7 +16,6 @@
 #include "../engine/exec.h"
 #include "../engine/fuse.h"
 #include "../engine/models/model.h"
-#include "../engine/threadpool.h"
 
 #define NV 300
 #define FX 6
@@ -27,17 +26,13 @@ static graph_t gr;
 static int setup(void **state)
 {
     (void)state;
-    gs_err_t err;
-    gs_pool_init(2);
-    tu_random_dataset(&ds, NV, 500, FX, 3, 0, 11);
-    return graph_build(&gr, &ds, &err);
+    return tu_random_graph(&ds, &gr, NV, 500, FX, 3, 0, 11);
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    graph_free(&gr);
-    dataset_free(&ds);
+    tu_random_graph_free(&ds, &gr);
     return 0;
 }
 

@@ -13,7 +13,6 @@
 #include "../engine/exec.h"
 #include "../engine/fuse.h"
 #include "../engine/models/model.h"
-#include "../engine/threadpool.h"
 
 #define NV 200
 #define FX 6
@@ -24,17 +23,13 @@ static graph_t gr;
 static int setup(void **state)
 {
     (void)state;
-    gs_err_t err;
-    gs_pool_init(2);
-    tu_random_dataset(&ds, NV, 900, FX, 3, 1, 5);
-    return graph_build(&gr, &ds, &err);
+    return tu_random_graph(&ds, &gr, NV, 900, FX, 3, 1, 5);
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    graph_free(&gr);
-    dataset_free(&ds);
+    tu_random_graph_free(&ds, &gr);
     return 0;
 }
 

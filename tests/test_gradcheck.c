@@ -13,7 +13,6 @@
 #include "../engine/exec.h"
 #include "../engine/fuse.h"
 #include "../engine/models/model.h"
-#include "../engine/threadpool.h"
 #include "../engine/train.h"
 
 #define NV 10
@@ -25,17 +24,13 @@ static graph_t gr;
 static int setup(void **state)
 {
     (void)state;
-    gs_err_t err;
-    gs_pool_init(2);
-    tu_random_dataset(&ds, NV, 22, FX, 3, 1, 99);
-    return graph_build(&gr, &ds, &err);
+    return tu_random_graph(&ds, &gr, NV, 22, FX, 3, 1, 99);
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    graph_free(&gr);
-    dataset_free(&ds);
+    tu_random_graph_free(&ds, &gr);
     return 0;
 }
 

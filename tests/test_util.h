@@ -21,6 +21,7 @@
 #include "../datasets/generator.h"
 #include "../engine/graph.h"
 #include "../engine/rng.h"
+#include "../engine/threadpool.h"
 
 /* Creates a fresh directory under $TMPDIR (or /tmp) and returns it. */
 static inline char *tu_mkdtemp(void)
@@ -92,6 +93,23 @@ static inline void tu_random_dataset(dataset_t *d, int64_t n, int64_t npairs, in
         int s = (int)(v % 3);
         d->split[s][d->nsplit[s]++] = (int32_t)v;
     }
+}
+
+/* A test group's fixture: the thread pool (2 threads), tu_random_dataset's
+ * dataset and its graph. Returns graph_build's code. */
+static inline int tu_random_graph(dataset_t *d, graph_t *g, int64_t n, int64_t npairs, int64_t f, int64_t c, int typed,
+                                  uint64_t seed)
+{
+    gs_err_t err;
+    gs_pool_init(2);
+    tu_random_dataset(d, n, npairs, f, c, typed, seed);
+    return graph_build(g, d, &err);
+}
+
+static inline void tu_random_graph_free(dataset_t *d, graph_t *g)
+{
+    graph_free(g);
+    dataset_free(d);
 }
 
 static inline void tu_fill(float *x, int64_t n, uint64_t seed)

@@ -13,17 +13,13 @@ Two ways a PyTorch user writes it:
                    tensors stay).
 Prints one JSON line: epoch_ms_median (forward + backward + Adam step),
 eval_ms_median, test_acc, final_loss, peak_rss_bytes."""
-import argparse, json, os, resource, statistics
+import argparse, os, sys
 
-import importlib.util
-
-import numpy as np
 import torch
 import torch.nn.functional as F
 
-spec = importlib.util.spec_from_file_location("peer_io", os.path.join(os.path.dirname(__file__), "peer_io.py"))
-io = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(io)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import peer_io as io  # noqa: E402
 
 
 def main():
@@ -37,11 +33,7 @@ def main():
     torch.set_num_threads(a.threads)
     torch.manual_seed(0)
     d = a.dir
-    n = int(io.read_csv(f"{d}/num-node-list", np.int64)[0])
-    e = io.read_csv(f"{d}/edge", np.int64).reshape(-1, 2)
-    x = torch.from_numpy(io.read_csv(f"{d}/node-feat", np.float32).reshape(n, -1))
-    y = torch.from_numpy(io.read_csv(f"{d}/node-label", np.int64))
-    split = {s: torch.from_numpy(io.read_csv(f"{d}/split/{s}", np.int64)) for s in ("train", "valid", "test")}
+    n, e, x, y, split = io.load(d)
     s_np, d_np, w_np = io.gnnscope_edges(e, n)
     src, dst, w = torch.from_numpy(s_np), torch.from_numpy(d_np), torch.from_numpy(w_np)[:, None]
     c = int(y.max()) + 1
@@ -75,10 +67,7 @@ def main():
     model = GGCN()
     opt = torch.optim.Adam(model.parameters(), lr=0.01, weight_decay=5e-4)
     times, evals, pred, loss = io.train_epochs(model, opt, x, y, split, a.epochs)
-    acc = float((pred[split["test"]] == y[split["test"]]).float().mean())
-    print(json.dumps({"epoch_ms_median": statistics.median(times), "eval_ms_median": statistics.median(evals),
-                      "test_acc": acc, "final_loss": loss, "torch": torch.__version__,
-                      "peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}))
+    io.report(times, evals, pred, y, split, loss, peak_rss_bytes=io.peak_rss_bytes())
 
 
 main()

@@ -1,7 +1,7 @@
 """peer_io.py - shared by the peer benchmarks (peer_gcn.py, peer_ggcn.py,
 peer_pyg.py): reads the OGB raw CSVs (plain or gzip), builds the graph as
-gnnscope does, and runs the timed training loop."""
-import gzip, os, sys, time
+gnnscope does, runs the timed training loop and prints the result line."""
+import gzip, json, os, statistics, sys, time
 
 import numpy as np
 
@@ -12,6 +12,33 @@ def read_csv(path, dtype):
             raw = gzip.open(p, "rt").read() if p.endswith(".gz") else open(p).read()
             return np.array(raw.replace(",", " ").split(), dtype=dtype)
     sys.exit(f"peer: missing {path}.csv.gz")
+
+
+def load(d, splits=("train", "valid", "test"), dev=None):
+    """The OGB raw directory d: (n, undirected pairs (m, 2) as numpy, features,
+    labels, {split: indices}) with the tensors on dev (the CPU when None)."""
+    import torch
+    put = (lambda t: t.to(dev)) if dev is not None else (lambda t: t)
+    n = int(read_csv(f"{d}/num-node-list", np.int64)[0])
+    e = read_csv(f"{d}/edge", np.int64).reshape(-1, 2)
+    x = put(torch.from_numpy(read_csv(f"{d}/node-feat", np.float32).reshape(n, -1)))
+    y = put(torch.from_numpy(read_csv(f"{d}/node-label", np.int64)))
+    split = {s: put(torch.from_numpy(read_csv(f"{d}/split/{s}", np.int64))) for s in splits}
+    return n, e, x, y, split
+
+
+def report(times, evals, pred, y, split, loss, **extra):
+    """Prints the peer's one JSON line: median epoch and evaluation times,
+    test accuracy, last loss, torch's version, and extra fields."""
+    import torch
+    acc = float((pred[split["test"]] == y[split["test"]]).float().mean())
+    print(json.dumps({"epoch_ms_median": statistics.median(times), "eval_ms_median": statistics.median(evals),
+                      "test_acc": acc, "final_loss": loss, "torch": torch.__version__, **extra}))
+
+
+def peak_rss_bytes():
+    import resource
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
 def gnnscope_edges(e, n):

@@ -5,16 +5,15 @@ directory and the same graph gnnscope builds (both directions, deduplicated;
 GCNConv adds the self-loops). Prints one JSON line: epoch_ms_median
 (forward + backward + Adam step, device-synchronised), eval_ms_median,
 test_acc."""
-import argparse, importlib.util, json, os, statistics
+import argparse, os, sys
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 from torch_geometric.nn import GCNConv
 
-spec = importlib.util.spec_from_file_location("peer_io", os.path.join(os.path.dirname(__file__), "peer_io.py"))
-io = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(io)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import peer_io as io  # noqa: E402
 
 
 def main():
@@ -26,11 +25,7 @@ def main():
     torch.manual_seed(0)
     dev = torch.device("cuda")
     d = a.dir
-    n = int(io.read_csv(f"{d}/num-node-list", np.int64)[0])
-    e = io.read_csv(f"{d}/edge", np.int64).reshape(-1, 2)
-    x = torch.from_numpy(io.read_csv(f"{d}/node-feat", np.float32).reshape(n, -1)).to(dev)
-    y = torch.from_numpy(io.read_csv(f"{d}/node-label", np.int64)).to(dev)
-    split = {s: torch.from_numpy(io.read_csv(f"{d}/split/{s}", np.int64)).to(dev) for s in ("train", "test")}
+    n, e, x, y, split = io.load(d, ("train", "test"), dev)
     src = np.concatenate([e[:, 0], e[:, 1]])
     dst = np.concatenate([e[:, 1], e[:, 0]])
     keep = src != dst
@@ -53,10 +48,7 @@ def main():
     model = GCN().to(dev)
     opt = torch.optim.Adam(model.parameters(), lr=0.01, weight_decay=5e-4)
     times, evals, pred, loss = io.train_epochs(model, opt, x, y, split, a.epochs, torch.cuda.synchronize)
-    acc = float((pred[split["test"]] == y[split["test"]]).float().mean())
-    print(json.dumps({"epoch_ms_median": statistics.median(times), "eval_ms_median": statistics.median(evals),
-                      "test_acc": acc, "final_loss": loss, "torch": torch.__version__,
-                      "edges_with_loops": int(ei.shape[1]) + n, "gpu": torch.cuda.get_device_name()}))
+    io.report(times, evals, pred, y, split, loss, edges_with_loops=int(ei.shape[1]) + n, gpu=torch.cuda.get_device_name())
 
 
 main()
