@@ -30,4 +30,16 @@ tol = float(sys.argv[3])
 sys.exit(0 if a and len(a) == len(b) and all(abs(x - y) <= tol * abs(x) for x, y in zip(a, b)) else 1)
 PYEOF
 }
+# screen_shows WHERE PATTERN...: each pattern (ERE) is on the screen within 5 s; the caller defines screen().
+# Each gets its own wait: one capture can catch the terminal halfway through its first full redraw.
+screen_shows() {
+    local where=$1 p missing=0
+    shift
+    for p; do
+        for _ in $(seq 25); do screen | grep -qE -- "$p" && continue 2; sleep 0.2; done
+        bad "'$p' missing $where"
+        missing=1
+    done
+    return $missing
+}
 finish() { [ "$nfail" -eq 0 ] && echo "all checks passed" || echo "$nfail checks failed"; exit $((nfail > 0)); }

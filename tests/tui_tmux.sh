@@ -20,11 +20,8 @@ wait_for() { # wait_for REGEX: up to 20 s for the screen to match
 }
 T new-session -d -s tui -x 120 -y 40 "$BIN --trace $tmp/tui.json; echo EXIT=\$? > $tmp/exit; sleep 30"
 wait_for "epoch [1-9]" && ok "training runs in the workbench" || bad "no epochs on screen"
-s=$(screen)
-for p in Timeline Utilisation Knobs Training Console "d0 H2D" "d0 COMPUTE" "d1 D2H" "host cpu"; do
-    grep -q -- "$p" <<<"$s" || bad "panel or lane '$p' missing at 120x40"
-done
-ok "panels and per-device lanes at 120x40"
+screen_shows "at 120x40" Timeline Utilisation Knobs Training Console "d0 H2D" "d0 COMPUTE" "d1 D2H" "host cpu" \
+    && ok "panels and per-device lanes at 120x40"
 before=$(screen | grep -oE "selective +[a-z]+" | awk '{print $2}')
 T send-keys -t tui 1
 wait_for "selective +on( |$)" && [ "$before" = off ] && ok "key 1 toggles selective (was $before)" \
@@ -56,12 +53,7 @@ T send-keys -t tui 'set chunks zero' Enter
 wait_for "set chunks: 'zero' is not an integer" && ok "a bad value is refused in the console" || bad "bad value message"
 T send-keys -t tui Escape
 T resize-window -t tui -x 80 -y 24
-sleep 1
-s=$(screen)
-for p in Timeline Utilisation Knobs Training Console "d0 H2D"; do
-    grep -q -- "$p" <<<"$s" || bad "'$p' missing at 80x24"
-done
-ok "every panel readable at 80x24"
+screen_shows "at 80x24" Timeline Utilisation Knobs Training Console "d0 H2D" && ok "every panel readable at 80x24"
 T send-keys -t tui q
 for _ in $(seq 100); do [ -f "$tmp/exit" ] && break; sleep 0.2; done
 [ "$(cat "$tmp/exit" 2>/dev/null)" = EXIT=0 ] && ok "q exits with status 0" || bad "exit: $(cat "$tmp/exit" 2>/dev/null)"
