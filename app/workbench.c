@@ -214,6 +214,7 @@ static int run_loop(const session_if_t *s)
         snprintf(v.topology, sizeof v.topology, "%s", snap.topology);
         v.nlinks = snap.nlinks, v.link_name = snap.link_name, v.link_rate = snap.link_rate;
         v.ranks = snap.ranks;
+        v.sampled = snap.cfg.batch_size > 0;
         v.parts = snap.parts;
         snprintf(v.network, sizeof v.network, "%s", snap.cfg.network);
         char where[96];

@@ -23,9 +23,7 @@ static int cmp_entry(const void *a, const void *b)
     return (x->dst_orig > y->dst_orig) - (x->dst_orig < y->dst_orig);
 }
 
-/* The CSR of block b from its CSC; each source's entries in the order of
- * their destinations' original ids, as the full graph has them. */
-static int build_csr(graph_t *b, gs_err_t *err)
+int blocks_build_csr(graph_t *b, gs_err_t *err)
 {
     int64_t *cnt = calloc((size_t)b->nsrc + 1, sizeof *cnt);
     csr_entry_t *ent = malloc(sizeof *ent * (size_t)(b->m ? b->m : 1));
@@ -105,7 +103,7 @@ static int build_one(const graph_t *g, int h, const int32_t *dst, int64_t nd, co
         }
         b->in_ptr[i + 1] = k;
     }
-    rc = build_csr(b, err);
+    rc = blocks_build_csr(b, err);
 done:
     for (int p = 0; p < 2; p++)
         for (int64_t i = 0; i < src_n[p]; i++)

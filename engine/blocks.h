@@ -32,5 +32,8 @@ int blocks_build(const graph_t *g, int nhops, const int32_t *const *set, const i
  * level below adds the in-neighbours the one above needs. */
 int blocks_khop(const graph_t *g, int nhops, const int32_t *targets, int64_t ntargets, blockset_t *out, gs_err_t *err);
 void blocks_free(blockset_t *b);
+/* Fills block b's CSR (out_*) from its CSC: each source's entries in the
+ * order of their destinations' original ids, as the full graph has them. */
+int blocks_build_csr(graph_t *b, gs_err_t *err);
 
 #endif

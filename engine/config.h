@@ -10,6 +10,7 @@
 #include "backend.h"
 #include "dist/dep_plan.h"
 #include "dkp.h"
+#include "options.h"
 #include "partition.h"
 #include "sched/partitioner.h"
 #include "sched/streamer.h"
@@ -35,6 +36,10 @@ typedef struct {
     dkp_mode_t dkp;
     int fuse;              /* 1: hoist and fuse the plain SAGA-NN program (fuse.h) */
     feat_norm_t feat_norm;
+    /* sampled mini-batch training (sampler.h, prepro_sched.h); batch_size = 0 trains full-batch */
+    int64_t batch_size;
+    opt_list_t fanout;     /* per hop, the targets' own first; one value: every hop */
+    int prepro;            /* prepro_mode_t */
     int no_cache;          /* 1: neither read nor write the binary dataset cache */
     device_kind_t device;
     /* streaming engine; stream = 0 trains in memory */

@@ -1,6 +1,8 @@
-/* epoch_full.c - the full-batch epoch driver (train.h): one training step
- * over the whole graph (forward, loss, backward, optimiser), then the
- * evaluation forward, with the engine's counters folded into the stats. */
+/* epoch_full.c - the epoch driver (train.h): knob changes at the
+ * boundary, then the full-batch epoch (one training step over the whole
+ * graph: forward, loss, backward, optimiser, then the evaluation forward,
+ * with the engine's counters folded into the stats) or the sampled one
+ * (epoch_sampled.c), then the epoch's bookkeeping. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,13 +52,11 @@ static int dist_sum_gradients(trainer_t *t, gs_err_t *err)
     return rc;
 }
 
-int trainer_epoch(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
+static int epoch_full(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
 {
-    memset(st, 0, sizeof *st);
     int64_t e = t->epoch; /* 0-based index of this epoch: the dropout counter */
-    int rc = knob_apply(t, err);
-    if (!rc) rc = trainer_stream_resplit(t, err);
-    if (rc) return rc;
+    int rc;
+    if (t->sampled && !t->streaming && !t->dist) t->ex.clock = NULL; /* back from sampled training: in memory, the wall */
     train_data_t *d = &t->data;
     model_state_t *m = &t->model;
     const kops_t *K = t->kp.K;
@@ -101,7 +101,16 @@ int trainer_epoch(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
     st->edge_bytes = prog_edge_bytes(&m->prog, d->g.m);
     if (t->streaming) stream_engine_epoch_end(&t->stream, st); /* counters cover the training step and the evaluation */
     if (t->streaming && (rc = part_learn(t, st, err))) return rc;
-    if ((rc = failed(t, err))) return rc;
+    return failed(t, err);
+}
+
+int trainer_epoch(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
+{
+    memset(st, 0, sizeof *st);
+    int rc = knob_apply(t, err);
+    if (!rc) rc = trainer_stream_resplit(t, err);
+    if (!rc) rc = t->cfg.batch_size > 0 ? trainer_epoch_sampled(t, st, err) : epoch_full(t, st, err);
+    if (rc) return rc;
     st->epoch = ++t->epoch;
     if (!isfinite(st->loss)) return gs_fail(err, GS_EFAIL, "epoch %lld: loss is not finite (try a lower --lr)", (long long)st->epoch);
     if (st->val_acc > t->best_val) {

@@ -451,12 +451,21 @@ const tensor_t *exec_forward(exec_t *ex, const tensor_t *x, int training, int64_
 /* ---------------- backward ---------------- */
 
 /* The gradient buffer of value v, or NULL when v needs none. *acc tells
- * whether to add (an earlier op already wrote it) or overwrite. */
-static float *gtarget(exec_t *ex, int v, int *acc)
+ * whether to add (an earlier op already wrote it) or overwrite. written:
+ * the rows the op writes when it may be fewer than v's (an elementwise op
+ * over levels works on the latest level's rows), else -1; on a first
+ * write the rows past them are zeroed, or a previous step's would stay. */
+static float *gtarget(exec_t *ex, int v, int *acc, int64_t written)
 {
     if (v < 0 || !ex->prog->vals[v].requires_grad) return NULL;
     *acc = ex->grad_set[v];
     ex->grad_set[v] = 1;
+    const value_t *val = &ex->prog->vals[v];
+    if (!*acc && written >= 0 && val->dom != DOM_PARAM && val->dom != DOM_EDGE) {
+        int64_t rows = rows_of(ex, v);
+        if (rows > written)
+            ex->kp.K->zero(ex->kp.cx, ex->grad[v].data + written * val->cols, sizeof(float) * (size_t)((rows - written) * val->cols));
+    }
     return ex->grad[v].data;
 }
 
@@ -468,7 +477,7 @@ void exec_backward(exec_t *ex, const tensor_t *dout)
     const exec_engine_t *E = &ex->engine;
     memset(ex->grad_set, 0, (size_t)P->nvals);
     int oacc;
-    float *go = gtarget(ex, P->output, &oacc);
+    float *go = gtarget(ex, P->output, &oacc, -1);
     if (!go) return;
     K->copy(cx, go, dout->data, tensor_bytes(dout));
     host_wrote(ex, P->output, 1);
@@ -483,9 +492,10 @@ void exec_backward(exec_t *ex, const tensor_t *dout)
         if (K->annotate) K->annotate(cx, in->layer, 1, op_name(in->op));
         exec_mark_t mark = exec_mark(ex);
         double flops0 = ex->flops;
-        float *da = gtarget(ex, in->in[0], &acc_a);
-        float *db = in->nin > 1 ? gtarget(ex, in->in[1], &acc_b) : NULL;
-        float *dc = in->nin > 2 ? gtarget(ex, in->in[2], &acc_c) : NULL;
+        int64_t written = ex->hop[i] ? -1 : rows; /* a graph op writes its operands' own rows */
+        float *da = gtarget(ex, in->in[0], &acc_a, written);
+        float *db = in->nin > 1 ? gtarget(ex, in->in[1], &acc_b, written) : NULL;
+        float *dc = in->nin > 2 ? gtarget(ex, in->in[2], &acc_c, written) : NULL;
         int engine_op = in->op == OP_MATMUL || in->op == OP_GATHER || in->op == OP_GATHER_TYPED;
         switch (in->op) {
         case OP_MATMUL: {

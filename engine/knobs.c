@@ -28,6 +28,9 @@ static const opt_t table[] = {
     {"threads", OPT_INT, F(threads), NULL, "all", 0, 1024, "T", "worker threads (all: one per core)", NULL, WHEN_START, SCOPE_ANY, 0, 0},
     {"dkp", OPT_CHOICE, F(dkp), "off|on|auto", NULL, 0, 0, "MODE", "reorder aggregation and combination (auto: by cost)", NULL, WHEN_PROGRAM, SCOPE_ANY, '7', 0},
     {"fuse", OPT_CHOICE, F(fuse), "off|on", NULL, 0, 0, "MODE", "NeuGraph 3.4: hoist src/dst-only ops out of ApplyEdge, fuse elementwise edge stages into one gather (off: the plain SAGA program)", NULL, WHEN_PROGRAM, SCOPE_ANY, '0', 0},
+    {"batch-size", OPT_I64, F(batch_size), NULL, "full", 1, 1e12, "B", "sampled mini-batch training: B training vertices a step (full: full-batch; more than the training set: one batch)", NULL, WHEN_EPOCH, SCOPE_ANY, 0, 0},
+    {"fanout", OPT_LIST, F(fanout), NULL, NULL, 1, 100000, "K1,K2,..", "--batch-size: neighbours sampled per vertex and hop, the targets' own first (one value: every hop)", NULL, WHEN_EPOCH, SCOPE_ANY, 0, 0},
+    {"prepro", OPT_CHOICE, F(prepro), "serial|pipelined", NULL, 0, 0, "MODE", "--batch-size: preprocessing in order, or GraphTensor's scheduler (subtasks overlapped, one batch ahead of training)", NULL, WHEN_EPOCH, SCOPE_ANY, 0, 0},
     {"feat-norm", OPT_CHOICE, F(feat_norm), "auto|row|none", NULL, 0, 0, "MODE", "row-normalise features (auto: if non-negative)", NULL, WHEN_START, SCOPE_ANY, 0, 0},
     {"no-cache", OPT_BOOL, F(no_cache), NULL, NULL, 0, 0, "", "do not read or write the binary dataset cache", NULL, WHEN_START, SCOPE_ANY, 0, 0},
     {"devices", OPT_INT, F(devices), NULL, NULL, 1, TOPO_MAX_DEV, "N", "emulated or logical devices", NULL, WHEN_REOPEN, SCOPE_STREAM, 0, 0},
@@ -70,7 +73,7 @@ const opt_t *knob_find(const char *name)
 
 knob_facts_t knob_facts(const trainer_t *t)
 {
-    knob_facts_t f = {t->data.g.n, t->data.g.m, 0, t->dist != NULL};
+    knob_facts_t f = {t->data.g.n, t->data.g.m, 0, t->dist != NULL, t->ex.nhops};
     if (t->data.g.n > 0) {
         int k = t->cfg.knobs.subchunks < 1 ? 1 : t->cfg.knobs.subchunks;
         f.min_device_mem = stream_working_set(&t->model.prog, t->data.g.n, (int)t->data.g.n, k);
@@ -113,6 +116,10 @@ int knob_parse(train_cfg_t *c, const char *name, const char *value, const knob_f
         const char *fit = topology_for_devices(next.devices);
         if (topology_get(next.topology, &tp) == 0 && tp.ndev < next.devices && fit)
             snprintf(next.topology, sizeof next.topology, "%s", fit);
+    }
+    if (facts) {
+        int rc = trainer_sampled_check(&next, facts->hops, err);
+        if (rc) return rc;
     }
     *c = next;
     return GS_OK;

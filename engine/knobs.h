@@ -30,6 +30,7 @@ typedef struct {
     int64_t vertices, edges;
     uint64_t min_device_mem;
     int distributed;
+    int hops; /* the program's hops (--fanout's length) */
 } knob_facts_t;
 /* Whether knob o applies to a run with these facts. */
 int knob_applies(const opt_t *o, const knob_facts_t *facts);

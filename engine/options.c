@@ -31,6 +31,7 @@ void opt_accepts(const opt_t *o, char *out, size_t n)
     case OPT_SIZE: snprintf(out, n, "%sa size in [%s, %s] bytes, e.g. 512K, 64M, 2G", pre, lo, hi); break;
     case OPT_FLOAT:
     case OPT_DOUBLE: snprintf(out, n, "%sa number in [%s, %s]", pre, lo, hi); break;
+    case OPT_LIST: snprintf(out, n, "1 to %d comma-separated integers in [%s, %s]", OPT_LIST_MAX, lo, hi); break;
     default: snprintf(out, n, "%san integer in [%s, %s]", pre, lo, hi); break;
     }
 }
@@ -83,6 +84,29 @@ int opt_parse(const opt_t *o, void *base, const char *value, char *why, size_t n
         snprintf(f, o->size, "%s", value);
         return 0;
     }
+    if (o->kind == OPT_LIST) {
+        opt_list_t l = {0, {0}};
+        const char *p = value;
+        for (;;) {
+            char item[32];
+            size_t len = strcspn(p, ",");
+            if (!len || len >= sizeof item) return refuse(o, value, "is not a list of integers", why, n);
+            if (l.n == OPT_LIST_MAX) return refuse(o, value, "has too many values", why, n);
+            memcpy(item, p, len), item[len] = 0;
+            double v;
+            if (parse_number(o, item, &v, why, n)) {
+                char inner[200];
+                snprintf(inner, sizeof inner, "%s", why);
+                snprintf(why, n, "in '%.64s': %s", value, inner);
+                return -1;
+            }
+            l.v[l.n++] = (int)v;
+            if (!p[len]) break;
+            p += len + 1;
+        }
+        *(opt_list_t *)f = l;
+        return 0;
+    }
     if (o->kind == OPT_CHOICE) {
         int k = gs_choice_index(o->choices, value);
         if (k < 0) return refuse(o, value, "is not valid", why, n);
@@ -121,6 +145,13 @@ void opt_format(const opt_t *o, const void *base, char *out, size_t n)
     case OPT_BOOL: snprintf(out, n, "%s", *(const int *)f ? "on" : "off"); return;
     case OPT_STR: snprintf(out, n, "%s", *(const char *)f ? (const char *)f : "none"); return;
     case OPT_CHOICE: gs_choice_name(o->choices, *(const int *)f, out, (int)n); return;
+    case OPT_LIST: {
+        const opt_list_t *l = f;
+        size_t at = 0;
+        out[0] = 0;
+        for (int i = 0; i < l->n && at < n; i++) at += (size_t)snprintf(out + at, n - at, "%s%d", i ? "," : "", l->v[i]);
+        return;
+    }
     case OPT_INT: v = *(const int *)f; break;
     case OPT_I64: v = (double)*(const int64_t *)f; break;
     case OPT_U64: v = (double)*(const uint64_t *)f; break;

@@ -22,7 +22,14 @@ typedef enum {
     OPT_SIZE,   /* uint64_t bytes, with K/M/G/T suffixes, in [lo, hi] */
     OPT_STR,    /* char[size] */
     OPT_CHOICE, /* int index into choices "a|b|c" */
+    OPT_LIST,   /* opt_list_t: comma-separated ints, each in [lo, hi] */
 } opt_kind_t;
+
+#define OPT_LIST_MAX 16
+typedef struct {
+    int n;
+    int v[OPT_LIST_MAX];
+} opt_list_t;
 
 /* When a knob's change takes effect. */
 typedef enum {

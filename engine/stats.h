@@ -19,6 +19,7 @@ enum {
     STAT_FRACTION = 16, /* a fraction in [0, 1], shown as a percentage */
     STAT_BREAKDOWN = 32, /* a term of the panel's time breakdown (they sum to epoch + eval) */
     STAT_DIST = 64,      /* meaningful only on a distributed run (--ranks) */
+    STAT_SAMPLED = 128,  /* meaningful only on a sampled run (--batch-size) */
 };
 
 /* X(name, unit, panel label ("": not in the panel), meaning, printf format, flags) */
@@ -88,7 +89,24 @@ enum {
       STAT_JSON | STAT_PANEL | STAT_DIST | STAT_FRACTION)                                                              \
     X(net_bytes, "B", "net", "--ranks: bytes the ranks sent each other (mirror rows and their gradients)", "%.0f",    \
       STAT_JSON | STAT_PANEL | STAT_TRACE | STAT_DIST)                                                                 \
-    X(net_msgs, "", "messages", "--ranks: messages the ranks sent each other", "%.0f", STAT_JSON | STAT_DIST)
+    X(net_msgs, "", "messages", "--ranks: messages the ranks sent each other", "%.0f", STAT_JSON | STAT_DIST)        \
+    X(batches, "", "batches", "--batch-size: training steps this epoch", "%.0f", STAT_JSON | STAT_PANEL | STAT_SAMPLED) \
+    X(sampled_edges, "", "sampled edges", "--batch-size: edges in the epoch's sampled blocks", "%.0f",              \
+      STAT_JSON | STAT_PANEL | STAT_SAMPLED)                                                                          \
+    X(sample_ms, "ms", "S sample", "--batch-size: sampling (draw and id map), modeled, summed over the batches", "%.4f", \
+      STAT_JSON | STAT_PANEL | STAT_SAMPLED)                                                                          \
+    X(reindex_ms, "ms", "R reindex", "--batch-size: blocks in local rows, modeled, summed", "%.4f",                   \
+      STAT_JSON | STAT_PANEL | STAT_SAMPLED)                                                                          \
+    X(lookup_ms, "ms", "K lookup", "--batch-size: feature rows gathered, modeled, summed", "%.4f",                    \
+      STAT_JSON | STAT_PANEL | STAT_SAMPLED)                                                                          \
+    X(batch_copy_ms, "ms", "T transfer", "--batch-size: blocks and rows over the host-to-device link, modeled, summed", \
+      "%.4f", STAT_JSON | STAT_PANEL | STAT_SAMPLED)                                                                  \
+    X(step_ms, "ms", "steps", "--batch-size: the training steps on the emulated GPU (roofline), summed", "%.4f",     \
+      STAT_JSON | STAT_PANEL | STAT_SAMPLED)                                                                          \
+    X(prepro_wait_ms, "ms", "step waits", "--batch-size: time the steps waited for their batch", "%.4f",             \
+      STAT_JSON | STAT_PANEL | STAT_SAMPLED)                                                                          \
+    X(wall_ms, "ms", "", "--batch-size: the epoch's batches on the host's wall clock (sampling, lookup and steps run for real)", \
+      "%.4f", STAT_JSON | STAT_SAMPLED)
 
 typedef struct {
     int64_t epoch; /* 1-based epoch just finished */

@@ -29,6 +29,8 @@ void train_cfg_defaults(train_cfg_t *c)
     c->threads = 0;
     c->dkp = DKP_AUTO;
     c->fuse = 1;
+    c->fanout = (opt_list_t){2, {10, 5}};
+    c->prepro = 1; /* pipelined */
     c->feat_norm = FEAT_NORM_AUTO;
     c->devices = 1;
     snprintf(c->topology, sizeof c->topology, "1gpu");
@@ -177,12 +179,14 @@ int trainer_open(trainer_t *t, const train_cfg_t *cfg, gs_err_t *err)
     if (cfg->dist && (rc = trainer_dist_open(t, err))) return rc; /* a rank: its own rows from here on */
     /* streamed: the stream engine opens the executor after renumbering the vertices */
     if ((rc = cfg->stream && !cfg->dist ? trainer_stream_open(t, err) : exec_open(t, err))) return rc;
+    if ((rc = trainer_sampled_check(cfg, t->ex.nhops, err))) return rc;
     return place_alloc(t->kp, &t->dlogits, exec_level_rows(&t->ex, t->ex.nhops), ds->c, err);
 }
 
 void trainer_close(trainer_t *t)
 {
     trainer_stream_close(t);
+    trainer_sampled_free(t);
     part_state_free(&t->part);
     trainer_dist_close(t);
     exec_free(&t->ex);

@@ -4,7 +4,8 @@
  *   model      model_state.h: program, parameters, optimiser, DKP state;
  *   execution  the executor (exec.h) and its engine: in memory, or the
  *              streaming engine (sched/stream_engine.h);
- *   driver     trainer_epoch: one full-batch step (softmax cross-entropy
+ *   driver     trainer_epoch: one full-batch step, or with --batch-size
+ *              one step per sampled batch (epoch_sampled.c) (softmax cross-entropy
  *              on the train split, Adam with L2 weight decay as
  *              torch.optim.Adam, counter-based dropout) plus evaluation
  *              on train/valid/test, best-validation tracking.
@@ -33,6 +34,7 @@ typedef struct trainer {
     kplace_t kp;            /* where the tensors live */
     stream_engine_t stream; /* in use when streaming (streaming != 0) */
     struct dist_run *dist;  /* a rank of a distributed run (train_dist.h), or NULL */
+    struct sampled_run *sampled; /* the sampled driver's state, from its first epoch (epoch_sampled.c), or NULL */
     int streaming;
     double clock_end;       /* the emulated clock when the streaming engine last closed: a reopened one goes on from there */
     tensor_t dlogits;       /* (N, C), in kp's memory */
@@ -48,8 +50,14 @@ typedef struct trainer {
 
 int trainer_open(trainer_t *t, const train_cfg_t *cfg, gs_err_t *err);
 void trainer_close(trainer_t *t);
-/* One training step plus evaluation (the full-batch epoch driver). */
+/* One epoch plus evaluation: the full-batch driver (epoch_full.c), or
+ * with --batch-size the sampled one (epoch_sampled.c). */
 int trainer_epoch(trainer_t *t, epoch_stats_t *st, gs_err_t *err);
+/* epoch_sampled.c: its epoch; whether c can train sampled with a program
+ * of nhops hops (GS_OK when c is full-batch); its state's release. */
+int trainer_epoch_sampled(trainer_t *t, epoch_stats_t *st, gs_err_t *err);
+int trainer_sampled_check(const train_cfg_t *c, int nhops, gs_err_t *err);
+void trainer_sampled_free(trainer_t *t);
 
 /* The execution part, for knob changes: a new program for the model's
  * DKP mode (parameters kept), and closing and reopening the streaming

@@ -29,6 +29,7 @@ typedef struct {
     double busy_hist[PROF_MAX_DEV][VIEW_HIST]; /* compute busy fraction per device, oldest first */
     int nhist, ndev, emulated;
     int ranks;            /* of a distributed run (its lanes are ranks), else 0 */
+    int sampled;        /* a sampled run (--batch-size): its stage counters are shown */
     char network[24];     /* its emulated network */
     int gpu;              /* a real GPU: gpu_m holds its live metrics */
     gpu_metrics_t gpu_m;

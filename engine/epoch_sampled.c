@@ -1,0 +1,201 @@
+/* epoch_sampled.c - the mini-batch epoch driver (train.h, --batch-size):
+ * the training vertices in an order keyed by (seed, epoch), cut into
+ * batches; each batch sampled and looked up (sampler.h), then one step on
+ * its blocks (forward, loss on the targets, backward, optimiser); then
+ * full-neighbourhood evaluation on the whole graph, as full-batch training
+ * evaluates. With --prepro pipelined, batch b+1 is prepared on a second
+ * thread while batch b trains (the thread pool runs one loop at a time,
+ * so the two share it); serial prepares each batch after the previous
+ * step. The epoch's time is the emulated timeline of prepro_sched.h: the
+ * steps are charged as the emulated GPU's kernels (the topology's
+ * roofline), the preprocessing as the modeled host's. Runs in memory on
+ * the host only (not streamed, not distributed, not on the CUDA place). */
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "prepro_sched.h"
+#include "sched/vclock.h"
+#include "train.h"
+
+struct sampled_run {
+    sampler_t sampler;
+    batch_t batch[2];
+    int32_t *order;   /* the epoch's training vertices */
+    int64_t norder;
+    vclock_t clock;   /* the emulated GPU: steps and evaluation */
+    prepro_sched_t sched;
+    topology_t topo;
+    int fanout[BLOCKS_MAX_HOPS];
+};
+
+static double wall_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int trainer_sampled_check(const train_cfg_t *c, int nhops, gs_err_t *err)
+{
+    if (c->batch_size <= 0) return GS_OK;
+    if (c->stream) return gs_fail(err, GS_EINPUT, "--batch-size: sampled training runs in host memory; it does not stream (drop the device and streaming flags)");
+    if (c->dist) return gs_fail(err, GS_EINPUT, "--batch-size: sampled training runs in one process (drop --ranks)");
+    if (c->device == DEVICE_CUDA)
+        return gs_fail(err, GS_EINPUT, "--batch-size: sampled training runs on the cpu backend (the CUDA place has no batch upload yet)");
+    if (nhops < 1) return gs_fail(err, GS_EINPUT, "--batch-size: this model has no neighbourhood to sample (no gather)");
+    if (c->fanout.n != 1 && c->fanout.n != nhops)
+        return gs_fail(err, GS_EINPUT, "--fanout: %d values for a model of %d hops (give one per hop, the targets' own first, or one for all)",
+                       c->fanout.n, nhops);
+    return GS_OK;
+}
+
+void trainer_sampled_free(trainer_t *t)
+{
+    struct sampled_run *s = t->sampled;
+    if (!s) return;
+    sampler_free(&s->sampler);
+    batch_free(&s->batch[0]), batch_free(&s->batch[1]);
+    free(s->order);
+    free(s);
+    t->sampled = NULL;
+}
+
+static int sampled_open(trainer_t *t, gs_err_t *err)
+{
+    if (t->sampled) return GS_OK;
+    struct sampled_run *s = calloc(1, sizeof *s);
+    if (!s) return gs_fail(err, GS_EFAIL, "out of memory for sampled training");
+    t->sampled = s;
+    if (topology_get(t->cfg.topology, &s->topo)) return gs_fail(err, GS_EINPUT, "--topology %s: unknown", t->cfg.topology);
+    int64_t n = t->data.split_n[SPLIT_TRAIN];
+    s->order = malloc(sizeof(int32_t) * (size_t)(n ? n : 1));
+    if (!s->order) return gs_fail(err, GS_EFAIL, "out of memory for sampled training");
+    s->norder = n;
+    int rc = sampler_init(&s->sampler, &t->data.g, err);
+    /* the steps run on the emulated GPU: its FLOP rate and memory bandwidth price them */
+    vclock_init(&s->clock, &s->topo, KTIME_ROOFLINE, s->topo.host_flops, 1, 0);
+    s->clock.host_flops = s->topo.gpu_flops, s->clock.host_bw = s->topo.gpu_bw;
+    return rc;
+}
+
+typedef struct {
+    trainer_t *t;
+    const int32_t *targets;
+    int64_t nt, index;
+    batch_t *b;
+    double wall_s; /* the preparation's host time */
+    int rc;
+    gs_err_t err;
+} prepare_t;
+
+/* S, R and K of one batch (on the pipelined run's second thread). */
+static void *prepare(void *arg)
+{
+    prepare_t *p = arg;
+    trainer_t *t = p->t;
+    struct sampled_run *s = t->sampled;
+    double w0 = wall_s();
+    p->rc = sampler_sample(&s->sampler, p->targets, p->nt, t->ex.nhops, s->fanout, t->cfg.seed, t->epoch, p->index, p->b, &p->err);
+    if (!p->rc) p->rc = sampler_lookup(p->b, &t->data.x, t->data.label_k, &p->err);
+    p->wall_s = wall_s() - w0;
+    return NULL;
+}
+
+/* One step on batch b: returns its loss (mean over its labelled targets). */
+static int step(trainer_t *t, batch_t *b, int64_t e, double *loss, gs_err_t *err)
+{
+    model_state_t *m = &t->model;
+    const kops_t *K = t->kp.K;
+    int rc = exec_bind(&t->ex, b->bs.ptr, err);
+    if (rc) return rc;
+    const tensor_t *out = exec_forward(&t->ex, &b->x, 1, e);
+    exec_mark_t mark = exec_mark(&t->ex);
+    tensor_t dl = {out->rows, out->cols, t->dlogits.data};
+    *loss = K->xent(t->kp.cx, out->data, out->rows, out->cols, b->label, b->rows, b->ntargets, b->labelled, dl.data);
+    exec_host_work(&t->ex, mark, NULL, 0, 6.0 * (double)tensor_numel(out), 8.0 * (double)tensor_numel(out));
+    exec_backward(&t->ex, &dl);
+    if (t->ex.failed) {
+        *err = t->ex.err;
+        return err->code;
+    }
+    mark = exec_mark(&t->ex);
+    model_step(m, t->cfg.lr, t->cfg.weight_decay);
+    double nparams = (double)params_count(&m->params);
+    exec_host_work(&t->ex, mark, NULL, 2, 10.0 * nparams, 28.0 * nparams);
+    return K->sync(t->kp.cx, err);
+}
+
+int trainer_epoch_sampled(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
+{
+    int rc = trainer_sampled_check(&t->cfg, t->ex.nhops, err);
+    if (!rc) rc = sampled_open(t, err);
+    if (rc) return rc;
+    struct sampled_run *s = t->sampled;
+    train_data_t *d = &t->data;
+    int64_t e = t->epoch, bs = t->cfg.batch_size < s->norder ? t->cfg.batch_size : s->norder;
+    int64_t nb = bs > 0 ? (s->norder + bs - 1) / bs : 0;
+    if (!nb) return gs_fail(err, GS_EINPUT, "--batch-size: the training split is empty");
+    for (int h = 0; h < t->ex.nhops; h++) s->fanout[h] = t->cfg.fanout.v[t->cfg.fanout.n == 1 ? 0 : h];
+    sampler_shuffle(d->split_k[SPLIT_TRAIN], s->norder, t->cfg.seed, e, s->order);
+    s->sched.mode = (prepro_mode_t)t->cfg.prepro;
+    s->sched.emit = NULL;
+    prepro_sched_init(&s->sched, &s->topo, s->clock.now);
+    t->ex.samples = NULL;
+    t->ex.clock = &s->clock;
+    t->ex.own_s = 0;
+    double w0 = wall_s(), t0 = s->clock.now, loss_sum = 0, labelled = 0, flops = 0, agg = 0, edges = 0, ready = 0, end = t0;
+    prepare_t job = {t, s->order, bs < s->norder ? bs : s->norder, 0, &s->batch[0], 0, 0, {0}};
+    prepare(&job);
+    rc = job.rc, *err = job.err;
+    if (!rc) ready = prepro_sched_batch(&s->sched, &s->batch[0], 0, d->x.cols);
+    for (int64_t b = 0; b < nb && !rc; b++) {
+        batch_t *cur = &s->batch[b % 2];
+        int64_t lo = (b + 1) * bs, n_next = b + 1 < nb ? (s->norder - lo < bs ? s->norder - lo : bs) : 0;
+        prepare_t next = {t, s->order + lo, n_next, b + 1, &s->batch[(b + 1) % 2], 0, 0, {0}};
+        pthread_t th;
+        int threaded = n_next && s->sched.mode == PREPRO_PIPELINED && pthread_create(&th, NULL, prepare, &next) == 0;
+        double c0 = s->clock.now, loss = 0;
+        rc = step(t, cur, e, &loss, err);
+        double step_s = s->clock.now - c0;
+        if (threaded) pthread_join(th, NULL);
+        else if (n_next && !rc) prepare(&next);
+        if (rc) break;
+        loss_sum += loss * (double)cur->labelled, labelled += (double)cur->labelled;
+        flops += t->ex.flops, edges += (double)cur->bs.block[1].m;
+        for (int h = 2; h <= cur->nhops; h++) edges += (double)cur->bs.block[h].m;
+        for (int l = 0; l < PROG_MAX_LAYERS; l++) agg += t->ex.agg_flops[l][0] + t->ex.agg_flops[l][1];
+        end = prepro_sched_step(&s->sched, b, ready, step_s);
+        if (n_next && (rc = next.rc)) *err = next.err;
+        else if (n_next) ready = prepro_sched_batch(&s->sched, next.b, b + 1, d->x.cols);
+    }
+    st->wall_ms = 1e3 * (wall_s() - w0);
+    if (rc) return rc;
+    s->clock.now = end; /* evaluation follows the last step on the device */
+    const tensor_t *out;
+    if ((rc = exec_bind_graph(&t->ex, d->kg, err))) return rc;
+    double e0 = s->clock.now;
+    out = exec_forward(&t->ex, &d->x, 0, e);
+    const kops_t *K = t->kp.K;
+    const int s3[3] = {SPLIT_TRAIN, SPLIT_VALID, SPLIT_TEST};
+    double *acc[3] = {&st->train_acc, &st->val_acc, &st->test_acc};
+    for (int k = 0; k < 3; k++)
+        *acc[k] = d->split_labelled[s3[k]]
+                      ? (double)K->correct(t->kp.cx, out->data, out->cols, d->label_k, d->split_k[s3[k]], d->split_n[s3[k]]) /
+                            (double)d->split_labelled[s3[k]]
+                      : 0.0;
+    if ((rc = K->sync(t->kp.cx, err))) return rc;
+    st->loss = labelled > 0 ? loss_sum / labelled : 0;
+    st->epoch_ms = 1e3 * (end - t0);
+    st->eval_ms = 1e3 * (s->clock.now - e0);
+    st->host_ms = 1e3 * t->ex.own_s;
+    st->flops = flops, st->agg_flops = agg;
+    st->batches = (double)nb, st->sampled_edges = edges;
+    st->sample_ms = 1e3 * s->sched.stage_s[STAGE_SAMPLE], st->reindex_ms = 1e3 * s->sched.stage_s[STAGE_REINDEX];
+    st->lookup_ms = 1e3 * s->sched.stage_s[STAGE_LOOKUP], st->batch_copy_ms = 1e3 * s->sched.stage_s[STAGE_TRANSFER];
+    st->step_ms = 1e3 * s->sched.stage_s[STAGE_COMPUTE], st->prepro_wait_ms = 1e3 * s->sched.stall_s;
+    st->edge_bytes = prog_edge_bytes(&t->model.prog, d->g.m);
+    return GS_OK;
+}

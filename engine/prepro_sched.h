@@ -1,0 +1,65 @@
+/* prepro_sched.h - GraphTensor's service-wide tensor scheduler (§V-B,
+ * Fig. 13-14) on emulated time: where each batch's preprocessing subtasks
+ * and its training step fall on the modeled machine's timeline. The
+ * subtasks run for real (sampler.h, the trainer's driver); their times
+ * are read off the model (the roofline of their bytes, as vclock.h does
+ * for host ops), so a run is deterministic.
+ *
+ * The modeled host has PREPRO_HOST_THREADS threads sharing its memory
+ * bandwidth (a parallel subtask on k threads gets k of them); the device
+ * link is the topology's host-to-device path of device 0. Per hop h:
+ *   S_h  A: the draw, parallel; H: id-map updates, one thread;
+ *   R_h  the block's edges in local rows, parallel;
+ *   K_h  the feature rows hop h added (K_top: the targets' own), parallel;
+ *   T    each block and each looked-up piece over the link.
+ * serial     every subtask in order, each on every thread it can use,
+ *            then the transfers, then the step; no overlap anywhere (what
+ *            GraphTensor's Dynamic-GT and the frameworks it measures do);
+ * pipelined  the S chain keeps all threads but one; the last thread runs
+ *            R and K pieces as soon as their hop's H is done (K_top at
+ *            once), and every thread joins it when sampling ends; each
+ *            piece is transferred as soon as it is looked up, after S_1
+ *            (the barrier that sizes the device buffers); and batch b+1's
+ *            preprocessing runs while batch b trains (one batch ahead). */
+#ifndef GS_PREPRO_SCHED_H
+#define GS_PREPRO_SCHED_H
+
+#include "sampler.h"
+#include "sched/topology.h"
+
+#define PREPRO_HOST_THREADS 8
+
+typedef enum { PREPRO_SERIAL = 0, PREPRO_PIPELINED = 1 } prepro_mode_t;
+typedef enum { STAGE_SAMPLE, STAGE_REINDEX, STAGE_LOOKUP, STAGE_TRANSFER, STAGE_COMPUTE, STAGE__COUNT } prepro_stage_t;
+
+typedef struct {
+    prepro_stage_t stage;
+    int64_t batch;
+    int hop;        /* 0 for the step, and for K_top */
+    double t0, t1;  /* seconds on the timeline */
+    double bytes;
+} prepro_span_t;
+
+typedef void (*prepro_emit_fn)(void *user, const prepro_span_t *s);
+
+typedef struct {
+    prepro_mode_t mode;
+    double thread_bw;          /* bytes/s of one modeled host thread */
+    double link_bw, link_lat;  /* host -> device 0 */
+    double pre_free;           /* when the preprocessing resources are next free */
+    double step_start, step_end; /* the last batch's training step */
+    double stage_s[STAGE__COUNT]; /* summed span time per stage since the last reset */
+    double stall_s;            /* steps waiting for their batch's preprocessing */
+    prepro_emit_fn emit;
+    void *user;
+} prepro_sched_t;
+
+void prepro_sched_init(prepro_sched_t *s, const topology_t *t, double start);
+/* Places batch b's preprocessing (its sampler work, feat features wide)
+ * in s->mode; returns when the batch is on the device. */
+double prepro_sched_batch(prepro_sched_t *s, const batch_t *b, int64_t batch, int64_t feat);
+/* Places its training step of step_s seconds, starting when both the
+ * batch (ready) and the device are; returns the step's end. */
+double prepro_sched_step(prepro_sched_t *s, int64_t batch, double ready, double step_s);
+
+#endif
