@@ -142,7 +142,7 @@ int trainer_epoch_sampled(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
     sampler_shuffle(d->split_k[SPLIT_TRAIN], s->norder, t->cfg.seed, e, s->order);
     s->sched.mode = (prepro_mode_t)t->cfg.prepro;
     s->sched.emit = NULL;
-    prepro_sched_init(&s->sched, &s->topo, s->clock.now);
+    prepro_sched_init(&s->sched, &s->topo, d->g.n, s->clock.now);
     t->ex.samples = NULL;
     t->ex.clock = &s->clock;
     t->ex.own_s = 0;
@@ -150,6 +150,7 @@ int trainer_epoch_sampled(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
     prepare_t job = {t, s->order, bs < s->norder ? bs : s->norder, 0, &s->batch[0], 0, 0, {0}};
     prepare(&job);
     rc = job.rc, *err = job.err;
+    double host_s = job.wall_s;
     if (!rc) ready = prepro_sched_batch(&s->sched, &s->batch[0], 0, d->x.cols);
     for (int64_t b = 0; b < nb && !rc; b++) {
         batch_t *cur = &s->batch[b % 2];
@@ -168,10 +169,11 @@ int trainer_epoch_sampled(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
         for (int h = 2; h <= cur->nhops; h++) edges += (double)cur->bs.block[h].m;
         for (int l = 0; l < PROG_MAX_LAYERS; l++) agg += t->ex.agg_flops[l][0] + t->ex.agg_flops[l][1];
         end = prepro_sched_step(&s->sched, b, ready, step_s);
+        host_s += next.wall_s;
         if (n_next && (rc = next.rc)) *err = next.err;
         else if (n_next) ready = prepro_sched_batch(&s->sched, next.b, b + 1, d->x.cols);
     }
-    st->wall_ms = 1e3 * (wall_s() - w0);
+    st->wall_ms = 1e3 * (wall_s() - w0), st->prepro_host_ms = 1e3 * host_s;
     if (rc) return rc;
     s->clock.now = end; /* evaluation follows the last step on the device */
     const tensor_t *out;

@@ -2,11 +2,11 @@
  * Fig. 13-14) on emulated time: where each batch's preprocessing subtasks
  * and its training step fall on the modeled machine's timeline. The
  * subtasks run for real (sampler.h, the trainer's driver); their times
- * are read off the model (the roofline of their bytes, as vclock.h does
- * for host ops), so a run is deterministic.
+ * are read off the model (their counted accesses and bytes at the modeled
+ * host's per-thread costs, prepro_sched.c), so a run is deterministic.
  *
  * The modeled host has PREPRO_HOST_THREADS threads sharing its memory
- * bandwidth (a parallel subtask on k threads gets k of them); the device
+ * bandwidth (a parallel subtask on k threads runs k times faster); the device
  * link is the topology's host-to-device path of device 0. Per hop h:
  *   S_h  A: the draw, parallel; H: id-map updates, one thread;
  *   R_h  the block's edges in local rows, parallel;
@@ -20,7 +20,8 @@
  *            once), and every thread joins it when sampling ends; each
  *            piece is transferred as soon as it is looked up, after S_1
  *            (the barrier that sizes the device buffers); and batch b+1's
- *            preprocessing runs while batch b trains (one batch ahead). */
+ *            preprocessing runs while batch b trains, in the second of
+ *            two buffers (it may start once batch b-1's step freed it). */
 #ifndef GS_PREPRO_SCHED_H
 #define GS_PREPRO_SCHED_H
 
@@ -45,16 +46,19 @@ typedef void (*prepro_emit_fn)(void *user, const prepro_span_t *s);
 typedef struct {
     prepro_mode_t mode;
     double thread_bw;          /* bytes/s of one modeled host thread */
+    double probe_s;            /* an id-map access: a cache hit, or a miss for a map past the cache */
     double link_bw, link_lat;  /* host -> device 0 */
-    double pre_free;           /* when the preprocessing resources are next free */
-    double step_start, step_end; /* the last batch's training step */
+    double pre_free;           /* when the preprocessing threads are next free */
+    double link_free;          /* when the host-to-device link is */
+    double step_end, step_end_prev; /* the last batch's training step ends, and the one before */
     double stage_s[STAGE__COUNT]; /* summed span time per stage since the last reset */
     double stall_s;            /* steps waiting for their batch's preprocessing */
     prepro_emit_fn emit;
     void *user;
 } prepro_sched_t;
 
-void prepro_sched_init(prepro_sched_t *s, const topology_t *t, double start);
+/* The graph's vertices size the id map. Keeps mode, emit and user. */
+void prepro_sched_init(prepro_sched_t *s, const topology_t *t, int64_t vertices, double start);
 /* Places batch b's preprocessing (its sampler work, feat features wide)
  * in s->mode; returns when the batch is on the device. */
 double prepro_sched_batch(prepro_sched_t *s, const batch_t *b, int64_t batch, int64_t feat);

@@ -106,6 +106,8 @@ enum {
     X(prepro_wait_ms, "ms", "step waits", "--batch-size: time the steps waited for their batch", "%.4f",             \
       STAT_JSON | STAT_PANEL | STAT_SAMPLED)                                                                          \
     X(wall_ms, "ms", "", "--batch-size: the epoch's batches on the host's wall clock (sampling, lookup and steps run for real)", \
+      "%.4f", STAT_JSON | STAT_SAMPLED)                                                                               \
+    X(prepro_host_ms, "ms", "", "--batch-size: the host's wall time preparing the batches (S, R and K for real), summed", \
       "%.4f", STAT_JSON | STAT_SAMPLED)
 
 typedef struct {
