@@ -99,6 +99,7 @@ static int resolve_backend(opts_cmd_t cmd, int argc, char **argv, train_opts_t *
     const char *name = cmd_name(cmd);
     int streaming = streaming_given(argc, argv, 1), given = cli_given(argc, argv, "backend");
     if (!given && streaming) o->backend = BACKEND_CPU;
+    else if (!given && cli_given(argc, argv, "batch-size")) o->backend = BACKEND_MEMORY; /* sampled training: in memory */
     if (o->backend == BACKEND_MEMORY && streaming)
         return gs_fail(err, GS_EINPUT, "%s: --backend memory does not take device or streaming flags", name);
     train_cfg_t *c = &o->cfg;

@@ -271,6 +271,11 @@ int workbench_headless(const session_if_t *s)
                 printf("epoch %4lld  loss %.4f  test %.4f  %.3f ms  net %.2f MB  wait %.3f ms  replica %.3f ms  comm hidden %.0f%%\n",
                        (long long)e->epoch, e->loss, e->test_acc, e->epoch_ms, e->net_bytes / 1e6, e->stall_ms, e->replica_ms,
                        100 * e->comm_hidden);
+            else if (snap->cfg.batch_size > 0)
+                printf("epoch %4lld  loss %.4f  test %.4f  %.3f ms  %.0f batches  S %.2f ms  R %.2f ms  K %.2f ms  T %.2f ms  "
+                       "steps %.2f ms  step waits %.2f ms\n",
+                       (long long)e->epoch, e->loss, e->test_acc, e->epoch_ms, e->batches, e->sample_ms, e->reindex_ms,
+                       e->lookup_ms, e->batch_copy_ms, e->step_ms, e->prepro_wait_ms);
             else
                 printf("epoch %4lld  loss %.4f  test %.4f  %.3f ms  h2d %.2f MB  gathers %.2f MB  d2d %.2f MB  hidden %.0f%%\n",
                        (long long)e->epoch, e->loss, e->test_acc, e->epoch_ms, e->h2d_bytes / 1e6, e->gather_h2d_bytes / 1e6,

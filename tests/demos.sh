@@ -10,6 +10,7 @@
 #   memplan    >= 1.3x fewer H2D bytes, the epoch faster
 #   partitioner  roc's epoch >= 1.25x faster than equal-vertex's (ROC Fig. 8: up to 1.4x), parts within 1.1x of balanced
 #   fusion     G-GCN's epoch >= 1.5x faster with --fuse on (NeuGraph: 2.8x for its kernels), no edge tensor left
+#   sampling   the sampled epoch >= 1.5x faster with --prepro pipelined (GraphTensor: 1.7x end to end)
 #   hybrid     (4 MPI ranks) Hybrid's epoch >= 1.2x faster than DepCache's, with less replica compute
 # A script with a mistake is refused with its file and line.
 source "$(dirname "$0")/lib.sh"
@@ -21,7 +22,7 @@ ratio() { grep -E "^effect:" "$tmp/$1.out" | grep -oE "\(([0-9.]+)x\)" | sed -n 
 points() { grep -E "^effect:" "$tmp/$1.out" | grep -oE "\([+-][0-9]+ points\)" | head -1 | tr -d '(+ points)'; }
 at_least() { $PY -c "import sys; sys.exit(0 if float('${1:-0}') >= float('$2') else 1)"; }
 between() { $PY -c "import sys; sys.exit(0 if $2 <= float('${1:-0}') <= $3 else 1)"; }
-demos=(selective pipeline chain dkp memplan partitioner fusion)
+demos=(selective pipeline chain dkp memplan partitioner fusion sampling)
 command -v mpirun >/dev/null && demos+=(hybrid)
 for d in "${demos[@]}"; do
     grep -q "  $d" <<<"$list" || bad "demo list lacks $d"
@@ -48,6 +49,8 @@ between "${imb:-9}" 1.0 1.1 && ok "partitioner: slowest part ${imb}x the mean un
 at_least "$(ratio fusion 1)" 1.5 && ok "fusion: G-GCN's epoch $(ratio fusion 1)x faster fused" || bad "fusion epoch $(ratio fusion 1)x < 1.5x"
 grep -qE "edge_bytes before [0-9.]+ MB after 0 MB \(none left\)" "$tmp/fusion.out" && ok "fusion: no edge tensor left" \
     || bad "fusion edge tensors: $(grep '^effect:' "$tmp/fusion.out")"
+at_least "$(ratio sampling 1)" 1.5 && ok "sampling: epoch $(ratio sampling 1)x faster pipelined" \
+    || bad "sampling epoch $(ratio sampling 1)x < 1.5x"
 if command -v mpirun >/dev/null; then
     at_least "$(ratio hybrid 1)" 1.2 && ok "hybrid: epoch $(ratio hybrid 1)x faster than DepCache" || bad "hybrid epoch $(ratio hybrid 1)x < 1.2x"
     at_least "$(ratio hybrid 2)" 1.5 && ok "hybrid: $(ratio hybrid 2)x less replica compute" || bad "hybrid replica $(ratio hybrid 2)x"

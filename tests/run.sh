@@ -62,7 +62,7 @@ else
         case "$t" in *.d) continue ;; esac
         run_one "$(basename "$t")" "$t"
     done
-    for s in tests/cli_errors.sh tests/cli_limits.sh tests/cli_train.sh tests/cli_trace.sh tests/tui_tmux.sh tests/tui_keys.sh tests/tui_hostile.sh tests/tui_attach.sh tests/dist.sh tests/partitioner.sh tests/fusion.sh tests/demos.sh tests/cora_accuracy.sh; do run_one "$(basename "$s" .sh)" "$s"; done
+    for s in tests/cli_errors.sh tests/cli_limits.sh tests/cli_train.sh tests/cli_trace.sh tests/tui_tmux.sh tests/tui_keys.sh tests/tui_hostile.sh tests/tui_attach.sh tests/dist.sh tests/partitioner.sh tests/fusion.sh tests/sampling.sh tests/demos.sh tests/cora_accuracy.sh; do run_one "$(basename "$s" .sh)" "$s"; done
 fi
 [ ${#failed[@]} -gt 0 ] && echo "failed: ${failed[*]}"
 echo "tests: $pass passed, $fail failed, $skip skipped"
