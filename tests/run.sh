@@ -56,6 +56,8 @@ elif [ "$mode" = tsan ]; then
     run_one "tsan/tui_tmux" tests/tui_tmux.sh
     run_one "tsan/cli_trace" tests/cli_trace.sh
     run_one "tsan/tui_attach" tests/tui_attach.sh
+    # the pipelined sampled driver prepares the next batch on a second thread while the step runs
+    run_one "tsan/sampling_pipelined" "$GNNSCOPE_BIN" train --epochs 3 --batch-size 32 --fanout 5,3 --prepro pipelined
 else
     export GNNSCOPE_BIN="$root/gnnscope"
     for t in "$build"/tests/test_*; do
