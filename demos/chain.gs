@@ -1,8 +1,6 @@
 # NeuGraph §3.3: chain streaming under a PCIe switch against naive loading.
-#flags --dataset gen:nodes=20000,degree=10,feats=32,classes=32,seed=2 --device-mem 1M --selective off
+#flags --dataset gen:nodes=20000,degree=10,feats=32,classes=32,seed=2 --device-mem 1M --selective off --memplan stream --multidev naive
 say "Multi-device (NeuGraph 3.3): two devices under one switch share its uplink; watch gather_h2d_bytes and d2d"
-set memplan stream
-set multidev naive
 wait epochs 3
 mark
 say "Before: naive - both devices load every block from the host: the uplink carries it twice"

@@ -1,8 +1,6 @@
 # GraphTensor §V-A: dynamic kernel placement. Cora's first layer is 1433 -> 16.
-#flags --device-mem 4M
+#flags --device-mem 4M --memplan stream --dkp off
 say "DKP (GraphTensor V-A): aggregation-first gathers 1433 columns, combination-first 16; watch agg_flops"
-set memplan stream
-set dkp off
 wait epochs 3
 mark
 say "Before: aggregation-first - (A X) W: the device lanes are busy with wide gathers"

@@ -1,11 +1,8 @@
 # NeuGraph §3.2 and Fig. 6: pipelining with sub-chunks and the swap heuristic.
 # A graph of Reddit-like density (average degree 300), where a chunk's
 # gather computes about as long as its copy takes; P = 4, k = 4 throughout.
-#flags --dataset gen:nodes=20000,degree=300,feats=32,classes=8,seed=2 --devices 1 --topology 1gpu --device-mem 8M --chunks 4 --subchunks 4
+#flags --dataset gen:nodes=20000,degree=300,feats=32,classes=8,seed=2 --devices 1 --topology 1gpu --device-mem 8M --chunks 4 --subchunks 4 --memplan stream --pipeline off --swap off
 say "Pipelining (NeuGraph 3.2): watch the H2D and COMPUTE lanes, the epoch time and hidden_frac"
-set memplan stream
-set pipeline off
-set swap off
 wait epochs 3
 mark
 say "Before: one buffer - a block's copy and its gather take turns, the lanes alternate"

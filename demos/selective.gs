@@ -1,11 +1,8 @@
 # NeuGraph §3.2: selective scheduling copies only the source rows a chunk uses.
 # A generated graph with 32 planted communities, METIS-ordered, so a chunk's
 # edges come mostly from a few communities' rows.
-#flags --dataset gen:nodes=20000,degree=10,feats=32,classes=32,seed=2 --device-mem 1M
+#flags --dataset gen:nodes=20000,degree=10,feats=32,classes=32,seed=2 --device-mem 1M --memplan stream --order metis --selective off
 say "Selective scheduling (NeuGraph 3.2): watch gather_h2d_bytes (the gathers' H2D) in the Training panel"
-set memplan stream
-set order metis
-set selective off
 wait epochs 3
 mark
 say "Before: selective off - every chunk ships its whole source interval over PCIe"
