@@ -14,6 +14,7 @@
 #include "backend_cpu.h"
 #include "tensor.h"
 #include "threadpool.h"
+#include "mono_clock.h"
 
 /* ---- the real work ---- */
 
@@ -39,13 +40,6 @@ static void run_kernel(const kernel_call_t *c)
     }
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 double cpu_run_task(const task_t *t)
 {
     if (t->kind == TASK_KERNEL) {
@@ -57,10 +51,10 @@ double cpu_run_task(const task_t *t)
         memcpy(t->dst, t->src, t->bytes);
         return 0;
     }
-    double f0 = now_s(); /* the host-side filter of selective scheduling */
+    double f0 = gs_mono_s(); /* the host-side filter of selective scheduling */
     for (size_t r = 0; r < t->bytes / t->row_bytes; r++)
         memcpy((char *)t->dst + r * t->row_bytes, (const char *)t->src + (size_t)t->rows[r] * t->row_bytes, t->row_bytes);
-    return now_s() - f0;
+    return gs_mono_s() - f0;
 }
 
 /* A new event id, or -1 when the table cannot grow (the caller then

@@ -11,13 +11,7 @@
 
 #include "backend_cpu.h"
 #include "threadpool.h"
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+#include "mono_clock.h"
 
 static void *stream_main(void *arg)
 {
@@ -32,7 +26,7 @@ static void *stream_main(void *arg)
         task_t t = s->q[s->head];
         s->busy = 1;
         pthread_mutex_unlock(&s->lock);
-        double t0 = now_s();
+        double t0 = gs_mono_s();
         switch (t.kind) {
         case TASK_COPY: {
             uint64_t flow = t.path ? lm_begin(&b->links, t.path, (double)t.bytes) : 0;
@@ -65,7 +59,7 @@ static void *stream_main(void *arg)
             break;
         }
         if (t.kind == TASK_COPY || t.kind == TASK_KERNEL) {
-            double t1 = now_s(), dt = t1 - t0;
+            double t1 = gs_mono_s(), dt = t1 - t0;
             if (b->cfg.on_task)
                 b->cfg.on_task(b->cfg.hook_user, s->dev, s->lane, t.tag, t0, t1, t.kind == TASK_COPY ? (double)t.bytes : 0);
             pthread_mutex_lock(&b->st_lock);

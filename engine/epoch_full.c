@@ -9,16 +9,14 @@
 #include <time.h>
 
 #include "knobs.h"
+#include "mono_clock.h"
 #include "train.h"
 #include "train_dist.h"
 
 /* Milliseconds on the run's clock: the emulated one, or the wall. */
 static double now_ms(const trainer_t *t)
 {
-    if (t->ex.clock) return 1e3 * t->ex.clock->now;
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+    return 1e3 * (t->ex.clock ? t->ex.clock->now : gs_mono_s());
 }
 
 /* Accuracy on one split, computed where the logits are. */
@@ -28,6 +26,37 @@ static double split_accuracy(const trainer_t *t, const tensor_t *logits, int s)
     if (!d->split_labelled[s]) return 0.0;
     int64_t ok = t->kp.K->correct(t->kp.cx, logits->data, logits->cols, d->label_k, d->split_k[s], d->split_n[s]);
     return (double)ok / (double)d->split_labelled[s];
+}
+
+double trainer_loss(trainer_t *t, const tensor_t *out, const int32_t *label, const int32_t *idx, int64_t n, int64_t labelled)
+{
+    exec_mark_t mark = exec_mark(&t->ex);
+    double loss = t->kp.K->xent(t->kp.cx, out->data, out->rows, out->cols, label, idx, n, labelled, t->dlogits.data);
+    double logit_bytes = 4.0 * (double)tensor_numel(out);
+    exec_host_work(&t->ex, mark, NULL, 0, 6.0 * (double)tensor_numel(out), 2 * logit_bytes);
+    return loss;
+}
+
+int trainer_optimise(trainer_t *t, gs_err_t *err)
+{
+    const kops_t *K = t->kp.K;
+    if (K->annotate) K->annotate(t->kp.cx, -1, 2, "adam");
+    exec_mark_t mark = exec_mark(&t->ex);
+    model_step(&t->model, t->cfg.lr, t->cfg.weight_decay);
+    int rc = K->sync(t->kp.cx, err);
+    double nparams = (double)params_count(&t->model.params);
+    exec_host_work(&t->ex, mark, NULL, 2, 10.0 * nparams, 28.0 * nparams); /* w, g, m, v read, w, m, v written */
+    return rc;
+}
+
+int trainer_evaluate(trainer_t *t, const tensor_t *out, epoch_stats_t *st, gs_err_t *err)
+{
+    exec_mark_t mark = exec_mark(&t->ex);
+    st->train_acc = split_accuracy(t, out, SPLIT_TRAIN);
+    st->val_acc = split_accuracy(t, out, SPLIT_VALID);
+    st->test_acc = split_accuracy(t, out, SPLIT_TEST);
+    exec_host_work(&t->ex, mark, NULL, 0, (double)tensor_numel(out), 4.0 * (double)tensor_numel(out));
+    return t->kp.K->sync(t->kp.cx, err);
 }
 
 static int failed(trainer_t *t, gs_err_t *err)
@@ -59,41 +88,26 @@ static int epoch_full(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
     if (t->sampled && !t->streaming && !t->dist) t->ex.clock = NULL; /* back from sampled training: in memory, the wall */
     train_data_t *d = &t->data;
     model_state_t *m = &t->model;
-    const kops_t *K = t->kp.K;
     if (t->streaming) stream_engine_epoch_begin(&t->stream, t->epoch > 0);
     if (t->dist) memset(&t->dist->engine.ctr, 0, sizeof t->dist->engine.ctr);
     t->ex.samples = t->epoch == 0 && m->ndkp > 0 ? &m->dkp_model : NULL;
     t->ex.own_s = 0;
     double t0 = now_ms(t);
     const tensor_t *out = exec_forward(&t->ex, &d->x, 1, e);
-    exec_mark_t mark = exec_mark(&t->ex);
-    st->loss = K->xent(t->kp.cx, out->data, out->rows, out->cols, d->label_k, d->split_k[SPLIT_TRAIN],
-                       d->split_n[SPLIT_TRAIN], d->split_labelled[SPLIT_TRAIN], t->dlogits.data);
-    double logit_bytes = 4.0 * (double)tensor_numel(out);
-    exec_host_work(&t->ex, mark, NULL, 0, 6.0 * (double)tensor_numel(out), 2 * logit_bytes);
+    st->loss = trainer_loss(t, out, d->label_k, d->split_k[SPLIT_TRAIN], d->split_n[SPLIT_TRAIN], d->split_labelled[SPLIT_TRAIN]);
     exec_backward(&t->ex, &t->dlogits);
     if ((rc = failed(t, err))) return rc;
     if (t->dist && (rc = dist_sum_gradients(t, err))) return rc; /* each rank's part of the whole graph's gradient */
     st->flops = t->ex.flops;
     for (int l = 0; l < PROG_MAX_LAYERS; l++) st->agg_flops += t->ex.agg_flops[l][0] + t->ex.agg_flops[l][1];
-    if (K->annotate) K->annotate(t->kp.cx, -1, 2, "adam");
-    mark = exec_mark(&t->ex);
-    model_step(m, t->cfg.lr, t->cfg.weight_decay);
-    if ((rc = K->sync(t->kp.cx, err))) return rc;
-    double nparams = (double)params_count(&m->params);
-    exec_host_work(&t->ex, mark, NULL, 2, 10.0 * nparams, 28.0 * nparams); /* w, g, m, v read, w, m, v written */
+    if ((rc = trainer_optimise(t, err))) return rc;
     double t1 = now_ms(t);
     if (t->ex.samples) { /* first epoch: fit the DKP cost model on its kernel timings */
         dkp_fit(&m->dkp_model, m->dkp, m->ndkp < MODEL_MAX_DKP ? m->ndkp : MODEL_MAX_DKP, d->g.n, d->g.m);
         t->ex.samples = NULL;
     }
     out = exec_forward(&t->ex, &d->x, 0, e);
-    mark = exec_mark(&t->ex);
-    st->train_acc = split_accuracy(t, out, SPLIT_TRAIN);
-    st->val_acc = split_accuracy(t, out, SPLIT_VALID);
-    st->test_acc = split_accuracy(t, out, SPLIT_TEST);
-    exec_host_work(&t->ex, mark, NULL, 0, (double)tensor_numel(out), 4.0 * (double)tensor_numel(out));
-    if ((rc = K->sync(t->kp.cx, err))) return rc;
+    if ((rc = trainer_evaluate(t, out, st, err))) return rc;
     if (t->dist && (rc = trainer_dist_epoch_end(t, st, err))) return rc; /* each rank's share of the whole graph's */
     st->epoch_ms = t1 - t0;
     st->eval_ms = now_ms(t) - t1;

@@ -10,15 +10,14 @@
  * steps are charged as the emulated GPU's kernels (the topology's
  * roofline), the preprocessing as the modeled host's. Runs in memory on
  * the host only (not streamed, not distributed, not on the CUDA place). */
-#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "prepro_sched.h"
 #include "sched/vclock.h"
 #include "train.h"
+#include "mono_clock.h"
 
 struct sampled_run {
     sampler_t sampler;
@@ -30,13 +29,6 @@ struct sampled_run {
     topology_t topo;
     int fanout[BLOCKS_MAX_HOPS];
 };
-
-static double wall_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 int trainer_sampled_check(const train_cfg_t *c, int nhops, gs_err_t *err)
 {
@@ -97,35 +89,27 @@ static void *prepare(void *arg)
     prepare_t *p = arg;
     trainer_t *t = p->t;
     struct sampled_run *s = t->sampled;
-    double w0 = wall_s();
+    double w0 = gs_mono_s();
     p->rc = sampler_sample(&s->sampler, p->targets, p->nt, t->ex.nhops, s->fanout, t->cfg.seed, t->epoch, p->index, p->b, &p->err);
     if (!p->rc) p->rc = sampler_lookup(p->b, &t->data.x, t->data.label_k, &p->err);
-    p->wall_s = wall_s() - w0;
+    p->wall_s = gs_mono_s() - w0;
     return NULL;
 }
 
 /* One step on batch b: returns its loss (mean over its labelled targets). */
 static int step(trainer_t *t, batch_t *b, int64_t e, double *loss, gs_err_t *err)
 {
-    model_state_t *m = &t->model;
-    const kops_t *K = t->kp.K;
     int rc = exec_bind(&t->ex, b->bs.ptr, err);
     if (rc) return rc;
     const tensor_t *out = exec_forward(&t->ex, &b->x, 1, e);
-    exec_mark_t mark = exec_mark(&t->ex);
-    tensor_t dl = {out->rows, out->cols, t->dlogits.data};
-    *loss = K->xent(t->kp.cx, out->data, out->rows, out->cols, b->label, b->rows, b->ntargets, b->labelled, dl.data);
-    exec_host_work(&t->ex, mark, NULL, 0, 6.0 * (double)tensor_numel(out), 8.0 * (double)tensor_numel(out));
+    *loss = trainer_loss(t, out, b->label, b->rows, b->ntargets, b->labelled);
+    tensor_t dl = {out->rows, out->cols, t->dlogits.data}; /* the batch's rows of the gradient */
     exec_backward(&t->ex, &dl);
     if (t->ex.failed) {
         *err = t->ex.err;
         return err->code;
     }
-    mark = exec_mark(&t->ex);
-    model_step(m, t->cfg.lr, t->cfg.weight_decay);
-    double nparams = (double)params_count(&m->params);
-    exec_host_work(&t->ex, mark, NULL, 2, 10.0 * nparams, 28.0 * nparams);
-    return K->sync(t->kp.cx, err);
+    return trainer_optimise(t, err);
 }
 
 int trainer_epoch_sampled(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
@@ -141,17 +125,16 @@ int trainer_epoch_sampled(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
     for (int h = 0; h < t->ex.nhops; h++) s->fanout[h] = t->cfg.fanout.v[t->cfg.fanout.n == 1 ? 0 : h];
     sampler_shuffle(d->split_k[SPLIT_TRAIN], s->norder, t->cfg.seed, e, s->order);
     s->sched.mode = (prepro_mode_t)t->cfg.prepro;
-    s->sched.emit = NULL;
     prepro_sched_init(&s->sched, &s->topo, d->g.n, s->clock.now);
     t->ex.samples = NULL;
     t->ex.clock = &s->clock;
     t->ex.own_s = 0;
-    double w0 = wall_s(), t0 = s->clock.now, loss_sum = 0, labelled = 0, flops = 0, agg = 0, edges = 0, ready = 0, end = t0;
+    double w0 = gs_mono_s(), t0 = s->clock.now, loss_sum = 0, labelled = 0, flops = 0, agg = 0, edges = 0, ready = 0, end = t0;
     prepare_t job = {t, s->order, bs < s->norder ? bs : s->norder, 0, &s->batch[0], 0, 0, {0}};
     prepare(&job);
     rc = job.rc, *err = job.err;
     double host_s = job.wall_s;
-    if (!rc) ready = prepro_sched_batch(&s->sched, &s->batch[0], 0, d->x.cols);
+    if (!rc) ready = prepro_sched_batch(&s->sched, &s->batch[0], d->x.cols);
     for (int64_t b = 0; b < nb && !rc; b++) {
         batch_t *cur = &s->batch[b % 2];
         int64_t lo = (b + 1) * bs, n_next = b + 1 < nb ? (s->norder - lo < bs ? s->norder - lo : bs) : 0;
@@ -165,30 +148,20 @@ int trainer_epoch_sampled(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
         else if (n_next && !rc) prepare(&next);
         if (rc) break;
         loss_sum += loss * (double)cur->labelled, labelled += (double)cur->labelled;
-        flops += t->ex.flops, edges += (double)cur->bs.block[1].m;
-        for (int h = 2; h <= cur->nhops; h++) edges += (double)cur->bs.block[h].m;
+        flops += t->ex.flops;
+        for (int h = 1; h <= cur->nhops; h++) edges += (double)cur->bs.block[h].m;
         for (int l = 0; l < PROG_MAX_LAYERS; l++) agg += t->ex.agg_flops[l][0] + t->ex.agg_flops[l][1];
-        end = prepro_sched_step(&s->sched, b, ready, step_s);
+        end = prepro_sched_step(&s->sched, ready, step_s);
         host_s += next.wall_s;
         if (n_next && (rc = next.rc)) *err = next.err;
-        else if (n_next) ready = prepro_sched_batch(&s->sched, next.b, b + 1, d->x.cols);
+        else if (n_next) ready = prepro_sched_batch(&s->sched, next.b, d->x.cols);
     }
-    st->wall_ms = 1e3 * (wall_s() - w0), st->prepro_host_ms = 1e3 * host_s;
+    st->wall_ms = 1e3 * (gs_mono_s() - w0), st->prepro_host_ms = 1e3 * host_s;
     if (rc) return rc;
     s->clock.now = end; /* evaluation follows the last step on the device */
-    const tensor_t *out;
     if ((rc = exec_bind_graph(&t->ex, d->kg, err))) return rc;
     double e0 = s->clock.now;
-    out = exec_forward(&t->ex, &d->x, 0, e);
-    const kops_t *K = t->kp.K;
-    const int s3[3] = {SPLIT_TRAIN, SPLIT_VALID, SPLIT_TEST};
-    double *acc[3] = {&st->train_acc, &st->val_acc, &st->test_acc};
-    for (int k = 0; k < 3; k++)
-        *acc[k] = d->split_labelled[s3[k]]
-                      ? (double)K->correct(t->kp.cx, out->data, out->cols, d->label_k, d->split_k[s3[k]], d->split_n[s3[k]]) /
-                            (double)d->split_labelled[s3[k]]
-                      : 0.0;
-    if ((rc = K->sync(t->kp.cx, err))) return rc;
+    if ((rc = trainer_evaluate(t, exec_forward(&t->ex, &d->x, 0, e), st, err))) return rc;
     st->loss = labelled > 0 ? loss_sum / labelled : 0;
     st->epoch_ms = 1e3 * (end - t0);
     st->eval_ms = 1e3 * (s->clock.now - e0);

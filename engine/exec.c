@@ -12,6 +12,7 @@
 
 #include "rng.h"
 #include "sched/vclock.h"
+#include "mono_clock.h"
 
 /* ---------------- levels and hops ---------------- */
 
@@ -216,18 +217,11 @@ xtensor_t exec_xtensor(const exec_t *ex, int v, int grad)
 
 /* ---------------- forward ---------------- */
 
-static double mono_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Seconds since t0 of the op just issued (waiting for a device to finish it). */
 static double op_seconds(exec_t *ex, double t0)
 {
     if (ex->kp.K->device) ex->kp.K->sync(ex->kp.cx, &ex->err);
-    return mono_s() - t0;
+    return gs_mono_s() - t0;
 }
 
 /* Files a timing sample for the DKP cost model (two features, seconds). */
@@ -257,11 +251,11 @@ static double op_bytes(const exec_t *ex, const instr_t *in)
  * t0 and CPU time c0: host work is charged on the clock (or the wall),
  * added to own_s and shown to the observer; a device engine's work was
  * charged by its backend. */
-exec_mark_t exec_mark(const exec_t *ex) { return (exec_mark_t){mono_s(), ex->clock ? vclock_cpu_s() : 0}; }
+exec_mark_t exec_mark(const exec_t *ex) { return (exec_mark_t){gs_mono_s(), ex->clock ? vclock_cpu_s() : 0}; }
 
 void exec_host_work(exec_t *ex, exec_mark_t m, const instr_t *in, int phase, double flops, double bytes)
 {
-    double t0 = m.t0, t1 = mono_s();
+    double t0 = m.t0, t1 = gs_mono_s();
     if (ex->clock) vclock_host_op(ex->clock, flops, bytes, vclock_cpu_s() - m.c0, &t0, &t1);
     ex->own_s += t1 - t0;
     if (ex->on_op && (in || phase == 2)) ex->on_op(ex->op_user, in, phase, t0, t1, flops);

@@ -34,16 +34,6 @@ typedef enum { PREPRO_SERIAL = 0, PREPRO_PIPELINED = 1 } prepro_mode_t;
 typedef enum { STAGE_SAMPLE, STAGE_REINDEX, STAGE_LOOKUP, STAGE_TRANSFER, STAGE_COMPUTE, STAGE__COUNT } prepro_stage_t;
 
 typedef struct {
-    prepro_stage_t stage;
-    int64_t batch;
-    int hop;        /* 0 for the step, and for K_top */
-    double t0, t1;  /* seconds on the timeline */
-    double bytes;
-} prepro_span_t;
-
-typedef void (*prepro_emit_fn)(void *user, const prepro_span_t *s);
-
-typedef struct {
     prepro_mode_t mode;
     double thread_bw;          /* bytes/s of one modeled host thread */
     double probe_s;            /* an id-map access: a cache hit, or a miss for a map past the cache */
@@ -53,17 +43,15 @@ typedef struct {
     double step_end, step_end_prev; /* the last batch's training step ends, and the one before */
     double stage_s[STAGE__COUNT]; /* summed span time per stage since the last reset */
     double stall_s;            /* steps waiting for their batch's preprocessing */
-    prepro_emit_fn emit;
-    void *user;
 } prepro_sched_t;
 
-/* The graph's vertices size the id map. Keeps mode, emit and user. */
+/* The graph's vertices size the id map. Keeps mode. */
 void prepro_sched_init(prepro_sched_t *s, const topology_t *t, int64_t vertices, double start);
 /* Places batch b's preprocessing (its sampler work, feat features wide)
  * in s->mode; returns when the batch is on the device. */
-double prepro_sched_batch(prepro_sched_t *s, const batch_t *b, int64_t batch, int64_t feat);
+double prepro_sched_batch(prepro_sched_t *s, const batch_t *b, int64_t feat);
 /* Places its training step of step_s seconds, starting when both the
  * batch (ready) and the device are; returns the step's end. */
-double prepro_sched_step(prepro_sched_t *s, int64_t batch, double ready, double step_s);
+double prepro_sched_step(prepro_sched_t *s, double ready, double step_s);
 
 #endif

@@ -53,6 +53,13 @@ void trainer_close(trainer_t *t);
 /* One epoch plus evaluation: the full-batch driver (epoch_full.c), or
  * with --batch-size the sampled one (epoch_sampled.c). */
 int trainer_epoch(trainer_t *t, epoch_stats_t *st, gs_err_t *err);
+/* epoch_full.c, the steps both drivers take: the loss of logits out over
+ * the rows idx (labels by row; labelled of them have one), its gradient
+ * into t->dlogits; the optimiser step; the three splits' accuracies from
+ * whole-graph logits. Each is booked as host work on the run's clock. */
+double trainer_loss(trainer_t *t, const tensor_t *out, const int32_t *label, const int32_t *idx, int64_t n, int64_t labelled);
+int trainer_optimise(trainer_t *t, gs_err_t *err);
+int trainer_evaluate(trainer_t *t, const tensor_t *out, epoch_stats_t *st, gs_err_t *err);
 /* epoch_sampled.c: its epoch; whether c can train sampled with a program
  * of nhops hops (GS_OK when c is full-batch); its state's release. */
 int trainer_epoch_sampled(trainer_t *t, epoch_stats_t *st, gs_err_t *err);

@@ -1,29 +1,23 @@
 /* train_data.c - see train_data.h. */
 #include "train_data.h"
+#include "mono_clock.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 int data_open(train_data_t *d, const train_cfg_t *c, gs_err_t *err)
 {
     memset(d, 0, sizeof *d);
-    double t0 = now_ms();
+    double t0 = 1e3 * gs_mono_s();
     int rc = dataset_load(&d->ds, c->dataset, !c->no_cache, err);
     if (rc) return rc;
     if (d->ds.nsplit[SPLIT_TRAIN] == 0) return gs_fail(err, GS_EINPUT, "%s: the train split is empty", c->dataset);
-    double t1 = now_ms();
+    double t1 = 1e3 * gs_mono_s();
     if ((rc = graph_build(&d->g, &d->ds, err))) return rc;
     d->load_ms = t1 - t0;
-    d->graph_ms = now_ms() - t1;
+    d->graph_ms = 1e3 * gs_mono_s() - t1;
     return GS_OK;
 }
 

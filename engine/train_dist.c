@@ -13,13 +13,7 @@
 #include "rng.h"
 #include "stats.h"
 #include "train.h"
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+#include "mono_clock.h"
 
 /* ---------------- the cut ---------------- */
 
@@ -112,11 +106,11 @@ static int probe(const trainer_t *t, dist_run_t *d, gs_err_t *err)
     for (int64_t i = 0; !rc && i < w * w; i++) m[i] = (float)(i % 5) * 0.1f;
     if (!rc) rc = graph_build(&g, &ds, err);
     if (!rc) {
-        double c0 = vclock_cpu_s(), t0 = now_s();
+        double c0 = vclock_cpu_s(), t0 = gs_mono_s();
         k_gather_sum(&g, AGG_NORM, x, w, y, 0);
-        double c1 = vclock_cpu_s(), t1 = now_s();
+        double c1 = vclock_cpu_s(), t1 = gs_mono_s();
         k_gemm(0, 0, N0, w, w, x, m, y, 0);
-        double c2 = vclock_cpu_s(), t2 = now_s();
+        double c2 = vclock_cpu_s(), t2 = gs_mono_s();
         double ge = d->virtual_clock ? vclock_host_s(&d->clock, 2.0 * g.m * w, 4.0 * (g.m * w + 2.0 * N0 * w), c1 - c0) : t1 - t0;
         double gv = d->virtual_clock ? vclock_host_s(&d->clock, 2.0 * N0 * w * w, 4.0 * (2.0 * N0 * w + w * w), c2 - c1) : t2 - t1;
         d->te = ge / ((double)g.m * w);            /* per edge float gathered */
@@ -132,7 +126,7 @@ static int probe(const trainer_t *t, dist_run_t *d, gs_err_t *err)
 
 static int plan(trainer_t *t, dist_run_t *d, gs_err_t *err)
 {
-    double t0 = now_s();
+    double t0 = gs_mono_s();
     dep_params_t p = {.nranks = d->nranks, .rank = d->rank, .bounds = d->bounds, .nhops = t->ex.nhops, .mode = t->cfg.dep,
                       .ratio = t->cfg.dep == DEP_HYBRID ? t->cfg.dep_ratio : -1, .mem_limit = (double)t->cfg.dep_mem,
                       .te = d->te, .tc = d->tc};
@@ -148,7 +142,7 @@ static int plan(trainer_t *t, dist_run_t *d, gs_err_t *err)
     d->engine.ring = t->cfg.ring, d->engine.overlap = t->cfg.overlap;
     d->engine.nic = (nic_t){d->net, 0, 0};
     d->engine.clock = d->virtual_clock ? &d->clock : NULL;
-    d->plan_ms = 1e3 * (now_s() - t0);
+    d->plan_ms = 1e3 * (gs_mono_s() - t0);
     return rc;
 }
 
@@ -182,7 +176,7 @@ int trainer_dist_open(trainer_t *t, gs_err_t *err)
     widths(&t->ex, t, d);
     double costs[4] = {0, 0, 0, 0};
     if (d->rank == 0 && (rc = probe(t, d, err))) return rc;
-    costs[0] = d->tv, costs[1] = d->te, costs[2] = d->tc, costs[3] = now_s();
+    costs[0] = d->tv, costs[1] = d->te, costs[2] = d->tc, costs[3] = gs_mono_s();
     if ((rc = dist_bcast(d->comm, costs, sizeof costs, 0, err))) return rc;
     d->tv = costs[0], d->te = costs[1], d->tc = costs[2];
     d->clock.now = costs[3]; /* every rank's timeline starts at rank 0's clock, as a streamed run's does at its host's */

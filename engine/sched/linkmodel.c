@@ -1,5 +1,6 @@
 /* linkmodel.c - see linkmodel.h. */
 #include "linkmodel.h"
+#include "../mono_clock.h"
 
 #include <errno.h>
 #include <math.h>
@@ -96,13 +97,6 @@ void lm_simulate(const topology_t *t, lm_transfer_t *xf, int n)
     }
 }
 
-static double mono_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 void lm_init(lm_t *m, const topology_t *t)
 {
     memset(m, 0, sizeof *m);
@@ -113,7 +107,7 @@ void lm_init(lm_t *m, const topology_t *t)
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&m->changed, &ca);
     pthread_condattr_destroy(&ca);
-    m->last = mono_now();
+    m->last = gs_mono_s();
 }
 
 void lm_destroy(lm_t *m)
@@ -155,7 +149,7 @@ uint64_t lm_begin(lm_t *m, const topo_path_t *path, double bytes)
 {
     pthread_mutex_lock(&m->lock);
     while (m->nactive == LM_MAX_ACTIVE) pthread_cond_wait(&m->changed, &m->lock);
-    double now = mono_now();
+    double now = gs_mono_s();
     advance(m, now);
     uint64_t id = ++m->next_id;
     m->active[m->nactive++] = (struct lm_active){path, bytes, bytes, 0, now + lm_path_latency(m->topo, path), bytes <= 0, id};
@@ -169,7 +163,7 @@ void lm_wait(lm_t *m, uint64_t id)
 {
     pthread_mutex_lock(&m->lock);
     for (;;) {
-        double now = mono_now();
+        double now = gs_mono_s();
         advance(m, now);
         int i = find(m, id);
         struct lm_active *a = &m->active[i];

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "streamer.h"
+#include "../mono_clock.h"
 
 static int find_index(const streamer_t *s, int key)
 {
@@ -177,11 +178,9 @@ void streamer_mp_epoch_end(streamer_t *s)
             long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
             budget = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page / 4 / (uint64_t)s->ndev : 0;
         }
-        struct timespec t0, t1;
-        clock_gettime(CLOCK_MONOTONIC, &t0);
+        double t0 = gs_mono_s();
         m->planned = mp_plan(&m->trace, s->kn.memplan, budget, &m->plan) == 0;
-        clock_gettime(CLOCK_MONOTONIC, &t1);
-        m->plan_ms = 1e3 * (double)(t1.tv_sec - t0.tv_sec) + 1e-6 * (double)(t1.tv_nsec - t0.tv_nsec);
+        m->plan_ms = 1e3 * (gs_mono_s() - t0);
     }
     m->recording = 0;
     m->step = 0;

@@ -11,13 +11,7 @@
 
 #include "../cuda_plugin.h"
 #include "../threadpool.h"
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+#include "../mono_clock.h"
 
 /* Host FLOP/s: best of three 384^3 sgemms on the configured threads. */
 static double probe_host_flops(void)
@@ -28,9 +22,9 @@ static double probe_host_flops(void)
     for (int i = 0; i < D * D * 3; i++) a[i] = (float)(i % 13) * 0.01f;
     double best = 1e30;
     for (int r = 0; r < 3; r++) {
-        double t0 = now_s();
+        double t0 = gs_mono_s();
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, D, D, D, 1.0f, a, D, a + D * D, D, 0.0f, a + 2 * D * D, D);
-        double dt = now_s() - t0;
+        double dt = gs_mono_s() - t0;
         if (dt < best) best = dt;
     }
     free(a);
@@ -184,7 +178,7 @@ int stream_engine_open(stream_engine_t *se, const train_cfg_t *c, const graph_t 
         topology_scale(&se->topo, se->link_scale);
     }
     int threads = gs_pool_threads();
-    if (se->virtual_clock) vclock_init(&se->clock, &se->topo, c->ktime, se->host_flops / threads, threads, now_s());
+    if (se->virtual_clock) vclock_init(&se->clock, &se->topo, c->ktime, se->host_flops / threads, threads, gs_mono_s());
     backend_cfg_t bc = {c->devices, c->device_mem, c->links_native || se->real ? NULL : &se->topo, task_hook, se,
                         se->virtual_clock ? &se->clock : NULL, se->topo.host_bw};
     se->bops = &backend_cpu;

@@ -1,19 +1,13 @@
 /* streamer.c - see streamer.h. */
 #include "streamer.h"
 #include "vclock.h"
+#include "../mono_clock.h"
 
 #include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static size_t round64(size_t floats) { return (floats + 63) & ~(size_t)63; }
 
@@ -199,9 +193,9 @@ int streamer_probe(streamer_t *s, const vclock_t *clock, gs_err_t *err)
     memset(a, 1, host_bytes), memset(c, 0, host_bytes);
     double best = 1e30;
     for (int r = 0; r < 3; r++) {
-        double t0 = now_s();
+        double t0 = gs_mono_s();
         memcpy(c, a, host_bytes);
-        best = fmin(best, now_s() - t0);
+        best = fmin(best, gs_mono_s() - t0);
     }
     s->t_copy = (double)host_bytes / best;
     size_t dev_bytes = 4u << 20;
@@ -212,10 +206,10 @@ int streamer_probe(streamer_t *s, const vclock_t *clock, gs_err_t *err)
         free(a), free(c);
         return gs_fail(err, GS_EINPUT, "device memory too small to probe the H2D rate");
     }
-    double t0 = now_s();
+    double t0 = gs_mono_s();
     s->ops->copy(s->b, 0, LANE_H2D, -1, d, a, dev_bytes, (chunk_tag_t){-1, PHASE_FWD, -1, -1, -1});
     s->ops->sync(s->b);
-    s->t_trans = (double)dev_bytes / (now_s() - t0);
+    s->t_trans = (double)dev_bytes / (gs_mono_s() - t0);
     s->ops->free(s->b, 0, d, dev_bytes);
     s->ops->reset_stats(s->b);
     free(a), free(c);
