@@ -163,6 +163,7 @@ static void *engine_main(void *arg)
         memcpy(saves, s->saves, sizeof saves);
         train_cfg_t reload = s->reload, want = s->want;
         s->nsaves = 0, s->reload_pending = 0, s->has_want = 0;
+        if (knobs) s->applying = want, s->has_applying = 1;
         int run = !done && !(s->paused && s->steps == 0);
         if (run && s->steps > 0) s->steps--;
         pthread_mutex_unlock(&s->lock);
@@ -172,6 +173,7 @@ static void *engine_main(void *arg)
         if (!run) {
             publish(s, NULL, 0, "");
             pthread_mutex_lock(&s->lock);
+            s->has_applying = 0; /* the snapshot shows the change now */
             continue;
         }
         gs_err_t err = {0};
@@ -184,6 +186,7 @@ static void *engine_main(void *arg)
         }
         publish(s, rc ? NULL : &st, rc != 0, err.msg);
         pthread_mutex_lock(&s->lock);
+        s->has_applying = 0;
         if (rc) s->paused = 1, s->steps = 0; /* a failed epoch: wait for the user */
     }
     pthread_mutex_unlock(&s->lock);
@@ -319,6 +322,7 @@ static int c_run(session_t *s, int argc, char **argv, char *r, int n)
 static train_cfg_t base_cfg(session_t *s)
 {
     if (s->has_want) return s->want;
+    if (s->has_applying) return s->applying; /* taken by the engine, not yet in the snapshot */
     pthread_mutex_lock(&s->snap_lock);
     train_cfg_t c = s->snap.cfg;
     pthread_mutex_unlock(&s->snap_lock);
@@ -341,19 +345,23 @@ static int c_set(session_t *s, int argc, char **argv, char *r, int n)
     return say(r, n, GS_OK, "%s = %s at the next epoch", argv[1], argv[2]);
 }
 
+/* The pending value of knob o (empty when none); s->lock held. */
+static void pending_locked(session_t *s, const opt_t *o, char *out, size_t n)
+{
+    out[0] = '\0';
+    if (!o || !(s->has_want || s->has_applying)) return;
+    char now[96];
+    pthread_mutex_lock(&s->snap_lock);
+    opt_format(o, &s->snap.cfg, now, sizeof now);
+    pthread_mutex_unlock(&s->snap_lock);
+    opt_format(o, s->has_want ? &s->want : &s->applying, out, n);
+    if (strcmp(now, out) == 0) out[0] = '\0';
+}
+
 void session_pending(session_t *s, const char *knob, char *out, size_t n)
 {
-    const opt_t *o = knob_find(knob);
-    out[0] = '\0';
     pthread_mutex_lock(&s->lock);
-    if (o && s->has_want) {
-        char now[96];
-        pthread_mutex_lock(&s->snap_lock);
-        opt_format(o, &s->snap.cfg, now, sizeof now);
-        pthread_mutex_unlock(&s->snap_lock);
-        opt_format(o, &s->want, out, n);
-        if (strcmp(now, out) == 0) out[0] = '\0';
-    }
+    pending_locked(s, knob_find(knob), out, n);
     pthread_mutex_unlock(&s->lock);
 }
 
@@ -363,11 +371,13 @@ static int c_get(session_t *s, int argc, char **argv, char *r, int n)
     const opt_t *o = knob_find(argv[1]);
     if (!o || o->when == WHEN_START) return say(r, n, GS_EINPUT, "get: unknown knob '%s' (see 'knobs')", argv[1]);
     char now[64] = "", then[96];
+    pthread_mutex_lock(&s->lock); /* the value in force and the pending one from the same moment */
     pthread_mutex_lock(&s->snap_lock);
     for (int i = 0; i < s->snap.nknobs; i++)
         if (!strcmp(s->snap.knobs[i].name, argv[1])) snprintf(now, sizeof now, "%s", s->snap.knobs[i].value);
     pthread_mutex_unlock(&s->snap_lock);
-    session_pending(s, argv[1], then, sizeof then);
+    pending_locked(s, o, then, sizeof then);
+    pthread_mutex_unlock(&s->lock);
     if (then[0]) return say(r, n, GS_OK, "%s = %s (-> %s at the next epoch)", argv[1], now, then);
     return say(r, n, GS_OK, "%s = %s", argv[1], now);
 }

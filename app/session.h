@@ -70,6 +70,8 @@ typedef struct {
     char checkpoint[4096];     /* saved after every epoch when set */
     train_cfg_t want;          /* set: the pending configuration, validated */
     int has_want;
+    train_cfg_t applying;      /* the engine took it and applies it: still pending for get until published */
+    int has_applying;
     train_cfg_t reload;        /* load / model: the configuration to reopen with */
     int reload_pending;
     char saves[SESSION_MAX_SAVES][4096]; /* checkpoint save requests, served at the next boundary */
