@@ -70,7 +70,8 @@ int cmd_train(int argc, char **argv)
             fprintf(stderr, "gnnscope: error: %s\n", err.msg);
             return 1;
         }
-        cfg.on_task = sink_task, cfg.on_op = sink_op, cfg.on_dist_event = sink_dist_event, cfg.observer = &prof;
+        cfg.on_task = sink_task, cfg.on_op = sink_op, cfg.on_dist_event = sink_dist_event, cfg.on_stage = sink_stage,
+        cfg.observer = &prof;
     }
     trainer_t t;
     int rc = trainer_open(&t, &cfg, &err);

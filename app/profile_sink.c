@@ -55,6 +55,20 @@ void sink_op(void *user, const instr_t *in, int phase, double t0, double t1, dou
     prof_record(user, &e);
 }
 
+void sink_stage(void *user, const stage_span_t *sp)
+{
+    static const uint8_t lanes[STAGE__COUNT] = {PL_SAMPLE, PL_REINDEX, PL_LOOKUP, PL_H2D, PL_COMPUTE};
+    static const char *names[STAGE__COUNT] = {"sample", "reindex", "lookup", "batch_h2d", NULL};
+    static const uint8_t phases[3] = {PH_FWD, PH_BWD, PH_OPT};
+    if (sp->stage < 0 || sp->stage >= STAGE__COUNT) return;
+    int step = sp->stage == STAGE_COMPUTE, host = sp->stage < STAGE_TRANSFER;
+    uint8_t ph = step ? phases[sp->phase < 0 || sp->phase > 2 ? 0 : sp->phase] : PH_SAMPLE;
+    prof_event_t e = {ns(sp->t0), ns(sp->t1), sp->bytes, sp->flops, (int16_t)(host ? -1 : 0), -1, lanes[sp->stage], ph,
+                      (int16_t)sp->layer, -1, (int32_t)sp->batch, step ? -1 : sp->hop, ""};
+    snprintf(e.op, sizeof e.op, "%s", step && sp->op ? sp->op : names[sp->stage] ? names[sp->stage] : "?");
+    prof_record(user, &e);
+}
+
 void sink_dist_event(void *user, const dist_event_t *d)
 {
     static const uint8_t lanes[3] = {PL_COMPUTE, PL_NETSEND, PL_NETRECV}, phases[3] = {PH_FWD, PH_BWD, PH_OPT};

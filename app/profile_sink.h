@@ -7,6 +7,7 @@
 #include "../engine/backend.h"
 #include "../engine/cuda_plugin.h"
 #include "../engine/exec.h"
+#include "../engine/prepro_sched.h"
 #include "../engine/dist/dist_engine.h"
 #include "../engine/train.h"
 #include "../profiler/profiler.h"
@@ -18,6 +19,11 @@ void sink_op(void *user, const instr_t *in, int phase, double t0, double t1, dou
  * rank's COMPUTE, NETSEND or NETRECV lane, its peer in the column field.
  * Ranks past the profiler's 15 devices are not drawn. */
 void sink_dist_event(void *user, const dist_event_t *e);
+/* A sampled run's span (prepro_sched.h): S, R and K on the host's SAMPLE,
+ * REINDEX and LOOKUP lanes, transfers on device 0's H2D lane (phase
+ * SAMPLE, the hop in sub), and the steps' ops on device 0's COMPUTE lane
+ * (the emulated GPU runs them); the batch is in the column field. */
+void sink_stage(void *user, const stage_span_t *sp);
 /* CUPTI's spans from the CUDA plugin. */
 void sink_gpu_span(void *user, const gpu_span_t *s);
 /* When the run uses the CUDA plugin, starts CUPTI collection into p.

@@ -208,7 +208,8 @@ int session_open(session_t *s, train_cfg_t *cfg, long max_epochs, const char *ch
     pthread_cond_init(&s->wake, NULL);
     int rc = prof_init(&s->prof, err);
     if (rc) return rc;
-    cfg->on_task = sink_task, cfg->on_op = sink_op, cfg->on_dist_event = sink_dist_event, cfg->observer = &s->prof;
+    cfg->on_task = sink_task, cfg->on_op = sink_op, cfg->on_dist_event = sink_dist_event, cfg->on_stage = sink_stage,
+    cfg->observer = &s->prof;
     if (!(s->t = malloc(sizeof *s->t))) {
         prof_shutdown(&s->prof);
         return gs_fail(err, GS_EFAIL, "out of memory");

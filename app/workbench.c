@@ -18,6 +18,7 @@
 #include "../engine/knobs.h"
 #include "../engine/parse.h"
 #include "../views/draw.h"
+#include "../views/lanes.h"
 #include "../views/plot.h"
 #include "console.h"
 #include "stop_signal.h"
@@ -206,20 +207,21 @@ static int run_loop(const session_if_t *s)
         }
         v.t_end = u.t_end, v.span = u.span, v.follow = u.follow;
         v.epochs = snap.epochs, v.nepochs = snap.nepochs, v.totals = snap.last_totals;
-        v.ndev = snap.streaming ? snap.devices : snap.gpu ? 1 : 0;
-        v.emulated = snap.streaming && strcmp(snap.backend, "cpu") == 0;
+        v.sampled = snap.cfg.batch_size > 0;
+        /* a sampled run's steps run on the topology's first GPU, emulated */
+        v.ndev = snap.streaming ? snap.devices : snap.gpu || v.sampled ? 1 : 0;
+        v.emulated = (snap.streaming && strcmp(snap.backend, "cpu") == 0) || v.sampled;
         v.gpu = snap.gpu && gs_cuda_loaded();
         if (v.gpu) gs_cuda_loaded()->metrics(&v.gpu_m);
         v.gpu_note = snap.gpu_note;
         snprintf(v.topology, sizeof v.topology, "%s", snap.topology);
         v.nlinks = snap.nlinks, v.link_name = snap.link_name, v.link_rate = snap.link_rate;
         v.ranks = snap.ranks;
-        v.sampled = snap.cfg.batch_size > 0;
         v.parts = snap.parts;
         snprintf(v.network, sizeof v.network, "%s", snap.cfg.network);
         char where[96];
         if (v.ranks) snprintf(where, sizeof where, "%d ranks: %s network (emulated)", v.ranks, v.network);
-        else snprintf(where, sizeof where, "%s%s%s", v.emulated ? "cpu backend: " : v.gpu ? "cuda: " : "host memory",
+        else snprintf(where, sizeof where, "%s%s%s", v.sampled ? "sampled batches, " : v.emulated ? "cpu backend: " : v.gpu ? "cuda: " : "host memory",
                       v.emulated ? snap.topology : v.gpu ? v.gpu_m.gpu : "", v.emulated ? " (emulated)" : snap.streaming ? " streamed" : "");
         snprintf(v.title, sizeof v.title, " gnnscope  %s / %s  %s  epoch %d%s", snap.dataset, snap.model, where,
                  snap.nepochs ? (int)snap.epochs[snap.nepochs - 1].epoch : 0,
@@ -234,8 +236,8 @@ static int run_loop(const session_if_t *s)
         v.input = u.focused ? console_line(&v.cursor) : NULL;
         v.help = u.help;
         v.help_text = session_command_help();
-        int lanes = v.ranks ? 3 * (v.ranks < PROF_MAX_DEV - 1 ? v.ranks : PROF_MAX_DEV - 1) : 1 + 4 * v.ndev;
-        layout_compute(LINES, COLS, layout_timeline_rows(lanes), &l);
+        lane_row_t lanes[LANES_MAX];
+        layout_compute(LINES, COLS, layout_timeline_rows(timeline_lanes(&v, lanes)), &l);
         draw_screen(&l, &v);
     }
     return stop_signal_exit_code();

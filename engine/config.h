@@ -18,6 +18,7 @@
 
 typedef enum { FEAT_NORM_AUTO, FEAT_NORM_ROW, FEAT_NORM_NONE } feat_norm_t;
 struct dist_event_s; /* dist/dist_engine.h */
+struct stage_span;   /* prepro_sched.h */
 /* Where training runs: the host (in memory, or streamed through the cpu
  * backend's virtual devices), or a GPU through the CUDA plugin (in memory
  * on the GPU, or streamed through its logical devices). */
@@ -69,6 +70,8 @@ typedef struct {
     /* optional observers (the profiler, from the app layer) */
     task_hook_t on_task;
     void (*on_op)(void *user, const instr_t *in, int phase, double t0, double t1, double flops);
+    /* sampled runs: each preprocessing subtask and each op of a step, on the emulated timeline */
+    void (*on_stage)(void *user, const struct stage_span *sp);
     void *observer;
 } train_cfg_t;
 

@@ -28,6 +28,7 @@ struct sampled_run {
     prepro_sched_t sched;
     topology_t topo;
     int fanout[BLOCKS_MAX_HOPS];
+    int64_t stepping; /* the batch whose step runs (-1: evaluation), for the ops' spans */
 };
 
 int trainer_sampled_check(const train_cfg_t *c, int nhops, gs_err_t *err)
@@ -68,7 +69,7 @@ static int sampled_open(trainer_t *t, gs_err_t *err)
     s->norder = n;
     int rc = sampler_init(&s->sampler, &t->data.g, err);
     /* the steps run on the emulated GPU: its FLOP rate and memory bandwidth price them */
-    vclock_init(&s->clock, &s->topo, KTIME_ROOFLINE, s->topo.host_flops, 1, 0);
+    vclock_init(&s->clock, &s->topo, KTIME_ROOFLINE, s->topo.host_flops, 1, gs_mono_s());
     s->clock.host_flops = s->topo.gpu_flops, s->clock.host_bw = s->topo.gpu_bw;
     return rc;
 }
@@ -94,6 +95,16 @@ static void *prepare(void *arg)
     if (!p->rc) p->rc = sampler_lookup(p->b, &t->data.x, t->data.label_k, &p->err);
     p->wall_s = gs_mono_s() - w0;
     return NULL;
+}
+
+/* The executor's op spans, as the step's (or the evaluation's) spans on
+ * the emulated device. */
+static void step_op(void *user, const instr_t *in, int phase, double t0, double t1, double flops)
+{
+    trainer_t *t = user;
+    stage_span_t sp = {STAGE_COMPUTE, 0, phase, in ? in->layer : -1, t->sampled->stepping, t0, t1, 0, flops,
+                       in ? op_name(in->op) : "adam"};
+    t->cfg.on_stage(t->cfg.observer, &sp);
 }
 
 /* One step on batch b: returns its loss (mean over its labelled targets). */
@@ -125,22 +136,29 @@ int trainer_epoch_sampled(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
     for (int h = 0; h < t->ex.nhops; h++) s->fanout[h] = t->cfg.fanout.v[t->cfg.fanout.n == 1 ? 0 : h];
     sampler_shuffle(d->split_k[SPLIT_TRAIN], s->norder, t->cfg.seed, e, s->order);
     s->sched.mode = (prepro_mode_t)t->cfg.prepro;
+    s->sched.on_span = t->cfg.on_stage, s->sched.span_user = t->cfg.observer;
     prepro_sched_init(&s->sched, &s->topo, d->g.n, s->clock.now);
     t->ex.samples = NULL;
     t->ex.clock = &s->clock;
+    op_hook_t host_ops = t->ex.on_op;
+    void *host_user = t->ex.op_user;
+    if (host_ops && t->cfg.on_stage) t->ex.on_op = step_op, t->ex.op_user = t;
     t->ex.own_s = 0;
     double w0 = gs_mono_s(), t0 = s->clock.now, loss_sum = 0, labelled = 0, flops = 0, agg = 0, edges = 0, ready = 0, end = t0;
     prepare_t job = {t, s->order, bs < s->norder ? bs : s->norder, 0, &s->batch[0], 0, 0, {0}};
     prepare(&job);
     rc = job.rc, *err = job.err;
     double host_s = job.wall_s;
-    if (!rc) ready = prepro_sched_batch(&s->sched, &s->batch[0], d->x.cols);
+    if (!rc) ready = prepro_sched_batch(&s->sched, &s->batch[0], 0, d->x.cols);
     for (int64_t b = 0; b < nb && !rc; b++) {
         batch_t *cur = &s->batch[b % 2];
         int64_t lo = (b + 1) * bs, n_next = b + 1 < nb ? (s->norder - lo < bs ? s->norder - lo : bs) : 0;
         prepare_t next = {t, s->order + lo, n_next, b + 1, &s->batch[(b + 1) % 2], 0, 0, {0}};
         pthread_t th;
         int threaded = n_next && s->sched.mode == PREPRO_PIPELINED && pthread_create(&th, NULL, prepare, &next) == 0;
+        /* the step starts when its batch is on the device and the previous step is done */
+        s->clock.now = s->sched.step_end > ready ? s->sched.step_end : ready;
+        s->stepping = b;
         double c0 = s->clock.now, loss = 0;
         rc = step(t, cur, e, &loss, err);
         double step_s = s->clock.now - c0;
@@ -154,14 +172,16 @@ int trainer_epoch_sampled(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
         end = prepro_sched_step(&s->sched, ready, step_s);
         host_s += next.wall_s;
         if (n_next && (rc = next.rc)) *err = next.err;
-        else if (n_next) ready = prepro_sched_batch(&s->sched, next.b, d->x.cols);
+        else if (n_next) ready = prepro_sched_batch(&s->sched, next.b, b + 1, d->x.cols);
     }
     st->wall_ms = 1e3 * (gs_mono_s() - w0), st->prepro_host_ms = 1e3 * host_s;
-    if (rc) return rc;
     s->clock.now = end; /* evaluation follows the last step on the device */
-    if ((rc = exec_bind_graph(&t->ex, d->kg, err))) return rc;
+    s->stepping = -1;
+    if (!rc) rc = exec_bind_graph(&t->ex, d->kg, err);
     double e0 = s->clock.now;
-    if ((rc = trainer_evaluate(t, exec_forward(&t->ex, &d->x, 0, e), st, err))) return rc;
+    if (!rc) rc = trainer_evaluate(t, exec_forward(&t->ex, &d->x, 0, e), st, err);
+    t->ex.on_op = host_ops, t->ex.op_user = host_user;
+    if (rc) return rc;
     st->loss = labelled > 0 ? loss_sum / labelled : 0;
     st->epoch_ms = 1e3 * (end - t0);
     st->eval_ms = 1e3 * (s->clock.now - e0);

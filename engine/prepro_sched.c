@@ -25,8 +25,10 @@
 void prepro_sched_init(prepro_sched_t *s, const topology_t *t, int64_t vertices, double start)
 {
     prepro_mode_t mode = s->mode;
+    stage_hook_t hook = s->on_span;
+    void *user = s->span_user;
     memset(s, 0, sizeof *s);
-    s->mode = mode;
+    s->mode = mode, s->on_span = hook, s->span_user = user;
     s->thread_bw = t->host_bw / PREPRO_HOST_THREADS;
     s->probe_s = 4.0 * (double)vertices > LLC_BYTES ? MISS_S : HIT_S;
     s->link_bw = INFINITY;
@@ -36,8 +38,15 @@ void prepro_sched_init(prepro_sched_t *s, const topology_t *t, int64_t vertices,
     s->pre_free = s->link_free = s->step_end_prev = s->step_end = start;
 }
 
-/* A subtask's span: only its length is kept (the stage's total). */
-static void put(prepro_sched_t *s, prepro_stage_t st, double t0, double t1) { s->stage_s[st] += t1 - t0; }
+/* A subtask's span: its length adds to the stage's total; the hook sees it. */
+static void put(prepro_sched_t *s, prepro_stage_t st, int hop, double t0, double t1, double bytes)
+{
+    s->stage_s[st] += t1 - t0;
+    if (s->on_span && t1 > t0) {
+        stage_span_t sp = {st, hop, 0, -1, s->batch, t0, t1, bytes, 0, NULL};
+        s->on_span(s->span_user, &sp);
+    }
+}
 
 /* A piece of work (w thread-seconds) on the pipelined side thread: one
  * thread until `full` (when sampling frees the others), every thread after. */
@@ -48,15 +57,16 @@ static double side_end(double begin, double w, double full)
 }
 
 /* Moves `bytes` over the link once it is free and they are ready. */
-static double send(prepro_sched_t *s, double ready, double bytes)
+static double send(prepro_sched_t *s, int hop, double ready, double bytes)
 {
     double l0 = fmax(s->link_free, ready), l1 = l0 + s->link_lat + bytes / s->link_bw;
-    put(s, STAGE_TRANSFER, l0, l1);
+    put(s, STAGE_TRANSFER, hop, l0, l1, bytes);
     return s->link_free = l1;
 }
 
-double prepro_sched_batch(prepro_sched_t *s, const batch_t *b, int64_t feat)
+double prepro_sched_batch(prepro_sched_t *s, const batch_t *b, int64_t index, int64_t feat)
 {
+    s->batch = index;
     int L = b->nhops, T = PREPRO_HOST_THREADS;
     double row = 4.0 * (double)feat, bw1 = s->thread_bw;
     /* thread-seconds of each subtask */
@@ -79,24 +89,24 @@ double prepro_sched_batch(prepro_sched_t *s, const batch_t *b, int64_t feat)
     if (s->mode == PREPRO_SERIAL) {
         for (int h = L; h >= 1; h--) {
             double t1 = t + draw[h] / T + map[h];
-            put(s, STAGE_SAMPLE, t, t1), t = t1;
+            put(s, STAGE_SAMPLE, h, t, t1, 0), t = t1;
         }
         for (int h = L; h >= 1; h--) {
             double t1 = t + reidx[h] / T;
-            put(s, STAGE_REINDEX, t, t1), t = t1;
+            put(s, STAGE_REINDEX, h, t, t1, 0), t = t1;
         }
         double k = 0, bytes = 0;
         for (int h = 0; h <= L; h++) k += look[h], bytes += row * rows[h];
-        put(s, STAGE_LOOKUP, t, t + k / T), t += k / T;
+        put(s, STAGE_LOOKUP, 0, t, t + k / T, 0), t += k / T;
         for (int h = 1; h <= L; h++) bytes += blk[h];
-        s->pre_free = send(s, t, bytes);
+        s->pre_free = send(s, 0, t, bytes);
         return s->pre_free;
     }
     /* pipelined: the S chain on every thread but one */
     double h_end[BLOCKS_MAX_HOPS + 1];
     for (int h = L; h >= 1; h--) {
         double t1 = t + draw[h] / (T - 1) + map[h];
-        put(s, STAGE_SAMPLE, t, t1), t = t1, h_end[h] = t1;
+        put(s, STAGE_SAMPLE, h, t, t1, 0), t = t1, h_end[h] = t1;
     }
     double s_end = t, side = t_start, done = s_end;
     /* the side thread: K_top at once, then R_h and K_h once hop h's map is done; each piece
@@ -106,8 +116,8 @@ double prepro_sched_batch(prepro_sched_t *s, const batch_t *b, int64_t feat)
         int is_r = i > 0 && (i - 1) % 2 == 0;
         double ready = h == 0 ? t_start : h_end[h], t0 = fmax(side, ready);
         side = side_end(t0, is_r ? reidx[h] : look[h], s_end);
-        put(s, is_r ? STAGE_REINDEX : STAGE_LOOKUP, t0, side);
-        done = fmax(done, send(s, fmax(side, s_end), is_r ? blk[h] : row * rows[h]));
+        put(s, is_r ? STAGE_REINDEX : STAGE_LOOKUP, h, t0, side, 0);
+        done = fmax(done, send(s, h, fmax(side, s_end), is_r ? blk[h] : row * rows[h]));
     }
     s->pre_free = fmax(side, s_end);
     return done;
@@ -117,7 +127,7 @@ double prepro_sched_step(prepro_sched_t *s, double ready, double step_s)
 {
     double t0 = fmax(ready, s->step_end);
     if (ready > s->step_end) s->stall_s += ready - s->step_end;
-    put(s, STAGE_COMPUTE, t0, t0 + step_s);
+    s->stage_s[STAGE_COMPUTE] += step_s; /* its ops' spans come from the executor */
     s->step_end_prev = s->step_end, s->step_end = t0 + step_s;
     return s->step_end;
 }

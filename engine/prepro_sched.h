@@ -33,8 +33,24 @@
 typedef enum { PREPRO_SERIAL = 0, PREPRO_PIPELINED = 1 } prepro_mode_t;
 typedef enum { STAGE_SAMPLE, STAGE_REINDEX, STAGE_LOOKUP, STAGE_TRANSFER, STAGE_COMPUTE, STAGE__COUNT } prepro_stage_t;
 
+/* One span of the schedule, for the profiler: a preprocessing subtask of
+ * batch `batch` (hop: the block it builds or the rows it looks up, 0 for
+ * the targets' own rows), or one op of a training step (op names it;
+ * batch -1: the epoch's evaluation). */
+typedef struct stage_span {
+    prepro_stage_t stage;
+    int hop, phase, layer;
+    int64_t batch;
+    double t0, t1, bytes, flops;
+    const char *op;
+} stage_span_t;
+typedef void (*stage_hook_t)(void *user, const stage_span_t *sp);
+
 typedef struct {
     prepro_mode_t mode;
+    stage_hook_t on_span;      /* optional: every subtask's span */
+    void *span_user;
+    int64_t batch;             /* the batch being placed */
     double thread_bw;          /* bytes/s of one modeled host thread */
     double probe_s;            /* an id-map access: a cache hit, or a miss for a map past the cache */
     double link_bw, link_lat;  /* host -> device 0 */
@@ -45,11 +61,11 @@ typedef struct {
     double stall_s;            /* steps waiting for their batch's preprocessing */
 } prepro_sched_t;
 
-/* The graph's vertices size the id map. Keeps mode. */
+/* The graph's vertices size the id map. Keeps mode and the hook. */
 void prepro_sched_init(prepro_sched_t *s, const topology_t *t, int64_t vertices, double start);
-/* Places batch b's preprocessing (its sampler work, feat features wide)
- * in s->mode; returns when the batch is on the device. */
-double prepro_sched_batch(prepro_sched_t *s, const batch_t *b, int64_t feat);
+/* Places the preprocessing of batch `index` (its sampler work, feat
+ * features wide) in s->mode; returns when the batch is on the device. */
+double prepro_sched_batch(prepro_sched_t *s, const batch_t *b, int64_t index, int64_t feat);
 /* Places its training step of step_s seconds, starting when both the
  * batch (ready) and the device are; returns the step's end. */
 double prepro_sched_step(prepro_sched_t *s, double ready, double step_s);

@@ -14,6 +14,9 @@ typedef enum {
     PL_HOSTFILTER,
     PL_NETSEND,
     PL_NETRECV,
+    PL_SAMPLE,  /* sampled runs' host preprocessing: S, R and K (prepro_sched.h) */
+    PL_REINDEX,
+    PL_LOOKUP,
     PL__COUNT
 } prof_lane_t;
 

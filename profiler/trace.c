@@ -7,7 +7,7 @@
 
 const char *prof_lane_name(prof_lane_t l)
 {
-    static const char *n[PL__COUNT] = {"H2D", "D2H", "D2D", "COMPUTE", "HOSTFILTER", "NETSEND", "NETRECV"};
+    static const char *n[PL__COUNT] = {"H2D", "D2H", "D2D", "COMPUTE", "HOSTFILTER", "NETSEND", "NETRECV", "SAMPLE", "REINDEX", "LOOKUP"};
     return l < PL__COUNT ? n[l] : "?";
 }
 

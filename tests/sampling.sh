@@ -7,7 +7,10 @@
 #   serial and pipelined preprocessing train identical losses, and a run
 #   reproduces itself (counter-keyed sampling), whatever the threads;
 #   a batch larger than the training set is one batch; the JSON has the
-#   per-stage times; `set batch-size` from a script switches a full-batch
+#   per-stage times; the trace has a lane per stage (S, R, K on the host,
+#   T and the steps on device 0) whose spans sum to the CSV's stage times,
+#   and shows the pipeline fill: pipelined, batch b+1's preprocessing
+#   overlaps batch b's step; serial, nothing overlaps a step; `set batch-size` from a script switches a full-batch
 #   run to sampled training at an epoch boundary;
 #   GCN on Cora with --batch-size 64 --fanout 10,10 reaches test >= 0.78;
 #   bad values are refused with one line (a fanout of 0, a negative batch,
@@ -33,12 +36,38 @@ for model in gcn gin commnet gat ggcn mpgcn ggnn resgcn; do
 done
 
 run() { "$BIN" train --epochs 4 --batch-size 32 --fanout 5,3 "$@" --json 2>"$tmp/err" | tail -1; }
-run --prepro serial --metrics "$tmp/serial.csv" >"$tmp/serial.json" || bad "serial: $(cat "$tmp/err")"
-run --prepro pipelined --metrics "$tmp/pipe.csv" >"$tmp/pipe.json" || bad "pipelined: $(cat "$tmp/err")"
+run --prepro serial --metrics "$tmp/serial.csv" --trace "$tmp/serial.trace" >"$tmp/serial.json" || bad "serial: $(cat "$tmp/err")"
+run --prepro pipelined --metrics "$tmp/pipe.csv" --trace "$tmp/pipe.trace" >"$tmp/pipe.json" || bad "pipelined: $(cat "$tmp/err")"
 run --prepro pipelined --threads 1 --metrics "$tmp/pipe1.csv" >/dev/null || bad "pipelined, 1 thread: $(cat "$tmp/err")"
 [ "$(losses "$tmp/serial.csv")" = "$(losses "$tmp/pipe.csv")" ] && [ "$(losses "$tmp/pipe.csv")" = "$(losses "$tmp/pipe1.csv")" ] \
     && ok "serial, pipelined and 1-thread pipelined train identical losses ($(losses "$tmp/pipe.csv"))" \
     || bad "losses: serial $(losses "$tmp/serial.csv") / pipelined $(losses "$tmp/pipe.csv") / 1 thread $(losses "$tmp/pipe1.csv")"
+$PY - "$tmp/serial" "$tmp/pipe" <<'PYEOF' && ok "trace: S, R, K and T lanes of every batch, summing to the CSV's stage times; pipelined overlaps batch b+1's preprocessing with batch b's step, serial overlaps nothing" || bad "sampled trace lanes"
+import csv, json, sys
+def spans(base):
+    ev = [e for e in json.load(open(base + ".trace"))["traceEvents"] if e.get("ph") == "X"]
+    lanes = {"SAMPLE": (0, 7), "REINDEX": (0, 8), "LOOKUP": (0, 9), "T": (1, 0), "STEP": (1, 3)}
+    return {k: [e for e in ev if (e["pid"], e["tid"]) == v] for k, v in lanes.items()}
+def overlaps(a, b):  # by more than the trace's rounding (ns)
+    return a["ts"] < b["ts"] + b["dur"] - 0.01 and b["ts"] < a["ts"] + a["dur"] - 0.01
+for base, mode in ((sys.argv[1], "serial"), (sys.argv[2], "pipelined")):
+    s = spans(base)
+    rows = list(csv.DictReader(open(base + ".csv")))
+    for lane, col in (("SAMPLE", "sample_ms"), ("REINDEX", "reindex_ms"), ("LOOKUP", "lookup_ms"), ("T", "batch_copy_ms")):
+        want = sum(float(r[col]) for r in rows)
+        got = sum(e["dur"] for e in s[lane]) / 1e3
+        assert abs(got - want) <= 0.01 * want + 1e-3, (mode, lane, got, want)
+        assert {e["args"]["col"] for e in s[lane]} == set(range(5)), (mode, lane)  # every one of the 5 batches
+        assert all(e["args"]["phase"] == "SAMPLE" for e in s[lane]), (mode, lane)
+    assert s["T"] and all(e["name"] == "batch_h2d" and e["args"]["bytes"] > 0 for e in s["T"]), mode
+    steps = [e for e in s["STEP"] if e["args"]["col"] >= 0]
+    assert {e["args"]["col"] for e in steps} == set(range(5)), mode
+    prep = s["SAMPLE"] + s["REINDEX"] + s["LOOKUP"] + s["T"]
+    fill = sum(1 for p in prep for t in steps if p["args"]["col"] == t["args"]["col"] + 1 and overlaps(p, t))
+    any_overlap = sum(1 for p in prep for t in steps if overlaps(p, t))
+    if mode == "serial": assert any_overlap == 0, ("serial overlaps", any_overlap)
+    else: assert fill > 0, "pipelined: no preprocessing overlaps the previous batch's step"
+PYEOF
 $PY - "$tmp/serial.json" "$tmp/pipe.json" <<'PYEOF' && ok "JSON: 5 batches of Cora's 140, the stage times, the pipelined epoch shorter" || bad "sampling JSON"
 import json, sys
 s, p = (json.loads(open(f).read()) for f in sys.argv[1:3])

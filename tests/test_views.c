@@ -1,8 +1,9 @@
 /* test_views.c - the curses-free maths of the views: panel layout at the
- * minimum and at a large terminal size, timeline binning of spans into
- * cells, and plot scaling. */
+ * minimum and at a large terminal size, the timeline's lanes for each
+ * kind of run, timeline binning of spans into cells, and plot scaling. */
 #include "test_util.h"
 
+#include "../views/lanes.h"
 #include "../views/layout.h"
 #include "../views/plot.h"
 #include "../views/timeline_bin.h"
@@ -111,10 +112,43 @@ static void test_plot_scaling(void **state)
     assert_string_equal(buf, "999.0 B/s");
 }
 
+/* Streamed: the host, then four lanes a device; ranks: three a rank;
+ * sampled: S, R, K on the host, then the copies and steps on device 0;
+ * past what the views draw, the lanes stop at the profiler's devices. */
+static void test_timeline_lanes(void **state)
+{
+    (void)state;
+    static view_state_t v;
+    lane_row_t rows[LANES_MAX];
+    v.ndev = 2;
+    assert_int_equal(timeline_lanes(&v, rows), 9);
+    assert_int_equal(rows[0].device, -1);
+    assert_int_equal(rows[0].lane, PL_COMPUTE);
+    assert_string_equal(rows[5].label, "d1 H2D");
+    assert_int_equal(rows[6].device, 1);
+    assert_int_equal(rows[6].lane, PL_COMPUTE);
+    v.sampled = 1, v.ndev = 1;
+    assert_int_equal(timeline_lanes(&v, rows), 5);
+    static const int want_dev[5] = {-1, -1, -1, 0, 0}, want_lane[5] = {PL_SAMPLE, PL_REINDEX, PL_LOOKUP, PL_H2D, PL_COMPUTE};
+    for (int k = 0; k < 5; k++) {
+        assert_int_equal(rows[k].device, want_dev[k]);
+        assert_int_equal(rows[k].lane, want_lane[k]);
+    }
+    assert_string_equal(rows[0].label, "S sample");
+    v.sampled = 0, v.ranks = 3;
+    assert_int_equal(timeline_lanes(&v, rows), 9);
+    assert_string_equal(rows[4].label, "r1 NETSEND");
+    v.ranks = 64;
+    assert_int_equal(timeline_lanes(&v, rows), 3 * (PROF_MAX_DEV - 1));
+    v.ranks = 0, v.ndev = 64;
+    assert_int_equal(timeline_lanes(&v, rows), LANES_MAX);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_layout),
+        cmocka_unit_test(test_timeline_lanes),
         cmocka_unit_test(test_timeline_binning),
         cmocka_unit_test(test_plot_scaling),
     };

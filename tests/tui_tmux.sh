@@ -5,7 +5,8 @@
 # the change shows in the epoch counters; at 80x24 every panel is still
 # there; q exits 0 and the shell gets its terminal back; a trace written
 # during the run holds spans on the H2D, compute and D2H lanes of every
-# device plus counters. Without a terminal, gnnscope points to train.
+# device plus counters; a sampled run gets a lane per preprocessing stage.
+# Without a terminal, gnnscope points to train.
 source "$(dirname "$0")/lib.sh"
 command -v tmux >/dev/null || { echo "FAIL tmux is not installed"; exit 1; }
 tmp=$(mktemp -d)
@@ -68,5 +69,13 @@ for pid in (1, 2):
     assert {"H2D", "COMPUTE", "D2H"} <= lanes, (pid, lanes)
 assert any(e["ph"] == "C" for e in ev)
 PYEOF
+# a sampled run: a lane per preprocessing stage on the host, then the batch copies and the steps on device 0
+T kill-session -t tui
+T new-session -d -s tui -x 120 -y 40 "$BIN tui --batch-size 64 --fanout 10,5; sleep 30"
+wait_for "epoch [1-9]" || bad "sampled run: no epochs on screen"
+screen_shows "in a sampled run" "sampled batches" "S sample +.*[0-9s]" "R reindex +.*[0-9s]" "K lookup +.*[0-9s]" \
+    "T copy +.*[0-9s]" "d0 step +.*[0-9=o-]" "host prep S +[0-9]+% R" "s preprocessing" \
+    && ok "sampled run: S, R, K, T and step lanes with spans, the host's preprocessing busy"
+T send-keys -t tui q
 expect_fail 2 "gnnscope train" -- "$BIN" --max-epochs 1
 finish

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lanes.h"
 #include "plot.h"
 #include "timeline_bin.h"
 
@@ -84,34 +85,26 @@ static void draw_timeline(rect_t r, const view_state_t *v)
     static const char glyph[PH__COUNT] = {'=', '-', 'o', 'l', 's'};
     static const int pair[PH__COUNT] = {C_FWD, C_BWD, C_OPT, C_OPT, C_OPT};
     int zoomed = v->span / (uint64_t)width <= 200000; /* <= 0.2 ms a cell: show chunk columns */
-    /* one lane group per device (after the host's), or per rank of a distributed run */
-    int ngroups = v->ranks ? (v->ranks < PROF_MAX_DEV - 1 ? v->ranks : PROF_MAX_DEV - 1) : v->ndev;
-    for (int d = v->ranks ? 0 : -1; d < ngroups && row < r.h; d++) {
-        static const int dev_lanes[] = {PL_H2D, PL_COMPUTE, PL_D2H, PL_D2D}, rank_lanes[] = {PL_COMPUTE, PL_NETSEND, PL_NETRECV};
-        int nl = v->ranks ? 3 : d < 0 ? 1 : 4;
-        for (int k = 0; k < nl && row < r.h; k++, row++) {
-            int lane = v->ranks ? rank_lanes[k] : d < 0 ? PL_COMPUTE : dev_lanes[k];
-            char lab[16];
-            if (d < 0) snprintf(lab, sizeof lab, "host cpu");
-            else snprintf(lab, sizeof lab, "%c%d %s", v->ranks ? 'r' : 'd', d, prof_lane_name((prof_lane_t)lane));
-            mvprintw(r.y + row, r.x, "%-*.*s", label, label, lab);
-            timeline_bin(v->events, v->nevents, d, lane, v->t_end - v->span, v->t_end, width, cells, cols);
-            for (int c = 0; c < width; c++) {
-                if (cells[c] == CELL_EMPTY) {
-                    mvaddch(r.y + row, r.x + label + c, ' ');
-                    continue;
-                }
-                char ch = glyph[cells[c] < PH__COUNT ? cells[c] : 0];
-                if (zoomed && cols[c] >= 0) ch = (char)('0' + cols[c] % 10);
-                on(pair[cells[c] < PH__COUNT ? cells[c] : 0], A_REVERSE * (colors != 0));
-                mvaddch(r.y + row, r.x + label + c, (chtype)ch);
-                off(pair[cells[c] < PH__COUNT ? cells[c] : 0], A_REVERSE * (colors != 0));
+    lane_row_t lanes[LANES_MAX];
+    int nlanes = timeline_lanes(v, lanes);
+    for (int k = 0; k < nlanes && row < r.h; k++, row++) {
+        mvprintw(r.y + row, r.x, "%-*.*s", label, label, lanes[k].label);
+        timeline_bin(v->events, v->nevents, lanes[k].device, lanes[k].lane, v->t_end - v->span, v->t_end, width, cells, cols);
+        for (int c = 0; c < width; c++) {
+            if (cells[c] == CELL_EMPTY) {
+                mvaddch(r.y + row, r.x + label + c, ' ');
+                continue;
             }
+            char ch = glyph[cells[c] < PH__COUNT ? cells[c] : 0];
+            if (zoomed && cols[c] >= 0) ch = (char)('0' + cols[c] % 10);
+            on(pair[cells[c] < PH__COUNT ? cells[c] : 0], A_REVERSE * (colors != 0));
+            mvaddch(r.y + row, r.x + label + c, (chtype)ch);
+            off(pair[cells[c] < PH__COUNT ? cells[c] : 0], A_REVERSE * (colors != 0));
         }
     }
     if (row < r.h)
-        line(r, row, v->ranks ? " = forward  - backward  o optimiser   digits: the peer rank when zoomed in"
-                              : " = forward  - backward  o optimiser   digits: chunk column when zoomed in");
+        line(r, row, " = forward  - backward  o optimiser%s   digits: %s when zoomed in", v->sampled ? "  s preprocessing" : "",
+             v->ranks ? "the peer rank" : v->sampled ? "the batch" : "chunk column");
 }
 
 /* Live metrics of the real GPU; a metric the machine cannot give says n/a. */
@@ -180,7 +173,10 @@ static void draw_util(rect_t r, const view_state_t *v)
         draw_ranks(r, v);
         return;
     }
-    line(r, 1, "host cpu busy %3.0f%%", 100 * w->busy[0][PL_COMPUTE]);
+    if (v->sampled) /* the host prepares batches; the emulated device trains on them */
+        line(r, 1, "host prep S %3.0f%% R %3.0f%% K %3.0f%%", 100 * w->busy[0][PL_SAMPLE], 100 * w->busy[0][PL_REINDEX],
+             100 * w->busy[0][PL_LOOKUP]);
+    else line(r, 1, "host cpu busy %3.0f%%", 100 * w->busy[0][PL_COMPUTE]);
     int row = 2;
     if (v->gpu) row = draw_gpu(r, row, v);
     for (int d = 0; d < v->ndev && row + 1 < r.h; d++) {
