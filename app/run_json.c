@@ -58,12 +58,14 @@ static void print_dkp(FILE *f, const trainer_t *t)
     fprintf(f, ",\"dkp\":[");
     for (int i = 0; i < m->ndkp && i < MODEL_MAX_DKP; i++) {
         const dkp_choice_t *c = &m->dkp[i];
-        fprintf(f, "%s{\"layer\":%d,\"din\":%lld,\"dout\":%lld,\"order\":\"%s\",\"agg_flops_fwd\":{\"aggregation_first\":%.0f,"
-                   "\"combination_first\":%.0f},\"agg_flops_bwd\":{\"aggregation_first\":%.0f,\"combination_first\":%.0f},"
-                   "\"predicted_saving_ms\":%.4f}",
-                i ? "," : "", c->layer, (long long)c->din, (long long)c->dout,
+        fprintf(f, "%s{\"layer\":%d,\"din\":%lld,\"dout\":%lld,\"n_src\":%lld,\"n_dst\":%lld,\"edges\":%lld,\"order\":\"%s\","
+                   "\"agg_flops_fwd\":{\"aggregation_first\":%.0f,\"combination_first\":%.0f},"
+                   "\"agg_flops_bwd\":{\"aggregation_first\":%.0f,\"combination_first\":%.0f},"
+                   "\"cost_ms\":{\"aggregation_first\":%.6g,\"combination_first\":%.6g},\"predicted_saving_ms\":%.6g}",
+                i ? "," : "", c->layer, (long long)c->din, (long long)c->dout, (long long)c->shape.n_src,
+                (long long)c->shape.n_dst, (long long)c->shape.edges,
                 c->combination_first ? "combination-first" : "aggregation-first", c->agg_flops_fwd[0], c->agg_flops_fwd[1],
-                c->agg_flops_bwd[0], c->agg_flops_bwd[1], 1e3 * c->predicted_saving_s);
+                c->agg_flops_bwd[0], c->agg_flops_bwd[1], 1e3 * c->cost_s[0], 1e3 * c->cost_s[1], 1e3 * c->predicted_saving_s);
     }
     fprintf(f, "],\"agg_flops_by_layer\":[");
     int nlayers = 0;
@@ -74,7 +76,7 @@ static void print_dkp(FILE *f, const trainer_t *t)
     fprintf(f, "]");
     if (m->dkp_model.fitted)
         fprintf(f, ",\"dkp_fit\":{\"alpha\":%.4g,\"beta\":%.4g,\"gamma\":%.4g,\"delta\":%.4g,\"gemm_samples\":%d,\"gather_samples\":%d}",
-                m->dkp_model.alpha, m->dkp_model.beta, m->dkp_model.gamma, m->dkp_model.delta, m->dkp_model.ngemm,
+                m->dkp_model.coef.alpha, m->dkp_model.coef.beta, m->dkp_model.coef.gamma, m->dkp_model.coef.delta, m->dkp_model.ngemm,
                 m->dkp_model.ngather);
 }
 

@@ -12,9 +12,30 @@ static int uses(const instr_t *in, int v)
     return 0;
 }
 
-int dkp_rewrite(program_t *p, dkp_mode_t mode, int64_t n, int64_t edges, dkp_choice_t *choices, int max)
+dkp_coef_t dkp_coef_roofline(double flops, double bw)
 {
-    (void)n;
+    return (dkp_coef_t){2.0 / flops, 4.0 / bw, 4.0 / bw, 4.0 / bw};
+}
+
+static double matmul_s(const dkp_coef_t *k, double m, double kk, double n) { return k->alpha * m * kk * n + k->beta * m * n; }
+/* a gather reads its sources' rows and writes its destinations' (or, backward, the reverse) */
+static double gather_s(const dkp_coef_t *k, double f, double edges, double rows) { return (k->gamma * edges + k->delta * rows) * f; }
+
+/* Each order's time, forward and backward (dkp.h). */
+static void costs(const dkp_coef_t *k, dkp_choice_t *c)
+{
+    double src = (double)c->shape.n_src, dst = (double)c->shape.n_dst, e = (double)c->shape.edges;
+    double din = (double)c->din, dout = (double)c->dout;
+    int g = c->input_needs_grad;
+    c->cost_s[0] = gather_s(k, din, e, src + dst) + 2 * matmul_s(k, dst, din, dout) /* forward, weight gradient */
+                   + (g ? matmul_s(k, dst, dout, din) + gather_s(k, din, e, src + dst) : 0);
+    c->cost_s[1] = 2 * matmul_s(k, src, din, dout) + 2 * gather_s(k, dout, e, src + dst) + (g ? matmul_s(k, src, dout, din) : 0);
+    c->predicted_saving_s = c->combination_first ? c->cost_s[0] - c->cost_s[1] : c->cost_s[1] - c->cost_s[0];
+}
+
+int dkp_rewrite(program_t *p, dkp_mode_t mode, const dkp_coef_t *k, const dkp_shape_t *by_layer, int64_t n, int64_t edges,
+                dkp_choice_t *choices, int max)
+{
     int count = 0;
     for (int i = 0; i < p->ncode; i++) {
         instr_t *g = &p->code[i];
@@ -28,17 +49,16 @@ int dkp_rewrite(program_t *p, dkp_mode_t mode, int64_t n, int64_t edges, dkp_cho
         int x = g->in[0], w = m->in[1], tmp = g->out;
         int64_t din = p->vals[tmp].cols, dout = p->vals[m->out].cols;
         int grad_in = p->vals[x].requires_grad;
-        /* gather work per order, forward + backward, in units of (gamma E + delta N) */
-        double agg_first = (double)din * (grad_in ? 2 : 1), comb_first = 2.0 * (double)dout;
-        int swap = mode == DKP_ON || (mode == DKP_AUTO && comb_first < agg_first);
-        if (count < max) {
-            dkp_choice_t *c = &choices[count];
-            *c = (dkp_choice_t){g->layer, swap, din, dout, grad_in, {0, 0}, {0, 0}, 0};
-            c->agg_flops_fwd[0] = 2.0 * (double)edges * (double)din;
-            c->agg_flops_fwd[1] = 2.0 * (double)edges * (double)dout;
-            c->agg_flops_bwd[0] = grad_in ? 2.0 * (double)edges * (double)din : 0.0;
-            c->agg_flops_bwd[1] = 2.0 * (double)edges * (double)dout;
-        }
+        dkp_shape_t shape = by_layer && g->layer >= 0 && g->layer < PROG_MAX_LAYERS ? by_layer[g->layer] : (dkp_shape_t){n, n, edges};
+        dkp_choice_t c = {g->layer, 0, din, dout, grad_in, shape, {0, 0}, {0, 0}, {0, 0}, 0};
+        costs(k, &c);
+        int swap = mode == DKP_ON || (mode == DKP_AUTO && c.cost_s[1] < c.cost_s[0] * (1 - 1e-9)); /* a tie stays as written */
+        c.combination_first = swap;
+        costs(k, &c); /* the saving of the order taken */
+        double e = (double)shape.edges;
+        c.agg_flops_fwd[0] = 2.0 * e * (double)din, c.agg_flops_fwd[1] = 2.0 * e * (double)dout;
+        c.agg_flops_bwd[0] = grad_in ? 2.0 * e * (double)din : 0.0, c.agg_flops_bwd[1] = 2.0 * e * (double)dout;
+        if (count < max) choices[count] = c;
         count++;
         if (!swap) continue;
         agg_weight_t agg = (agg_weight_t)g->iparam;
@@ -73,15 +93,10 @@ static void fit2(double (*s)[3], int n, double *a, double *b)
     }
 }
 
-void dkp_fit(dkp_model_t *m, dkp_choice_t *choices, int n, int64_t nv, int64_t edges)
+void dkp_fit(dkp_model_t *m, dkp_choice_t *choices, int n)
 {
-    fit2(m->gemm, m->ngemm, &m->alpha, &m->beta);
-    fit2(m->gather, m->ngather, &m->gamma, &m->delta);
+    fit2(m->gemm, m->ngemm, &m->coef.alpha, &m->coef.beta);
+    fit2(m->gather, m->ngather, &m->coef.gamma, &m->coef.delta);
     m->fitted = 1;
-    double unit = m->gamma * (double)edges + m->delta * (double)nv; /* seconds per feature column gathered */
-    for (int i = 0; i < n; i++) {
-        dkp_choice_t *c = &choices[i];
-        double agg_first = unit * (double)c->din * (c->input_needs_grad ? 2 : 1), comb_first = unit * 2.0 * (double)c->dout;
-        c->predicted_saving_s = c->combination_first ? agg_first - comb_first : comb_first - agg_first;
-    }
+    for (int i = 0; i < n; i++) costs(&m->coef, &choices[i]);
 }

@@ -3,15 +3,27 @@
  * A (X W), because the gather is linear. The forward pass and the derived
  * backward pass both follow the rewritten order.
  *
- * Cost model (Table I, adapted to full-graph training): a gather of width
- * F costs gamma*E*F + delta*N*F, a (M x K)(K x M') matmul costs
- * alpha*M*K*M' + beta*M*M'. With n_src = n_dst = N the matmuls cost the same
- * in both orders, so the choice compares gather work only:
- *   aggregation-first: gather(din) forward, gather(din) backward only if
- *                      the layer's input needs a gradient;
- *   combination-first: gather(dout) forward and backward.
- * alpha..delta are fitted by least squares from the kernel timings of the
- * first epoch (dkp_fit) and give each choice's predicted saving. */
+ * Cost model (Table I): a gather of width F over E edges costs gamma*E*F +
+ * delta*N*F, N the rows it reads and writes (n_src + n_dst: Table I counts
+ * only the written side, but a device kernel reads the sources' rows too),
+ * an (M x K)(K x M') matmul alpha*M*K*M' + beta*M*M'. A layer's gather reads n_src rows and writes n_dst (the whole
+ * graph: both N; a sampled block: its sources and destinations), so per
+ * order, forward and backward:
+ *   aggregation-first: gather(din) into n_dst, matmul and weight gradient
+ *                      on n_dst rows; the input's gradient (a matmul on
+ *                      n_dst rows and a gather(din) into n_src) only if the
+ *                      layer's input needs one;
+ *   combination-first: matmul and weight gradient on n_src rows, gather
+ *                      (dout) into n_dst, its backward into n_src, and the
+ *                      input's gradient matmul on n_src rows if needed.
+ * Table I's benefits are these totals' differences: (n_src - n_dst) *
+ * (alpha din dout + beta dout) per matmul against (din - dout) * (gamma E +
+ * delta (n_src + n_dst)) per gather. With n_src = n_dst the matmuls cancel and the choice
+ * compares gather work only; on sampled blocks (n_src >> n_dst) the extra
+ * matmul rows can outweigh a narrower gather. Before the fit the
+ * coefficients are the device's roofline (dkp_coef_roofline); alpha..delta
+ * are then fitted by least squares from the first full-batch epoch's
+ * kernel timings (dkp_fit) and give each choice's predicted saving. */
 #ifndef GS_DKP_H
 #define GS_DKP_H
 
@@ -19,28 +31,47 @@
 
 typedef enum { DKP_OFF = 0, DKP_ON = 1, DKP_AUTO = 2 } dkp_mode_t;
 
+/* The sizes a layer's gather works on. */
+typedef struct {
+    int64_t n_src, n_dst, edges;
+} dkp_shape_t;
+
+typedef struct {
+    double alpha, beta, gamma, delta; /* seconds per MAC, matmul output, gathered edge feature, gathered row feature */
+} dkp_coef_t;
+
 typedef struct {
     int layer;
     int combination_first;   /* 1: A (X W); 0: (A X) W */
     int64_t din, dout;
     int input_needs_grad;
+    dkp_shape_t shape;       /* what the decision was made for */
+    double cost_s[2];        /* each order's time, forward + backward, [aggregation-first, combination-first]: by the
+                              * roofline, by the fitted model once fitted */
     double agg_flops_fwd[2]; /* [aggregation-first, combination-first] */
     double agg_flops_bwd[2];
-    double predicted_saving_s; /* by the fitted model, vs the other order (0 until fitted) */
+    double predicted_saving_s; /* cost_s of the other order minus this one's */
 } dkp_choice_t;
 
 typedef struct {
-    double alpha, beta, gamma, delta;
+    dkp_coef_t coef;
     int fitted;
     int ngemm, ngather;
     double gemm[64][3];   /* (M*K*M', M*M', seconds) samples */
     double gather[64][3]; /* (E*F, N*F, seconds) samples */
 } dkp_model_t;
 
-/* Rewrites p in place; fills up to max choices, returns how many sites. */
-int dkp_rewrite(program_t *p, dkp_mode_t mode, int64_t n, int64_t edges, dkp_choice_t *choices, int max);
-/* Least-squares fit of alpha..delta from the collected samples; then the
- * predicted saving of each choice. */
-void dkp_fit(dkp_model_t *m, dkp_choice_t *choices, int n, int64_t nv, int64_t edges);
+/* Kernel costs on a device of `flops` FLOP/s and `bw` bytes/s (4-byte
+ * values: a MAC is 2 FLOPs; a gathered edge feature, a matmul output and a
+ * gather's row feature are each one access). */
+dkp_coef_t dkp_coef_roofline(double flops, double bw);
+/* Rewrites p in place, deciding each site with coefficients k for the
+ * sizes by_layer[layer] (NULL: the whole graph, n vertices and edges
+ * edges); fills up to max choices, returns how many sites. */
+int dkp_rewrite(program_t *p, dkp_mode_t mode, const dkp_coef_t *k, const dkp_shape_t *by_layer, int64_t n, int64_t edges,
+                dkp_choice_t *choices, int max);
+/* Least-squares fit of alpha..delta from the collected samples; then each
+ * choice's costs and predicted saving at the sizes it was made for. */
+void dkp_fit(dkp_model_t *m, dkp_choice_t *choices, int n);
 
 #endif

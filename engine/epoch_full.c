@@ -103,7 +103,7 @@ static int epoch_full(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
     if ((rc = trainer_optimise(t, err))) return rc;
     double t1 = now_ms(t);
     if (t->ex.samples) { /* first epoch: fit the DKP cost model on its kernel timings */
-        dkp_fit(&m->dkp_model, m->dkp, m->ndkp < MODEL_MAX_DKP ? m->ndkp : MODEL_MAX_DKP, d->g.n, d->g.m);
+        dkp_fit(&m->dkp_model, m->dkp, m->ndkp < MODEL_MAX_DKP ? m->ndkp : MODEL_MAX_DKP);
         t->ex.samples = NULL;
     }
     out = exec_forward(&t->ex, &d->x, 0, e);
@@ -123,6 +123,7 @@ int trainer_epoch(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
     memset(st, 0, sizeof *st);
     int rc = knob_apply(t, err);
     if (!rc) rc = trainer_stream_resplit(t, err);
+    if (!rc && t->cfg.batch_size <= 0) rc = trainer_dkp_resize(t, NULL, err); /* back from blocks: the whole graph's sizes */
     if (!rc) rc = t->cfg.batch_size > 0 ? trainer_epoch_sampled(t, st, err) : epoch_full(t, st, err);
     if (rc) return rc;
     st->epoch = ++t->epoch;

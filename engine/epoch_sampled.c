@@ -107,6 +107,22 @@ static void step_op(void *user, const instr_t *in, int phase, double t0, double 
     t->cfg.on_stage(t->cfg.observer, &sp);
 }
 
+/* DKP decided for this epoch's blocks (Table I with n_src != n_dst): each
+ * layer's gather sizes in its first batch. */
+static int dkp_for_blocks(trainer_t *t, const batch_t *b, gs_err_t *err)
+{
+    dkp_shape_t by_layer[PROG_MAX_LAYERS] = {{0, 0, 0}};
+    const program_t *p = &t->model.prog;
+    for (int i = 0; i < p->ncode; i++) {
+        const instr_t *in = &p->code[i];
+        int h = t->ex.hop[i];
+        if (in->op != OP_GATHER || h < 1 || h > b->bs.nhops || in->layer < 0 || in->layer >= PROG_MAX_LAYERS) continue;
+        const graph_t *g = &b->bs.block[h];
+        by_layer[in->layer] = (dkp_shape_t){g->nsrc, g->n, g->m};
+    }
+    return trainer_dkp_resize(t, by_layer, err);
+}
+
 /* One step on batch b: returns its loss (mean over its labelled targets). */
 static int step(trainer_t *t, batch_t *b, int64_t e, double *loss, gs_err_t *err)
 {
@@ -135,6 +151,11 @@ int trainer_epoch_sampled(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
     if (!nb) return gs_fail(err, GS_EINPUT, "--batch-size: the training split is empty");
     for (int h = 0; h < t->ex.nhops; h++) s->fanout[h] = t->cfg.fanout.v[t->cfg.fanout.n == 1 ? 0 : h];
     sampler_shuffle(d->split_k[SPLIT_TRAIN], s->norder, t->cfg.seed, e, s->order);
+    double w0 = gs_mono_s();
+    prepare_t job = {t, s->order, bs < s->norder ? bs : s->norder, 0, &s->batch[0], 0, 0, {0}};
+    prepare(&job);
+    if ((rc = job.rc)) return *err = job.err, rc;
+    if ((rc = dkp_for_blocks(t, &s->batch[0], err))) return rc; /* may reopen the executor */
     s->sched.mode = (prepro_mode_t)t->cfg.prepro;
     s->sched.on_span = t->cfg.on_stage, s->sched.span_user = t->cfg.observer;
     prepro_sched_init(&s->sched, &s->topo, d->g.n, s->clock.now);
@@ -144,12 +165,8 @@ int trainer_epoch_sampled(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
     void *host_user = t->ex.op_user;
     if (host_ops && t->cfg.on_stage) t->ex.on_op = step_op, t->ex.op_user = t;
     t->ex.own_s = 0;
-    double w0 = gs_mono_s(), t0 = s->clock.now, loss_sum = 0, labelled = 0, flops = 0, agg = 0, edges = 0, ready = 0, end = t0;
-    prepare_t job = {t, s->order, bs < s->norder ? bs : s->norder, 0, &s->batch[0], 0, 0, {0}};
-    prepare(&job);
-    rc = job.rc, *err = job.err;
-    double host_s = job.wall_s;
-    if (!rc) ready = prepro_sched_batch(&s->sched, &s->batch[0], 0, d->x.cols);
+    double t0 = s->clock.now, loss_sum = 0, labelled = 0, flops = 0, agg = 0, edges = 0, end = t0;
+    double host_s = job.wall_s, ready = prepro_sched_batch(&s->sched, &s->batch[0], 0, d->x.cols);
     for (int64_t b = 0; b < nb && !rc; b++) {
         batch_t *cur = &s->batch[b % 2];
         int64_t lo = (b + 1) * bs, n_next = b + 1 < nb ? (s->norder - lo < bs ? s->norder - lo : bs) : 0;

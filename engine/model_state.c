@@ -25,7 +25,7 @@ static int build(model_state_t *m, dkp_mode_t dkp, int fuse, program_t *prog, dk
         prog_free(prog);
         return GS_EFAIL;
     }
-    *nchoices = dkp_rewrite(prog, dkp, m->n, m->m, choices, MODEL_MAX_DKP);
+    *nchoices = dkp_rewrite(prog, dkp, &m->dkp_roofline, m->dkp_sized ? m->dkp_shape : NULL, m->n, m->m, choices, MODEL_MAX_DKP);
     char what[200], heads[32] = "";
     if (prog_uses_heads(prog)) snprintf(heads, sizeof heads, " --heads %d", m->shape.heads);
     snprintf(what, sizeof what, "%s%s%s", m->what, heads, fuse ? "" : " --fuse off");
@@ -44,6 +44,9 @@ int model_open(model_state_t *m, const train_cfg_t *c, int64_t feats, int64_t cl
     m->shape = (model_cfg_t){feats, classes, c->hidden, c->layers, c->heads, c->dropout};
     m->ntypes = ntypes, m->n = n, m->m = edges;
     snprintf(m->what, sizeof m->what, "--model %s --hidden %lld --layers %d", c->model, (long long)c->hidden, c->layers);
+    topology_t topo;
+    m->dkp_roofline = topology_get(c->topology, &topo) == 0 ? dkp_coef_roofline(topo.gpu_flops, topo.gpu_bw)
+                                                             : dkp_coef_roofline(20e12, 1e12);
     return build(m, c->dkp, c->fuse, &m->prog, m->dkp, &m->ndkp, err);
 }
 
@@ -52,21 +55,45 @@ int model_init_params(model_state_t *m, uint64_t seed, kplace_t kp, gs_err_t *er
     return params_init(&m->params, &m->prog, seed, kp, err);
 }
 
-int model_rebuild(model_state_t *m, dkp_mode_t dkp, int fuse, gs_err_t *err)
+/* Builds the program again; installs it, unless only_if_reordered and
+ * every site keeps its order (then only the choices are updated). */
+static int rebuild(model_state_t *m, dkp_mode_t dkp, int fuse, int only_if_reordered, int *installed, gs_err_t *err)
 {
     program_t prog;
     dkp_choice_t choices[MODEL_MAX_DKP];
     fuse_report_t was = m->fuse;
     int n, rc = build(m, dkp, fuse, &prog, choices, &n, err);
+    *installed = 0;
     if (rc) {
         m->fuse = was;
         return rc;
     }
-    prog_free(&m->prog);
-    m->prog = prog;
+    int same = n == m->ndkp;
+    for (int i = 0; same && i < n && i < MODEL_MAX_DKP; i++) same = choices[i].combination_first == m->dkp[i].combination_first;
+    if (only_if_reordered && same) prog_free(&prog);
+    else {
+        prog_free(&m->prog);
+        m->prog = prog;
+        *installed = 1;
+    }
     memcpy(m->dkp, choices, sizeof choices);
     m->ndkp = n;
+    if (m->dkp_model.fitted) dkp_fit(&m->dkp_model, m->dkp, n < MODEL_MAX_DKP ? n : MODEL_MAX_DKP); /* the fitted costs */
     return GS_OK;
+}
+
+int model_rebuild(model_state_t *m, dkp_mode_t dkp, int fuse, gs_err_t *err)
+{
+    int installed;
+    return rebuild(m, dkp, fuse, 0, &installed, err);
+}
+
+int model_resize_dkp(model_state_t *m, dkp_mode_t dkp, int fuse, const dkp_shape_t *by_layer, int *reordered,
+                     gs_err_t *err)
+{
+    m->dkp_sized = by_layer != NULL;
+    if (by_layer) memcpy(m->dkp_shape, by_layer, sizeof m->dkp_shape);
+    return rebuild(m, dkp, fuse, 1, reordered, err);
 }
 
 void model_step(model_state_t *m, float lr, float weight_decay) { params_adam_step(&m->params, ++m->adam_t, lr, weight_decay); }

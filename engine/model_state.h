@@ -27,6 +27,9 @@ typedef struct {
     dkp_choice_t dkp[MODEL_MAX_DKP];
     int ndkp;
     dkp_model_t dkp_model; /* alpha..delta, fitted after the first epoch */
+    dkp_coef_t dkp_roofline; /* the kernel costs DKP decides with: the topology's GPU roofline */
+    dkp_shape_t dkp_shape[PROG_MAX_LAYERS]; /* each layer's gather sizes, when dkp_sized */
+    int dkp_sized;         /* 0: decided for the whole graph; 1: for dkp_shape (sampled blocks) */
     int fused_kernel;      /* the place has a fused-gather kernel (kops.h) */
     fuse_report_t fuse;    /* what the fusion pass did to the program in force */
     double edge_bytes_plain; /* edge tensors and gradients of the plain program, bytes */
@@ -43,6 +46,11 @@ int model_init_params(model_state_t *m, uint64_t seed, kplace_t kp, gs_err_t *er
 /* Rebuilds the program for DKP mode dkp and fusion fuse; parameters and
  * optimiser state are kept. On failure the previous program stands. */
 int model_rebuild(model_state_t *m, dkp_mode_t dkp, int fuse, gs_err_t *err);
+/* Re-decides DKP for the gathers' sizes by_layer (NULL: the whole graph).
+ * The program is rebuilt only when an order changes (*reordered = 1);
+ * otherwise only the choices' sizes and costs are updated. */
+int model_resize_dkp(model_state_t *m, dkp_mode_t dkp, int fuse, const dkp_shape_t *by_layer, int *reordered,
+                     gs_err_t *err);
 /* One optimiser step with the gradients in params. */
 void model_step(model_state_t *m, float lr, float weight_decay);
 void model_close(model_state_t *m);

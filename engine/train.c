@@ -87,6 +87,13 @@ int trainer_rebuild_program(trainer_t *t, gs_err_t *err)
     return rc ? rc : exec_open(t, err);
 }
 
+int trainer_dkp_resize(trainer_t *t, const dkp_shape_t *by_layer, gs_err_t *err)
+{
+    if (!by_layer && !t->model.dkp_sized) return GS_OK;
+    int reordered = 0, rc = model_resize_dkp(&t->model, t->cfg.dkp, t->cfg.fuse, by_layer, &reordered, err);
+    return rc || !reordered ? rc : exec_open(t, err);
+}
+
 void trainer_stream_close(trainer_t *t)
 {
     if (!t->streaming) return;

@@ -70,6 +70,10 @@ void trainer_sampled_free(trainer_t *t);
  * DKP mode (parameters kept), and closing and reopening the streaming
  * engine under t->cfg (which may renumber the vertices). */
 int trainer_rebuild_program(trainer_t *t, gs_err_t *err);
+/* DKP decided again for the sizes the gathers now work on (by_layer, per
+ * layer; NULL: the whole graph); the executor is reopened only when an
+ * order changed. */
+int trainer_dkp_resize(trainer_t *t, const dkp_shape_t *by_layer, gs_err_t *err);
 void trainer_stream_close(trainer_t *t);
 int trainer_stream_open(trainer_t *t, gs_err_t *err);
 /* At an epoch boundary: reopens the devices on the partitioner's new

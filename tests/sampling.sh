@@ -13,6 +13,8 @@
 #   overlaps batch b's step; serial, nothing overlaps a step; `set batch-size` from a script switches a full-batch
 #   run to sampled training at an epoch boundary;
 #   GCN on Cora with --batch-size 64 --fanout 10,10 reaches test >= 0.78;
+#   DKP decides per layer for the blocks' sizes (n_src != n_dst), which can
+#   reverse the whole graph's choice, and goes back to it at full batch;
 #   bad values are refused with one line (a fanout of 0, a negative batch,
 #   a fanout list of the wrong length, sampling with streaming or ranks).
 # (The effect size is demos.sh's and tests/bench/bench_sampling.py's.)
@@ -34,6 +36,43 @@ for model in gcn gin commnet gat ggcn mpgcn ggnn resgcn; do
         && ok "$model: one full-fanout batch trains the full-batch losses ($(losses "$tmp/$model-s.csv"))" \
         || bad "$model: full $(losses "$tmp/$model-full.csv") / sampled $(losses "$tmp/$model-s.csv")"
 done
+
+# DKP on blocks (GraphTensor Table I, n_src != n_dst): 256 -> 64 is combination-first on the whole
+# graph but aggregation-first on a block with 2.7x more sources than destinations
+G="gen:nodes=20000,degree=10,feats=256,classes=8,seed=1"
+dkp_run() { "$BIN" train --dataset "$G" --hidden 64 --epochs 2 --json "$@" 2>"$tmp/err" | tail -1; }
+dkp_run --dkp auto --metrics "$tmp/dkp-full.csv" >"$tmp/dkp-full.json" || bad "dkp full-batch: $(cat "$tmp/err")"
+for k in off on auto; do
+    dkp_run --dkp $k --batch-size 512 --fanout 10,5 >"$tmp/dkp-$k.json" || bad "dkp $k sampled: $(cat "$tmp/err")"
+done
+$PY - "$tmp" <<'PYEOF' && ok "DKP on blocks: layer 0 aggregation-first (combination-first on the whole graph), the step $(cat "$tmp/dkp-ratio")x faster than the whole graph's order, auto the fastest of off/on/auto, predicted within 50%" || bad "DKP on sampled blocks"
+import json, sys
+j = {k: json.load(open(f"{sys.argv[1]}/dkp-{k}.json")) for k in ("full", "off", "on", "auto")}
+full, auto = j["full"]["dkp"], j["auto"]["dkp"]
+assert [c["order"] for c in full] == ["combination-first"] * 2, full
+assert full[0]["n_src"] == full[0]["n_dst"] == 20000
+assert [c["order"] for c in auto] == ["aggregation-first", "combination-first"], auto
+assert auto[0]["n_src"] > 2 * auto[0]["n_dst"] > 0 and auto[1]["n_dst"] == 512, auto
+step = {k: j[k]["step_ms"] for k in ("off", "on", "auto")}
+assert step["auto"] <= 1.0001 * min(step["off"], step["on"]), step
+# "on" is the order the whole graph's sizes pick for both layers
+ratio = step["on"] / step["auto"]
+assert ratio >= 1.1, step
+# the model's saving for layer 0 over the epoch's batches against the emulated steps' difference
+predicted = auto[0]["predicted_saving_ms"] * j["auto"]["batches"]
+measured = step["on"] - step["auto"]
+assert abs(predicted - measured) <= 0.5 * measured, (predicted, measured)
+open(f"{sys.argv[1]}/dkp-ratio", "w").write(f"{ratio:.2f}")
+PYEOF
+printf 'wait epochs 1\nset batch-size full\nwait epochs 2\n' >"$tmp/back.gs"
+"$BIN" --script "$tmp/back.gs" --dataset "$G" --hidden 64 --dkp auto --batch-size 512 --fanout 10,5 --max-epochs 3 \
+    --metrics "$tmp/back.csv" >"$tmp/back.out" 2>&1 || bad "back to full-batch: $(tail -2 "$tmp/back.out")"
+$PY - "$tmp/back.csv" "$tmp/dkp-full.csv" <<'PYEOF' && ok "back to full-batch: DKP decides for the whole graph again (the full run's aggregation FLOPs)" || bad "DKP after set batch-size full: $(cut -d, -f1,13 "$tmp/back.csv" | tr '\n' ' ')"
+import csv, sys
+back, full = (list(csv.DictReader(open(f))) for f in sys.argv[1:3])
+assert float(back[0]["batches"]) > 0 and float(back[-1]["batches"]) == 0, [r["batches"] for r in back]
+assert float(back[-1]["agg_flops"]) == float(full[-1]["agg_flops"]), (back[-1]["agg_flops"], full[-1]["agg_flops"])
+PYEOF
 
 run() { "$BIN" train --epochs 4 --batch-size 32 --fanout 5,3 "$@" --json 2>"$tmp/err" | tail -1; }
 run --prepro serial --metrics "$tmp/serial.csv" --trace "$tmp/serial.trace" >"$tmp/serial.json" || bad "serial: $(cat "$tmp/err")"

@@ -217,13 +217,16 @@ static void build(program_t *p, const char *name, const model_cfg_t *cfg, int nt
     if (fuse) fuse_rewrite(p, 1, &r);
 }
 
+/* the emulated topologies' GPU (sched/topology.c): 14 TFLOP/s, 900 GB/s */
+static const dkp_coef_t roofline = {2.0 / 14e12, 4.0 / 900e9, 4.0 / 900e9, 4.0 / 900e9};
+
 static void check_model(const char *name, int layers, dkp_mode_t dkp, int fuse)
 {
     model_cfg_t cfg = {FX, 3, 4, layers, 2, 0.3f};
     program_t p;
     build(&p, name, &cfg, gr.ntypes, fuse);
     dkp_choice_t ch[8];
-    dkp_rewrite(&p, dkp, gr.n, gr.m, ch, 8);
+    dkp_rewrite(&p, dkp, &roofline, NULL, gr.n, gr.m, ch, 8);
     char what[80];
     snprintf(what, sizeof what, "model %s (%d layers, dkp %d, fuse %d)", name, layers, (int)dkp, fuse);
     check_program(&p, FX, what);
@@ -256,7 +259,7 @@ static void test_dkp_choices(void **state)
     /* Cora's first layer, 1433 -> 16: combination-first, >= 10x fewer aggregation FLOPs */
     model_cfg_t cora = {1433, 7, 16, 2, 1, 0.5f};
     build(&p, "gcn", &cora, 3, 1);
-    assert_int_equal(dkp_rewrite(&p, DKP_AUTO, 2708, 13264, ch, 8), 2);
+    assert_int_equal(dkp_rewrite(&p, DKP_AUTO, &roofline, NULL, 2708, 13264, ch, 8), 2);
     assert_int_equal(ch[0].layer, 0);
     assert_true(ch[0].combination_first);
     assert_true(ch[0].agg_flops_fwd[0] >= 10 * ch[0].agg_flops_fwd[1]);
@@ -265,15 +268,48 @@ static void test_dkp_choices(void **state)
     /* a widening layer, 16 -> 256: aggregation-first */
     model_cfg_t wide = {16, 7, 256, 2, 1, 0.5f};
     build(&p, "gcn", &wide, 3, 1);
-    dkp_rewrite(&p, DKP_AUTO, 2708, 13264, ch, 8);
+    dkp_rewrite(&p, DKP_AUTO, &roofline, NULL, 2708, 13264, ch, 8);
     assert_false(ch[0].combination_first);
     assert_true(ch[1].combination_first); /* 256 -> 7 */
     prog_free(&p);
     /* off never rewrites, on always does */
     build(&p, "gcn", &cora, 3, 1);
-    dkp_rewrite(&p, DKP_OFF, 2708, 13264, ch, 8);
+    dkp_rewrite(&p, DKP_OFF, &roofline, NULL, 2708, 13264, ch, 8);
     assert_false(ch[0].combination_first || ch[1].combination_first);
     assert_int_equal(p.code[1].op, OP_GATHER);
+    prog_free(&p);
+    /* sampled blocks (n_src >> n_dst): 256 -> 64 is combination-first on the
+     * whole graph (a narrower gather), aggregation-first on a block whose
+     * sources outnumber its destinations 2.7x (the matmul on n_src rows
+     * costs more than the gather saves: Table I's (n_src - n_dst) term) */
+    model_cfg_t mid = {256, 8, 64, 2, 1, 0.5f};
+    build(&p, "gcn", &mid, 3, 1);
+    dkp_rewrite(&p, DKP_AUTO, &roofline, NULL, 20000, 200000, ch, 8);
+    assert_true(ch[0].combination_first);
+    assert_int_equal(ch[0].shape.n_src, 20000);
+    prog_free(&p);
+    dkp_shape_t blocks[PROG_MAX_LAYERS] = {{7786, 2912, 14208}, {2912, 512, 3612}}; /* sampling.sh's first batch */
+    build(&p, "gcn", &mid, 3, 1);
+    dkp_rewrite(&p, DKP_AUTO, &roofline, blocks, 20000, 200000, ch, 8);
+    assert_false(ch[0].combination_first);
+    assert_int_equal(ch[0].shape.n_src, 7786);
+    assert_int_equal(ch[0].shape.n_dst, 2912);
+    assert_true(ch[0].cost_s[1] > 1.2 * ch[0].cost_s[0]);
+    assert_true(fabs(ch[0].predicted_saving_s - (ch[0].cost_s[1] - ch[0].cost_s[0])) < 1e-15);
+    assert_true(ch[1].combination_first); /* 64 -> 8 still pays on the top block */
+    prog_free(&p);
+    /* the same sizes on both sides: the matmul terms cancel, the gathers decide (din vs 2 dout) */
+    dkp_shape_t square[PROG_MAX_LAYERS] = {{2847, 2847, 25000}, {512, 512, 2560}};
+    build(&p, "gcn", &mid, 3, 1);
+    dkp_rewrite(&p, DKP_AUTO, &roofline, square, 20000, 200000, ch, 8);
+    assert_true(ch[0].combination_first); /* 256 wide against 2 x 64 */
+    assert_true(ch[1].combination_first);
+    prog_free(&p);
+    /* a tie (256 against 2 x 128) keeps the written order */
+    model_cfg_t tie = {256, 8, 128, 2, 1, 0.5f};
+    build(&p, "gcn", &tie, 3, 1);
+    dkp_rewrite(&p, DKP_AUTO, &roofline, square, 20000, 200000, ch, 8);
+    assert_false(ch[0].combination_first);
     prog_free(&p);
 }
 
