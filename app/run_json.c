@@ -112,7 +112,7 @@ static void print_knobs(FILE *f, const trainer_t *t)
     knob_facts_t facts = {.distributed = t->dist != NULL};
     fprintf(f, ",\"knobs\":{");
     for (int i = 0; i < n; i++) {
-        if (k[i].when == WHEN_START || (k[i].scope == SCOPE_STREAM && !t->streaming) || !knob_applies(&k[i], &facts)) continue;
+        if (k[i].when == WHEN_START || ((k[i].scope == SCOPE_STREAM || (k[i].scope == SCOPE_SPLIT && !t->dist)) && !t->streaming) || !knob_applies(&k[i], &facts)) continue;
         char v[96];
         opt_format(&k[i], &t->cfg, v, sizeof v);
         fprintf(f, "%s\"%s\":", first ? "" : ",", k[i].name);
@@ -148,8 +148,9 @@ static void json_ms_list(FILE *f, const char *name, const double *s, int n)
     fputc(']', f);
 }
 
-/* The streamed run's parts: the partitioner, the split, each part's
- * predicted and measured gather time, and the cost model's weights. */
+/* The streamed run's parts (or the ranks' ranges): the partitioner, the
+ * split, each part's predicted and measured time, and the cost model's
+ * weights. */
 static void print_partition(FILE *f, const trainer_t *t)
 {
     const part_state_t *ps = &t->part;
@@ -257,6 +258,7 @@ void run_json_print(FILE *f, const trainer_t *t, const run_log_t *log)
     print_stats(f, t, &log->last);
     print_knobs(f, t);
     if (t->streaming) print_facts(f, t, (log->last.epoch_ms + log->last.eval_ms) / 1e3), print_partition(f, t);
+    if (t->dist) print_partition(f, t);
     if (t->dist && t->dist->report.nranks) print_dist(f, t, log->last.epoch_ms + log->last.eval_ms);
     fprintf(f, ",\"profile_events\":%llu,\"profile_dropped\":%llu", (unsigned long long)log->events,
             (unsigned long long)log->dropped);

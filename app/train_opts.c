@@ -80,16 +80,17 @@ static const char *cmd_name(opts_cmd_t cmd)
 }
 
 /* Whether a flag of the streaming engine was given (with `shared` 0, not
- * counting those a distributed run's ranks use too: the clock flags and
- * the vertex order). */
+ * counting those a distributed run's ranks use too: the clock flags, the
+ * vertex order and the partitioner). */
 static int streaming_given(int argc, char **argv, int shared)
 {
     int n;
     const opt_t *knobs = knob_table(&n);
     for (int i = 0; i < n; i++) {
         const char *name = knobs[i].name;
-        int common = !strcmp(name, "clock") || !strcmp(name, "kernel-time") || !strcmp(name, "order");
-        if (knobs[i].scope == SCOPE_STREAM && (shared || !common) && cli_given(argc, argv, name)) return 1;
+        int common = !strcmp(name, "clock") || !strcmp(name, "kernel-time") || !strcmp(name, "order") || knobs[i].scope == SCOPE_SPLIT;
+        int streams = knobs[i].scope == SCOPE_STREAM || knobs[i].scope == SCOPE_SPLIT;
+        if (streams && (shared || !common) && cli_given(argc, argv, name)) return 1;
     }
     return 0;
 }

@@ -122,7 +122,7 @@ int trainer_epoch(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
 {
     memset(st, 0, sizeof *st);
     int rc = knob_apply(t, err);
-    if (!rc) rc = trainer_stream_resplit(t, err);
+    if (!rc) rc = t->dist ? trainer_dist_resplit(t, err) : trainer_stream_resplit(t, err);
     if (!rc && t->cfg.batch_size <= 0) rc = trainer_dkp_resize(t, NULL, err); /* back from blocks: the whole graph's sizes */
     if (!rc) rc = t->cfg.batch_size > 0 ? trainer_epoch_sampled(t, st, err) : epoch_full(t, st, err);
     if (rc) return rc;

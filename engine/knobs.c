@@ -42,7 +42,7 @@ static const opt_t table[] = {
     {"kernel-time", OPT_CHOICE, F(ktime), "roofline|measured", NULL, 0, 0, "MODEL", "virtual clock: device kernels by the GPU's roofline (deterministic) or by measured CPU time", NULL, WHEN_REOPEN, SCOPE_STREAM, 0, 0},
     {"chunks", OPT_INT, F(chunks), NULL, "auto", 1, 4096, "P", "vertex intervals (auto: the fewest that fit --device-mem)", NULL, WHEN_REOPEN, SCOPE_STREAM, 0, 0},
     {"order", OPT_CHOICE, F(order), "none|random|metis", NULL, 0, 0, "ORDER", "vertex order before chunking", NULL, WHEN_REOPEN, SCOPE_STREAM, '5', 0},
-    {"partitioner", OPT_CHOICE, F(partitioner), "equal-vertex|equal-edge|roc", NULL, 0, 0, "NAME", "where the intervals are cut (roc: ROC's cost model, refit every epoch)", NULL, WHEN_REOPEN, SCOPE_STREAM, '9', 0},
+    {"partitioner", OPT_CHOICE, F(partitioner), "equal-vertex|equal-edge|roc", NULL, 0, 0, "NAME", "where the intervals (or the ranks' ranges) are cut (roc: ROC's cost model, refit every epoch)", NULL, WHEN_REOPEN, SCOPE_SPLIT, '9', 0},
     {"selective", OPT_CHOICE, F(knobs.selective), "off|on|auto", NULL, 0, 0, "MODE", "filter source rows on the host (NeuGraph 3.2)", NULL, WHEN_EPOCH, SCOPE_STREAM, '1', 0},
     {"pipeline", OPT_CHOICE, F(knobs.pipeline), "off|on", NULL, 0, 0, "MODE", "double-buffer copies against compute", NULL, WHEN_EPOCH, SCOPE_STREAM, '2', 0},
     {"subchunks", OPT_INT, F(knobs.subchunks), NULL, NULL, 1, 64, "K", "blocks per source interval", NULL, WHEN_REOPEN, SCOPE_STREAM, 0, 0},
@@ -110,7 +110,8 @@ int knob_parse(train_cfg_t *c, const char *name, const char *value, const knob_f
     if (facts && !strcmp(name, "device-mem") && next.device_mem && next.device_mem < facts->min_device_mem)
         return gs_fail(err, GS_EINPUT, "set device-mem: %s is below the %llu bytes this model needs at any chunk count", value,
                        (unsigned long long)facts->min_device_mem);
-    if (o->scope == SCOPE_STREAM) next.stream = 1; /* a device knob turns streaming on */
+    if (o->scope == SCOPE_STREAM || (o->scope == SCOPE_SPLIT && !(facts && facts->distributed)))
+        next.stream = 1; /* a device knob turns streaming on */
     if (!strcmp(name, "devices")) { /* more devices than the topology has: the smallest shipped one that fits */
         topology_t tp;
         const char *fit = topology_for_devices(next.devices);
@@ -197,8 +198,10 @@ int knob_apply(trainer_t *t, gs_err_t *err)
     train_cfg_t old = t->cfg, want = t->pending;
     t->has_pending = 0;
     int rebuild = want.dkp != old.dkp || want.fuse != old.fuse; /* new gathers: a streamed run re-plans its chunks too */
-    if (t->dist) { /* a rank: its engine takes the distributed knobs; streaming ones do not apply */
-        if (needs_reopen(&old, &want)) return gs_fail(err, GS_EINPUT, "device and streaming knobs do not apply to distributed runs");
+    if (t->dist) { /* a rank: its engine takes the distributed knobs and the partitioner; streaming ones do not apply */
+        train_cfg_t same_split = want;
+        same_split.partitioner = old.partitioner;
+        if (needs_reopen(&old, &same_split)) return gs_fail(err, GS_EINPUT, "device and streaming knobs do not apply to distributed runs");
         t->cfg = want;
         int rc = rebuild ? trainer_rebuild_program(t, err) : GS_OK;
         if (!rc) rc = trainer_dist_apply(t, &old, err);

@@ -43,7 +43,8 @@ typedef enum {
 typedef enum {
     SCOPE_ANY,    /* every run */
     SCOPE_STREAM, /* streamed runs; set on the command line, it implies the streaming engine */
-    SCOPE_DIST    /* distributed runs (--ranks N) */
+    SCOPE_DIST,   /* distributed runs (--ranks N) */
+    SCOPE_SPLIT   /* where work is split: streamed runs (as SCOPE_STREAM) and distributed ones */
 } opt_scope_t;
 
 typedef struct opt {

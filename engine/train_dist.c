@@ -10,6 +10,7 @@
 #include "checksum.h"
 #include "kernels.h"
 #include "knobs.h"
+#include "params.h"
 #include "rng.h"
 #include "stats.h"
 #include "train.h"
@@ -34,6 +35,7 @@ static int cut(trainer_t *t, dist_run_t *d, gs_err_t *err)
     int identity = 1;
     for (int64_t v = 0; !rc && v < n && identity; v++) identity = perm[v] == v;
     if (!rc && !identity && !(rc = data_renumber(data, perm, err))) rc = data_place(data, t->kp, t->cfg.feat_norm, err);
+    if (!rc) rc = part_plan(t, d->nranks, d->bounds, err); /* --partitioner: the ranges in this numbering */
     uint64_t h = gs_checksum(GS_CHECKSUM_SEED, d->bounds, sizeof(int64_t) * (size_t)(d->nranks + 1));
     h = gs_checksum(h, perm, sizeof(int32_t) * (size_t)n);
     h = gs_checksum(h, data->g.in_src, sizeof(int32_t) * (size_t)data->g.m);
@@ -215,7 +217,7 @@ static int cmp_pair(const void *a, const void *b)
 }
 
 /* The knobs a distributed run changes between epochs, as "name=value" lines. */
-static const char *const live_knobs[] = {"dep", "dep-ratio", "dep-mem", "ring", "overlap", "network", "lr", "dkp", NULL};
+static const char *const live_knobs[] = {"dep", "dep-ratio", "dep-mem", "ring", "overlap", "network", "lr", "dkp", "partitioner", NULL};
 
 int trainer_dist_sync(trainer_t *t, int *stop, gs_err_t *err)
 {
@@ -260,7 +262,8 @@ int dist_control_apply(trainer_t *t, const char *msg, int *stop, gs_err_t *err)
             int known = 0;
             for (int i = 0; live_knobs[i]; i++) known |= !strcmp(buf, live_knobs[i]);
             if (!known) return gs_fail(err, GS_EINPUT, "control message: '%s' is not a distributed knob", buf);
-            int rc = knob_parse(&want, buf, eq + 1, NULL, err);
+            knob_facts_t facts = {.distributed = 1, .hops = t->ex.nhops};
+            int rc = knob_parse(&want, buf, eq + 1, &facts, err);
             if (rc) return rc;
             changed = 1;
         }
@@ -287,10 +290,11 @@ static int sort_by_id(int32_t *id, int64_t *slot, int64_t n)
     return 0;
 }
 
-/* A new split (every rank, at the same boundary): the new plan, blocks and
- * routes; the features of the level-0 rows it adds are fetched from their
- * owners, the rest kept; weights and optimiser state are untouched. */
-static int replan(trainer_t *t, gs_err_t *err)
+/* A new plan (every rank, at the same boundary), for d->bounds: the new
+ * plan, blocks and routes; the features of the level-0 rows it adds are
+ * fetched from their owners under the bounds the rows were held by (was),
+ * the rest kept; weights and optimiser state are untouched. */
+static int replan(trainer_t *t, const int64_t *was, gs_err_t *err)
 {
     dist_run_t *d = t->dist;
     dep_plan_t old_plan = d->plan;
@@ -318,7 +322,7 @@ static int replan(trainer_t *t, gs_err_t *err)
     if (!rc && sort_by_id(fetch, slot, nnew)) rc = gs_fail(err, GS_EFAIL, "out of memory re-planning"); /* owners answer in id order */
     float *got = rc ? NULL : malloc(sizeof(float) * (size_t)(nnew * f + 1));
     if (!rc && !got) rc = gs_fail(err, GS_EFAIL, "out of memory re-planning");
-    if (!rc) rc = dist_fetch_rows(d->comm, d->rank, d->nranks, d->bounds, fetch, nnew, t->data.x.data, f, got, err);
+    if (!rc) rc = dist_fetch_rows(d->comm, d->rank, d->nranks, was, fetch, nnew, t->data.x.data, f, got, err);
     for (int64_t i = 0; !rc && i < nnew; i++) memcpy(x + slot[i] * f, got + i * f, sizeof(float) * (size_t)f);
     free(where), free(fetch), free(slot), free(got);
     if (rc) { /* keep the old split */
@@ -347,7 +351,98 @@ int trainer_dist_apply(trainer_t *t, const void *old_cfg, gs_err_t *err)
     d->engine.nic.net = d->net;
     if (old->dep == t->cfg.dep && old->dep_ratio == t->cfg.dep_ratio && old->dep_mem == t->cfg.dep_mem && old->dkp == t->cfg.dkp)
         return GS_OK;
-    return replan(t, err); /* dkp: new widths, so new costs for Algorithm 4 */
+    if (old->partitioner != t->cfg.partitioner) t->part.resplit = 1; /* cut by the new partitioner at the next boundary */
+    if (old->dep == t->cfg.dep && old->dep_ratio == t->cfg.dep_ratio && old->dep_mem == t->cfg.dep_mem && old->dkp == t->cfg.dkp)
+        return GS_OK;
+    return replan(t, d->bounds, err); /* dkp: new widths, so new costs for Algorithm 4 */
+}
+
+/* ---------------- the partitioner across ranks ---------------- */
+
+/* Every rank's compute per layer this epoch, summed into the same samples
+ * on every rank, for the partitioner's model (train_partition.h). */
+static int learn_split(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
+{
+    dist_run_t *d = t->dist;
+    int R = d->nranks, L = t->part.model.nlayers;
+    double *y = calloc((size_t)L * (size_t)R + 1, sizeof(double));
+    if (!y) return gs_fail(err, GS_EFAIL, "out of memory for the partitioner's samples");
+    for (int l = 0; l < L && l < PROG_MAX_LAYERS; l++) y[(size_t)l * (size_t)R + (size_t)d->rank] = d->layer_s[l];
+    memset(d->layer_s, 0, sizeof d->layer_s);
+    int rc = dist_allreduce(d->comm, y, (int64_t)L * R, DIST_F64, DIST_SUM, err);
+    if (!rc) rc = part_learn_ranks(t, y, st, err);
+    free(y);
+    return rc;
+}
+
+/* The labels and split members of the owned range [lo, hi) under new
+ * bounds: every rank contributes its owned rows' (label + 2, and a bit per
+ * split) to one sum over the whole graph, then keeps its new range. */
+static int move_owned_labels(trainer_t *t, const int64_t *was, gs_err_t *err)
+{
+    dist_run_t *d = t->dist;
+    train_data_t *data = &t->data;
+    int64_t n = data->g.n, lo0 = was[d->rank], lo = d->bounds[d->rank], hi = d->bounds[d->rank + 1];
+    int64_t *all = calloc((size_t)(2 * n + 1), sizeof(int64_t));
+    int32_t *label = malloc(sizeof(int32_t) * (size_t)(hi - lo + 1)), *split[3] = {NULL, NULL, NULL};
+    int rc = !all || !label ? gs_fail(err, GS_EFAIL, "out of memory moving rows between ranks") : GS_OK;
+    for (int64_t i = 0; !rc && i < was[d->rank + 1] - lo0; i++) all[lo0 + i] = (int64_t)data->label_k[i] + 2;
+    for (int s = 0; !rc && s < 3; s++)
+        for (int64_t i = 0; i < data->split_n[s]; i++) all[n + lo0 + data->split_k[s][i]] |= (int64_t)1 << s;
+    if (!rc) rc = dist_allreduce(d->comm, all, 2 * n, DIST_I64, DIST_SUM, err);
+    int64_t count[3] = {0, 0, 0};
+    for (int64_t v = lo; !rc && v < hi; v++) {
+        label[v - lo] = (int32_t)(all[v] - 2);
+        for (int s = 0; s < 3; s++) count[s] += all[n + v] >> s & 1;
+    }
+    for (int s = 0; !rc && s < 3; s++)
+        if (!(split[s] = malloc(sizeof(int32_t) * (size_t)(count[s] + 1)))) rc = gs_fail(err, GS_EFAIL, "out of memory moving rows between ranks");
+    if (rc) {
+        free(all), free(label);
+        for (int s = 0; s < 3; s++) free(split[s]);
+        return rc;
+    }
+    for (int s = 0; s < 3; s++) {
+        data->split_n[s] = 0;
+        for (int64_t v = lo; v < hi; v++)
+            if (all[n + v] >> s & 1) split[s][data->split_n[s]++] = (int32_t)(v - lo);
+        free(data->split_k[s]);
+        data->split_k[s] = split[s];
+    }
+    free(data->label_k);
+    data->label_k = label;
+    free(all);
+    return GS_OK;
+}
+
+int trainer_dist_resplit(trainer_t *t, gs_err_t *err)
+{
+    dist_run_t *d = t->dist;
+    part_state_t *ps = &t->part;
+    int R = d->nranks;
+    int64_t msg[DIST_MAX_RANKS + 2] = {0}; /* rank 0's decision: a flag, then the bounds */
+    int rc = GS_OK;
+    if (d->rank == 0 && ps->resplit && ps->p == R) {
+        rc = partition_split(t->cfg.partitioner, &t->data.g, &ps->model, &ps->feat, R, msg + 1, err);
+        msg[0] = !rc && memcmp(msg + 1, d->bounds, sizeof(int64_t) * (size_t)(R + 1)) != 0;
+    }
+    ps->resplit = 0;
+    if (rc) return rc;
+    if ((rc = dist_bcast(d->comm, msg, sizeof(int64_t) * (size_t)(R + 2), 0, err)) || !msg[0]) return rc;
+    int64_t was[DIST_MAX_RANKS + 1];
+    memcpy(was, d->bounds, sizeof(int64_t) * (size_t)(R + 1));
+    memcpy(d->bounds, msg + 1, sizeof(int64_t) * (size_t)(R + 1));
+    if (!(rc = move_owned_labels(t, was, err))) rc = replan(t, was, err);
+    if (rc) return rc; /* the job cannot go on with ranks that disagree on who owns what */
+    int64_t rows = exec_level_rows(&t->ex, t->ex.nhops), classes = t->dlogits.cols;
+    if (rows != t->dlogits.rows) { /* the loss gradient has a row per owned vertex */
+        place_free(t->kp, &t->dlogits);
+        if ((rc = place_alloc(t->kp, &t->dlogits, rows, classes, err))) return rc;
+    }
+    const dep_plan_t *p = &d->plan;
+    d->held_bytes = 4.0 * (double)(t->data.x.rows * t->data.x.cols) + 4.0 * (double)(p->hi - p->lo);
+    for (int h = 1; h <= p->nhops; h++) d->held_bytes += 24.0 * (double)d->bs.block[h].m;
+    return part_plan(t, R, d->bounds, err); /* the parts' predictions for the new ranges */
 }
 
 static int gather_events(trainer_t *t, gs_err_t *err);
@@ -378,6 +473,7 @@ int trainer_dist_epoch_end(trainer_t *t, void *stats, gs_err_t *err)
     st->net_bytes = sums[4], st->net_msgs = sums[5], st->stall_ms = sums[6] / r, st->comm_ms = sums[7] / r;
     st->comm_hidden = sums[7] > 0 ? sums[8] / sums[7] : 0;
     st->owned_ms = sums[9] / r, st->replica_ms = sums[10] / r, st->allreduce_ms = sums[11] / r;
+    if ((rc = learn_split(t, st, err))) return rc;
     return d->engine.log.on ? gather_events(t, err) : GS_OK;
 }
 
@@ -444,6 +540,7 @@ int trainer_dist_gather(trainer_t *t, gs_err_t *err)
 void dist_log_op(void *user, const instr_t *in, int phase, double t0, double t1, double flops)
 {
     dist_run_t *d = user;
+    if (in && in->layer >= 0 && in->layer < PROG_MAX_LAYERS) d->layer_s[in->layer] += t1 - t0; /* the partitioner's samples */
     dist_event_t e = {t0, t1, 0, flops, (int16_t)d->rank, -1, DIST_EV_OP, (int8_t)phase, (int16_t)(in ? in->layer : -1), -1, ""};
     snprintf(e.name, sizeof e.name, "%s", in ? op_name(in->op) : "adam");
     dist_log_add(&d->engine.log, &e);

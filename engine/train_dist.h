@@ -55,6 +55,7 @@ typedef struct dist_run {
     double plan_ms;     /* planning and setting up the routes */
     dist_report_t report; /* rank 0, after trainer_dist_gather */
     double held_bytes;  /* what this rank keeps: features, labels, sets, blocks */
+    double layer_s[PROG_MAX_LAYERS]; /* this epoch's compute per layer (the partitioner's samples) */
 } dist_run_t;
 
 struct trainer;
@@ -76,6 +77,12 @@ int trainer_dist_gather(struct trainer *t, gs_err_t *err);
  * knobs above) into *stop and t's pending configuration; GS_EINPUT on
  * anything else (fuzzed: tests/fuzz/fuzz_control.c). */
 int dist_control_apply(struct trainer *t, const char *msg, int *stop, gs_err_t *err);
+/* At an epoch boundary, on every rank: when the partitioner asked for a
+ * new split (roc's refit model, or the partitioner knob switched), rank 0
+ * cuts it and every rank moves to it: the labels, split members and
+ * feature rows of newly owned and needed vertices come from their old
+ * owners, then the plan, blocks and routes are rebuilt. */
+int trainer_dist_resplit(struct trainer *t, gs_err_t *err);
 /* Applies dist knob changes (dep, dep-ratio, dep-mem, ring, overlap,
  * network) from t->cfg: re-plans when the split changed. */
 int trainer_dist_apply(struct trainer *t, const void *old_cfg, gs_err_t *err);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "train.h"
+#include "train_dist.h"
 
 void part_state_free(part_state_t *ps)
 {
@@ -51,7 +52,7 @@ int part_plan(trainer_t *t, int p, int64_t *bounds, gs_err_t *err)
     if (!rc && t->cfg.partitioner != PART_EQUAL_VERTEX)
         rc = partition_split(t->cfg.partitioner, &t->data.g, &ps->model, &ps->feat, p, bounds, err);
     stream_plan_t plan = {p, NULL, bounds};
-    if (!rc) rc = stream_plan_fits(&t->cfg, &t->model.prog, t->data.g.n, &plan, err);
+    if (!rc && !t->dist) rc = stream_plan_fits(&t->cfg, &t->model.prog, t->data.g.n, &plan, err); /* ranks have no device cap */
     if (rc) return rc;
     if (p != ps->p) {
         free(ps->bounds), free(ps->pred_s), free(ps->shown_pred_s), free(ps->meas_s);
@@ -70,17 +71,17 @@ int part_plan(trainer_t *t, int p, int64_t *bounds, gs_err_t *err)
     return GS_OK;
 }
 
-int part_learn(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
+/* The epoch's (layer, part) times, y[l * p + j]: samples, the refit, the
+ * imbalance and the prediction error, and with roc whether to re-cut. */
+static int learn(trainer_t *t, const double *y_lp, epoch_stats_t *st, gs_err_t *err)
 {
     part_state_t *ps = &t->part;
-    const streamer_t *s = &t->stream.streamer;
-    if (!t->streaming || ps->p != s->p || ps->feat.n != t->data.g.n) return GS_OK;
     int p = ps->p, L = ps->model.nlayers;
     double sum = 0, err_sum = 0;
     for (int j = 0; j < p; j++) {
         ps->meas_s[j] = 0;
         for (int l = 0; l < L; l++) {
-            double y = s->part_s[(size_t)l * (size_t)p + (size_t)j];
+            double y = y_lp[(size_t)l * (size_t)p + (size_t)j];
             ps->meas_s[j] += y;
             if (roc_model_add(&ps->model, &ps->feat, l, ps->bounds[j], ps->bounds[j + 1], y) != 0)
                 return gs_fail(err, GS_EFAIL, "out of memory for the partitioner's samples");
@@ -88,7 +89,7 @@ int part_learn(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
         sum += ps->meas_s[j];
         if (ps->meas_s[j] > 0) err_sum += fabs(ps->pred_s[j] - ps->meas_s[j]) / ps->meas_s[j];
     }
-    if (!(sum > 0)) return GS_OK; /* nothing gathered on the devices */
+    if (!(sum > 0)) return GS_OK; /* nothing gathered */
     st->part_imbalance = max_of(ps->meas_s, p) / (sum / p);
     if (ps->have_pred) st->part_err = err_sum / p;
     memcpy(ps->shown_pred_s, ps->pred_s, sizeof(double) * (size_t)p);
@@ -97,7 +98,7 @@ int part_learn(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
     predict_parts(ps);
     if (t->cfg.partitioner != PART_ROC || p < 2) return GS_OK;
     /* the model's split, taken when it predicts a slowest part at least 3% shorter
-     * (a new split reopens the devices, and the memory plan profiles again) */
+     * (a new split reopens the devices or moves rows between ranks, and profiles start again) */
     int64_t *b = malloc(sizeof(int64_t) * (size_t)(p + 1));
     if (!b) return gs_fail(err, GS_EFAIL, "out of memory for the partitioner's split");
     int rc = partition_split(PART_ROC, &t->data.g, &ps->model, &ps->feat, p, b, err);
@@ -111,12 +112,27 @@ int part_learn(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
     return rc;
 }
 
+int part_learn(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
+{
+    part_state_t *ps = &t->part;
+    const streamer_t *s = &t->stream.streamer;
+    if (!t->streaming || ps->p != s->p || ps->feat.n != t->data.g.n) return GS_OK;
+    return learn(t, s->part_s, st, err);
+}
+
+int part_learn_ranks(trainer_t *t, const double *y_lp, epoch_stats_t *st, gs_err_t *err)
+{
+    part_state_t *ps = &t->part;
+    if (!t->dist || ps->p != t->dist->nranks || ps->feat.n != t->data.g.n) return GS_OK;
+    return learn(t, y_lp, st, err);
+}
+
 void part_report(const trainer_t *t, part_report_t *r)
 {
     const part_state_t *ps = &t->part;
     memset(r, 0, sizeof *r);
     r->kind = t->cfg.partitioner;
-    if (!t->streaming || !ps->p) return;
+    if ((!t->streaming && !t->dist) || !ps->p) return;
     r->p = ps->p;
     r->shown = ps->p < PART_REPORT_MAX ? ps->p : PART_REPORT_MAX;
     for (int j = 0; j <= r->shown; j++) r->bounds[j] = ps->bounds[j];

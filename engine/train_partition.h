@@ -6,11 +6,12 @@
  * devices are reopened on the new split at the next epoch boundary
  * (weights and optimiser state kept, as for any device knob). Samples are
  * taken whatever the partitioner, so switching to roc live starts from a
- * model that already knows this run. Limits: streamed runs only (the
- * ranks of a distributed run keep their equal-vertex or METIS ranges); a
- * new split reopens the devices, so the memory plan and the swap
- * heuristic start their profiles again; under a --device-mem cap, a cut
- * whose largest part would not fit is not taken (the old one stays). */
+ * model that already knows this run. The ranks of a distributed run are
+ * parts too: each rank's compute time per layer is a sample, and a new
+ * split moves rows between the ranks (train_dist.c). A new split reopens
+ * the devices, so the memory plan and the swap heuristic start their
+ * profiles again; under a --device-mem cap, a cut whose largest part
+ * would not fit is not taken (the old one stays). */
 #ifndef GS_TRAIN_PARTITION_H
 #define GS_TRAIN_PARTITION_H
 
@@ -55,6 +56,9 @@ int part_plan(struct trainer *t, int p, int64_t *bounds, gs_err_t *err);
  * with roc, t->part.resplit says the model's split would be faster
  * (trainer_stream_resplit applies it at the next boundary). */
 int part_learn(struct trainer *t, epoch_stats_t *st, gs_err_t *err);
+/* The same after a distributed epoch, from every rank's compute seconds
+ * per layer (y[l * nranks + r], the same on every rank). */
+int part_learn_ranks(struct trainer *t, const double *y_lp, epoch_stats_t *st, gs_err_t *err);
 void part_report(const struct trainer *t, part_report_t *r);
 void part_state_free(part_state_t *ps);
 

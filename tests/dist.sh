@@ -3,8 +3,11 @@
 #   equivalence: Cora, 20 epochs, GCN and GAT, 2 and 4 ranks, --dep cache,
 #     comm, and hybrid with --dep-ratio 0, 0.3, auto and 1: every epoch's
 #     loss equals the single process's within 1e-5 relative;
-#   a switch of dep-ratio, dep and dkp during the run, from a script,
-#     leaves the loss trajectory unchanged;
+#   a switch of partitioner, dep-ratio, dep and dkp during the run, from a
+#     script, leaves the loss trajectory unchanged;
+#   the partitioner across ranks: every partitioner trains the same losses
+#     on a power-law graph; roc re-cuts the ranks' ranges from their
+#     measured compute until they balance, faster than equal-vertex;
 #   exact bytes: DepComm's forward and backward bytes per hop, computed here
 #     from the cut alone (each rank's remote in-neighbours, times the hop's
 #     width), equal the engine's counters; DepCache moves no embedding bytes;
@@ -48,7 +51,7 @@ for model in gcn gat; do
 done
 
 # a switch during the run: from a script on rank 0's session
-printf 'wait epochs 5\nset dep-ratio 0.3\nwait epochs 3\nset dep comm\nwait epochs 2\nset dkp on\nwait epochs 2\n' >"$tmp/switch.gs"
+printf 'wait epochs 2\nset partitioner roc\nwait epochs 3\nset dep-ratio 0.3\nwait epochs 3\nset dep comm\nwait epochs 2\nset dkp on\nwait epochs 2\n' >"$tmp/switch.gs"
 "$BIN" --ranks 3 --script "$tmp/switch.gs" --max-epochs 12 >"$tmp/switch.out" 2>&1 || bad "switching run failed: $(tail -3 "$tmp/switch.out")"
 ref=$("$BIN" train --epochs 12 --json --quiet | losses)
 got=$($PY -c "
@@ -58,13 +61,45 @@ $PY -c "
 import json, sys
 a, b = json.loads(sys.argv[1]), json.loads(sys.argv[2])
 assert len(a) == 12 and all(abs(x - y) <= 5e-5 * y for x, y in zip(a, b)), (a, b)" "$got" "$ref" &&
-    grep -q "dep-ratio = 0.3" "$tmp/switch.out" && grep -q "dep = comm" "$tmp/switch.out" && grep -q "dkp = on" "$tmp/switch.out" &&
-    ok "dep-ratio 0.3 at epoch 5, dep comm at 8 and dkp on at 10 (every rank rebuilds) leave the 12 losses unchanged" ||
+    grep -q "partitioner = roc" "$tmp/switch.out" && grep -q "dep-ratio = 0.3" "$tmp/switch.out" && grep -q "dep = comm" "$tmp/switch.out" &&
+    grep -q "dkp = on" "$tmp/switch.out" &&
+    ok "partitioner roc at epoch 2, dep-ratio 0.3 at 5, dep comm at 8 and dkp on at 10 (every rank rebuilds) leave the 12 losses unchanged" ||
     bad "switch: $got vs $ref"
 $PY - "$tmp/switch.out" <<'PYEOF' && ok "dkp on reaches every rank: the exchanged width drops from 1433 to 16 (net MB an epoch)" || bad "dkp switch: $(grep -E '^epoch +1[12] ' "$tmp/switch.out")"
 import re, sys
 net = [float(m.group(1)) for m in re.finditer(r'^epoch +\d+ .* net ([0-9.]+) MB', open(sys.argv[1]).read(), re.M)]
 assert len(net) == 12 and net[11] < net[10] / 10, net
+PYEOF
+
+# the partitioner across ranks (ROC, a second user): on a power-law graph whose equal-vertex ranges
+# are unbalanced, every partitioner trains the same losses; roc refits on every rank's compute per layer
+# and moves rows between the ranks until its ranges balance
+g="gen:nodes=20000,degree=40,feats=128,classes=4,seed=2,hubs=1"
+for p in equal-vertex equal-edge roc; do
+    "$BIN" train --dataset "$g" --ranks 4 --epochs 5 --partitioner $p --json --metrics "$tmp/part-$p.csv" 2>"$tmp/err" | tail -1 \
+        >"$tmp/part-$p.json" || bad "--ranks 4 --partitioner $p: $(cat "$tmp/err")"
+done
+$PY - "$tmp" <<'PYEOF' && ok "ranks: the same losses under every partitioner; roc re-cuts ($(cat "$tmp/part-summary"))" || bad "partitioner across ranks"
+import csv, json, sys
+d = sys.argv[1]
+rows = {p: list(csv.DictReader(open(f"{d}/part-{p}.csv"))) for p in ("equal-vertex", "equal-edge", "roc")}
+js = {p: json.load(open(f"{d}/part-{p}.json")) for p in rows}
+ref = [float(r["loss"]) for r in rows["equal-vertex"]]
+for p in rows:
+    got = [float(r["loss"]) for r in rows[p]]
+    assert len(got) == 5 and all(abs(x - y) <= 1e-5 * y for x, y in zip(got, ref)), (p, got, ref)
+ev, ee, roc = (float(rows[p][-1]["epoch_ms"]) for p in rows)
+imb = [float(r["part_imbalance"]) for r in rows["roc"]]
+err = [float(r["part_err"]) for r in rows["roc"]]
+b = js["roc"]["partition"]["bounds"]
+assert js["roc"]["partition"]["partitioner"] == "roc" and len(b) == 5 and b != [0, 5000, 10000, 15000, 20000], b
+assert len(js["roc"]["partition"]["measured_ms"]) == 4 and len(js["roc"]["partition"]["predicted_ms"]) == 4
+assert imb[0] > 1.5 and imb[-1] < 1.2, imb          # equal-vertex's ranges first, then the refit's
+assert err[-1] < 0.15 and err[-1] < err[1], err      # the model learns the ranks' costs
+assert roc <= 0.9 * ev and roc <= 1.05 * ee, (ev, ee, roc)
+open(f"{d}/part-summary", "w").write(
+    f"imbalance {imb[0]:.2f} -> {imb[-1]:.2f}, prediction error {100 * err[-1]:.1f}%, epoch {ev:.2f} ms equal-vertex, "
+    f"{ee:.2f} equal-edge, {roc:.2f} roc: {ev / roc:.2f}x")
 PYEOF
 
 # exact bytes from the cut alone

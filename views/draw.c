@@ -124,6 +124,26 @@ static int draw_gpu(rect_t r, int row, const view_state_t *v)
     return row;
 }
 
+/* The partitioner's split: the cut points, then each part's predicted
+ * (by the cost model, before the epoch) and measured time of `what`. */
+static int draw_parts(rect_t r, int row, const part_report_t *pr, const char *what)
+{
+    if (pr->p < 2 || row >= r.h) return row;
+    char cuts[160];
+    int at = 0;
+    for (int j = 1; j < pr->shown && at < (int)sizeof cuts - 16; j++)
+        at += snprintf(cuts + at, sizeof cuts - (size_t)at, " %lld", (long long)pr->bounds[j]);
+    line(r, row++, "parts %s: %d, cut at%s%s (%s, epoch + eval)", partitioner_name(pr->kind), pr->p, cuts,
+         pr->shown < pr->p ? " ..." : "", what);
+    for (int j = 0; j < pr->shown && row < r.h && pr->have_meas; j++) {
+        char pred[24] = "-";
+        if (pr->have_pred) snprintf(pred, sizeof pred, "%.3f", pr->pred_ms[j]);
+        line(r, row++, "   p%d %lld rows  predicted %s  measured %.3f ms", j, (long long)(pr->bounds[j + 1] - pr->bounds[j]),
+             pred, pr->meas_ms[j]);
+    }
+    return row;
+}
+
 /* Per rank of a distributed run: compute busy (with its history) and the
  * network, out and in, over the profiler's window. */
 static void draw_ranks(rect_t r, const view_state_t *v)
@@ -139,27 +159,8 @@ static void draw_ranks(rect_t r, const view_state_t *v)
         double link = w->busy[d + 1][PL_NETSEND] > w->busy[d + 1][PL_NETRECV] ? w->busy[d + 1][PL_NETSEND] : w->busy[d + 1][PL_NETRECV];
         line(r, row++, "   net out %s  in %s  link busy %.0f%%", out, in, 100 * link);
     }
-    if (v->ranks >= PROF_MAX_DEV && row < r.h) line(r, row, "(the first %d ranks)", PROF_MAX_DEV - 1);
-}
-
-/* The partitioner's split: the cut points, then each part's predicted
- * (by the cost model, before the epoch) and measured gather time. */
-static int draw_parts(rect_t r, int row, const part_report_t *pr)
-{
-    if (pr->p < 2 || row >= r.h) return row;
-    char cuts[160];
-    int at = 0;
-    for (int j = 1; j < pr->shown && at < (int)sizeof cuts - 16; j++)
-        at += snprintf(cuts + at, sizeof cuts - (size_t)at, " %lld", (long long)pr->bounds[j]);
-    line(r, row++, "parts %s: %d, cut at%s%s (gathers, epoch + eval)", partitioner_name(pr->kind), pr->p, cuts,
-         pr->shown < pr->p ? " ..." : "");
-    for (int j = 0; j < pr->shown && row < r.h && pr->have_meas; j++) {
-        char pred[24] = "-";
-        if (pr->have_pred) snprintf(pred, sizeof pred, "%.3f", pr->pred_ms[j]);
-        line(r, row++, "   p%d %lld rows  predicted %s  measured %.3f ms", j, (long long)(pr->bounds[j + 1] - pr->bounds[j]),
-             pred, pr->meas_ms[j]);
-    }
-    return row;
+    if (v->ranks >= PROF_MAX_DEV && row < r.h) line(r, row++, "(the first %d ranks)", PROF_MAX_DEV - 1);
+    draw_parts(r, row, &v->parts, "compute");
 }
 
 static void draw_util(rect_t r, const view_state_t *v)
@@ -189,7 +190,7 @@ static void draw_util(rect_t r, const view_state_t *v)
         line(r, row++, "   h2d %s  d2h %s", h2d, d2h);
         if (row < r.h) line(r, row++, "   d2d %s", d2d);
     }
-    row = draw_parts(r, row, &v->parts);
+    row = draw_parts(r, row, &v->parts, "gathers");
     /* links, busiest first, as many as fit: both directions are separate links */
     char used[TOPO_MAX_LINKS] = {0};
     while (row < r.h) {
