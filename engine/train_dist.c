@@ -349,8 +349,6 @@ int trainer_dist_apply(trainer_t *t, const void *old_cfg, gs_err_t *err)
     int rc = network_get(t->cfg.network, &d->net, err);
     if (rc) return rc;
     d->engine.nic.net = d->net;
-    if (old->dep == t->cfg.dep && old->dep_ratio == t->cfg.dep_ratio && old->dep_mem == t->cfg.dep_mem && old->dkp == t->cfg.dkp)
-        return GS_OK;
     if (old->partitioner != t->cfg.partitioner) t->part.resplit = 1; /* cut by the new partitioner at the next boundary */
     if (old->dep == t->cfg.dep && old->dep_ratio == t->cfg.dep_ratio && old->dep_mem == t->cfg.dep_mem && old->dkp == t->cfg.dkp)
         return GS_OK;

@@ -51,7 +51,7 @@ for model in gcn gat; do
 done
 
 # a switch during the run: from a script on rank 0's session
-printf 'wait epochs 2\nset partitioner roc\nwait epochs 3\nset dep-ratio 0.3\nwait epochs 3\nset dep comm\nwait epochs 2\nset dkp on\nwait epochs 2\n' >"$tmp/switch.gs"
+printf 'wait epochs 2\nset partitioner equal-edge\nwait epochs 3\nset dep-ratio 0.3\nwait epochs 3\nset dep comm\nwait epochs 2\nset dkp on\nwait epochs 2\n' >"$tmp/switch.gs"
 "$BIN" --ranks 3 --script "$tmp/switch.gs" --max-epochs 12 >"$tmp/switch.out" 2>&1 || bad "switching run failed: $(tail -3 "$tmp/switch.out")"
 ref=$("$BIN" train --epochs 12 --json --quiet | losses)
 got=$($PY -c "
@@ -61,9 +61,9 @@ $PY -c "
 import json, sys
 a, b = json.loads(sys.argv[1]), json.loads(sys.argv[2])
 assert len(a) == 12 and all(abs(x - y) <= 5e-5 * y for x, y in zip(a, b)), (a, b)" "$got" "$ref" &&
-    grep -q "partitioner = roc" "$tmp/switch.out" && grep -q "dep-ratio = 0.3" "$tmp/switch.out" && grep -q "dep = comm" "$tmp/switch.out" &&
+    grep -q "partitioner = equal-edge" "$tmp/switch.out" && grep -q "dep-ratio = 0.3" "$tmp/switch.out" && grep -q "dep = comm" "$tmp/switch.out" &&
     grep -q "dkp = on" "$tmp/switch.out" &&
-    ok "partitioner roc at epoch 2, dep-ratio 0.3 at 5, dep comm at 8 and dkp on at 10 (every rank rebuilds) leave the 12 losses unchanged" ||
+    ok "partitioner equal-edge at epoch 2 (rows move between ranks), dep-ratio 0.3 at 5, dep comm at 8 and dkp on at 10 (every rank rebuilds) leave the 12 losses unchanged" ||
     bad "switch: $got vs $ref"
 $PY - "$tmp/switch.out" <<'PYEOF' && ok "dkp on reaches every rank: the exchanged width drops from 1433 to 16 (net MB an epoch)" || bad "dkp switch: $(grep -E '^epoch +1[12] ' "$tmp/switch.out")"
 import re, sys
@@ -100,6 +100,17 @@ assert roc <= 0.9 * ev and roc <= 1.05 * ee, (ev, ee, roc)
 open(f"{d}/part-summary", "w").write(
     f"imbalance {imb[0]:.2f} -> {imb[-1]:.2f}, prediction error {100 * err[-1]:.1f}%, epoch {ev:.2f} ms equal-vertex, "
     f"{ee:.2f} equal-edge, {roc:.2f} roc: {ev / roc:.2f}x")
+PYEOF
+
+printf 'wait epochs 2\nset partitioner equal-edge\nwait epochs 2\n' >"$tmp/part.gs"
+"$BIN" --ranks 4 --dataset "$g" --dkp auto --order none --script "$tmp/part.gs" --max-epochs 4 --metrics "$tmp/part-switch.csv" >"$tmp/part.out" 2>&1 \
+    || bad "partitioner switch: $(tail -3 "$tmp/part.out")"
+$PY - "$tmp/part-switch.csv" "$tmp/part-equal-vertex.csv" "$tmp/part-equal-edge.csv" <<'PYEOF' && ok "set partitioner equal-edge while 4 ranks train: their ranges re-cut at the next boundary, the losses unchanged" || bad "partitioner switch across ranks: $(cut -d, -f1,2,30 "$tmp/part-switch.csv" | tr '\n' ' ')"
+import csv, sys
+sw, ev, ee = (list(csv.DictReader(open(f))) for f in sys.argv[1:4])
+assert len(sw) == 4 and all(abs(float(a["loss"]) - float(b["loss"])) <= 1e-5 * float(b["loss"]) for a, b in zip(sw, ev))
+assert float(sw[0]["part_imbalance"]) == float(ev[0]["part_imbalance"]) > 1.5
+assert float(sw[-1]["part_imbalance"]) == float(ee[-1]["part_imbalance"]) < 1.1, (sw[-1]["part_imbalance"], ee[-1]["part_imbalance"])
 PYEOF
 
 # exact bytes from the cut alone
