@@ -26,7 +26,7 @@ static const opt_t table[] = {
     {"dropout", OPT_FLOAT, F(dropout), NULL, NULL, 0, 0.99, "X", "dropout probability", NULL, WHEN_START, SCOPE_ANY, 0, 0},
     {"seed", OPT_U64, F(seed), NULL, NULL, 0, 9e18, "S", "seed for initialisation and dropout masks", NULL, WHEN_START, SCOPE_ANY, 0, 0},
     {"threads", OPT_INT, F(threads), NULL, "all", 0, 1024, "T", "worker threads (all: one per core)", NULL, WHEN_START, SCOPE_ANY, 0, 0},
-    {"dkp", OPT_CHOICE, F(dkp), "off|on|auto", NULL, 0, 0, "MODE", "reorder aggregation and combination (auto: by cost)", NULL, WHEN_PROGRAM, SCOPE_ANY, '7', 0},
+    {"dkp", OPT_CHOICE, F(dkp), "off|on|auto", NULL, 0, 0, "MODE", "reorder aggregation and combination (auto: by GraphTensor's cost model, per layer, for a sampled run's block sizes too)", NULL, WHEN_PROGRAM, SCOPE_ANY, '7', 0},
     {"fuse", OPT_CHOICE, F(fuse), "off|on", NULL, 0, 0, "MODE", "NeuGraph 3.4: hoist src/dst-only ops out of ApplyEdge, fuse elementwise edge stages into one gather (off: the plain SAGA program)", NULL, WHEN_PROGRAM, SCOPE_ANY, '0', 0},
     {"batch-size", OPT_I64, F(batch_size), NULL, "full", 1, 1e12, "B", "sampled mini-batch training: B training vertices a step (full: full-batch; more than the training set: one batch)", NULL, WHEN_EPOCH, SCOPE_ANY, 0, 0},
     {"fanout", OPT_LIST, F(fanout), NULL, NULL, 1, 100000, "K1,K2,..", "--batch-size: neighbours sampled per vertex and hop, the targets' own first (one value: every hop)", NULL, WHEN_EPOCH, SCOPE_ANY, 0, 0},
