@@ -198,7 +198,7 @@ static void *engine_main(void *arg)
 }
 
 int session_open(session_t *s, train_cfg_t *cfg, long max_epochs, const char *checkpoint, const char *metrics,
-                 gs_err_t *err)
+                 int start_paused, gs_err_t *err)
 {
     memset(s, 0, sizeof *s);
     snprintf(s->checkpoint, sizeof s->checkpoint, "%s", checkpoint ? checkpoint : "");
@@ -224,6 +224,7 @@ int session_open(session_t *s, train_cfg_t *cfg, long max_epochs, const char *ch
     if (sink_attach_gpu(&s->prof, &s->t->cfg, why, sizeof why))
         snprintf(s->gpu_note, sizeof s->gpu_note, "no GPU timeline: CUPTI: %s", why);
     s->max_epochs = max_epochs;
+    s->paused = start_paused != 0;
     s->dist = s->t->dist != NULL;
     publish(s, NULL, 0, "");
     if (pthread_create(&s->engine, NULL, engine_main, s) != 0) {

@@ -80,9 +80,10 @@ typedef struct {
     char gpu_note[256];        /* set when CUPTI could not start */
 } session_t;
 
-/* checkpoint and metrics may be empty. */
+/* checkpoint and metrics may be empty. With start_paused the engine waits
+ * for a step (or resume) before its first epoch. */
 int session_open(session_t *s, train_cfg_t *cfg, long max_epochs, const char *checkpoint, const char *metrics,
-                 gs_err_t *err);
+                 int start_paused, gs_err_t *err);
 /* Asks the engine to stop after the current chunk and joins it. */
 void session_close(session_t *s);
 void session_snapshot(session_t *s, session_snapshot_t *out);

@@ -197,7 +197,8 @@ int tui_run(opts_cmd_t kind, int argc, char **argv)
         return 2;
     }
     static session_t s;
-    if (session_open(&s, &o.cfg, o.max_epochs, o.checkpoint, o.metrics, &err)) {
+    int lockstep = !tty && !o.serve[0] && o.script[0]; /* a headless script drives the epochs (workbench_headless) */
+    if (session_open(&s, &o.cfg, o.max_epochs, o.checkpoint, o.metrics, lockstep, &err)) {
         fprintf(stderr, "gnnscope: error: %s\n", err.msg);
         workbench_free_script();
         if (o.cfg.comm) dist_comm_abort(o.cfg.comm, err.code == GS_EINPUT ? 2 : 1); /* the other ranks wait for this one */

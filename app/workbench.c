@@ -245,7 +245,9 @@ static int run_loop(const session_if_t *s)
 
 /* A script without a terminal (classroom rehearsal, tests): says and
  * replies are printed as lines; stops when the script and its waits are
- * done, or at --max-epochs. */
+ * done, or at --max-epochs. The script drives the epochs: the session
+ * starts paused and each epoch is a step taken after the script has seen
+ * the one before, so a run reproduces its script exactly. */
 int workbench_headless(const session_if_t *s)
 {
     session_snapshot_t *snap = malloc(sizeof *snap);
@@ -258,6 +260,7 @@ int workbench_headless(const session_if_t *s)
     }
     console_attach(s);
     console_set_source_handler(source_script);
+    char reply[256];
     while (!quit && !stop_signal()) {
         s->snapshot(s->self, snap);
         if (script_step(&active_script, snap)) quit = 1;
@@ -287,7 +290,10 @@ int workbench_headless(const session_if_t *s)
         fflush(stdout);
         if (snap->failed) break;
         if (snap->finished || script_done(&active_script)) quit = 1;
-        struct timespec nap = {0, 20000000};
+        /* lockstep: the session started paused, and the next epoch runs only once the script has
+         * seen the last one, so a `set` lands at the next boundary however busy the machine is */
+        if (!quit && snap->idle) s->command(s->self, "step", reply, sizeof reply);
+        struct timespec nap = {0, 5000000};
         nanosleep(&nap, NULL);
     }
     int failed = snap->failed;

@@ -61,7 +61,7 @@ static void test_commands_drive_the_engine(void **state)
     session_t s;
     gs_err_t err;
     char r[512];
-    if (session_open(&s, &cfg, 0, NULL, NULL, &err)) fail_msg("%s", err.msg);
+    if (session_open(&s, &cfg, 0, NULL, NULL, 0, &err)) fail_msg("%s", err.msg);
     assert_int_equal(session_command(&s, "pause", r, sizeof r), 0);
     session_snapshot_t snap;
     wait_idle(&s, &snap);
@@ -180,7 +180,7 @@ static void test_console_checkpoint_resumes_exactly(void **state)
     char r[512], path[4200], cmd[4300];
     snprintf(path, sizeof path, "%s/console.ckpt", gen.work_dir);
     train_cfg_t run = cfg;
-    if (session_open(&s, &run, 0, NULL, NULL, &err)) fail_msg("%s", err.msg);
+    if (session_open(&s, &run, 0, NULL, NULL, 0, &err)) fail_msg("%s", err.msg);
     assert_true(wait_epochs(&s, 2) >= 2);
     session_snapshot_t snap;
     session_snapshot(&s, &snap);
