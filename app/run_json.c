@@ -97,8 +97,7 @@ static void print_stats(FILE *f, const trainer_t *t, const epoch_stats_t *last)
     int n;
     const stat_desc_t *d = stat_descs(&n);
     for (int i = 0; i < n; i++) {
-        if (!(d[i].flags & STAT_JSON) || ((d[i].flags & STAT_STREAM) && !t->streaming) || ((d[i].flags & STAT_DIST) && !t->dist))
-            continue;
+        if (!(d[i].flags & STAT_JSON) || !stat_applies(&d[i], t->streaming, t->dist != NULL, t->cfg.batch_size > 0)) continue;
         fprintf(f, ",\"%s\":", d[i].name);
         fprintf(f, d[i].fmt, stat_get(last, &d[i]));
     }

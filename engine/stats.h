@@ -20,6 +20,7 @@ enum {
     STAT_BREAKDOWN = 32, /* a term of the panel's time breakdown (they sum to epoch + eval) */
     STAT_DIST = 64,      /* meaningful only on a distributed run (--ranks) */
     STAT_SAMPLED = 128,  /* meaningful only on a sampled run (--batch-size) */
+    STAT_SPLIT = 256,    /* the partitioner's parts: meaningful on a streamed or a distributed run */
 };
 
 /* X(name, unit, panel label ("": not in the panel), meaning, printf format, flags) */
@@ -70,11 +71,12 @@ enum {
       STAT_JSON | STAT_STREAM | STAT_FRACTION)                                                                         \
     X(filter_ms, "ms", "filter", "host time filtering rows for selective scheduling", "%.4f",                         \
       STAT_JSON | STAT_PANEL | STAT_STREAM)                                                                            \
-    X(part_imbalance, "", "imbalance", "the slowest part's gather time on the devices over the mean part's (1: balanced; --partitioner)", \
-      "%.4f", STAT_JSON | STAT_PANEL | STAT_STREAM)                                                                    \
+    X(part_imbalance, "", "imbalance",                                                                                  \
+      "the slowest part's time (the devices' gathers, or the ranks' compute) over the mean part's (1: balanced; --partitioner)", \
+      "%.4f", STAT_JSON | STAT_PANEL | STAT_SPLIT)                                                                     \
     X(part_err, "", "part err",                                                                                        \
-      "the partitioner's cost model: mean relative error of the parts' predicted gather times this epoch (0 before it has samples)", \
-      "%.4f", STAT_JSON | STAT_PANEL | STAT_STREAM | STAT_FRACTION)                                                    \
+      "the partitioner's cost model: mean relative error of the parts' predicted times this epoch (0 before it has samples)", \
+      "%.4f", STAT_JSON | STAT_PANEL | STAT_SPLIT | STAT_FRACTION)                                                     \
     X(owned_ms, "ms", "owned", "--ranks: compute on owned rows, mean over the ranks (the rows' share of each op)", "%.4f", \
       STAT_JSON | STAT_PANEL | STAT_DIST)                                                                              \
     X(replica_ms, "ms", "replica", "--ranks: redundant compute on replicated (cached) rows, mean over the ranks", "%.4f", \
@@ -125,6 +127,9 @@ typedef struct {
 
 /* The counters in declaration order; *n receives how many. */
 const stat_desc_t *stat_descs(int *n);
+/* Whether counter d means something for a run with devices (streamed, or
+ * on a GPU where the caller counts that), ranks, or sampled batches. */
+int stat_applies(const stat_desc_t *d, int devices, int ranks, int sampled);
 static inline double stat_get(const epoch_stats_t *s, const stat_desc_t *d)
 {
     return *(const double *)((const char *)s + d->off);

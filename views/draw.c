@@ -229,13 +229,12 @@ static void draw_train(rect_t r, const view_state_t *v)
     char cell[2][64];
     int filled = 0;
     /* the breakdown (its terms add up to the epoch and its evaluation), then the counters, two to a line */
-    if (v->ndev) line(r, row++, "time of epoch + eval %.1f ms:", e->epoch_ms + e->eval_ms);
+    int devices = v->ndev && !v->sampled; /* a sampled run's device is its steps' (no streaming counters) */
+    if (devices) line(r, row++, "time of epoch + eval %.1f ms:", e->epoch_ms + e->eval_ms);
     for (int pass = 0; pass < 2; pass++) {
         unsigned want = pass == 0 ? STAT_BREAKDOWN : STAT_PANEL;
         for (int i = 0; i < nstats && row < r.h; i++) {
-            int shown = !((d[i].flags & STAT_STREAM) && !v->ndev) && !((d[i].flags & STAT_DIST) && !v->ranks) &&
-                        !((d[i].flags & STAT_SAMPLED) && !v->sampled);
-            if (!(d[i].flags & want) || !shown || (pass == 0 && !v->ndev)) continue;
+            if (!(d[i].flags & want) || !stat_applies(&d[i], devices, v->ranks, v->sampled) || (pass == 0 && !devices)) continue;
             plot_stat(d[i].label, d[i].unit, d[i].flags & STAT_FRACTION, stat_get(e, &d[i]), cell[filled], sizeof cell[0]);
             if (++filled == 2) line(r, row++, " %-*s %s", r.w / 2 - 2, cell[0], cell[1]), filled = 0;
         }

@@ -10,20 +10,24 @@ static int add(lane_row_t *rows, int n, int device, int lane, const char *label)
     return n + 1;
 }
 
+/* A group of lanes for each of g devices or ranks, labelled "<prefix><i> <LANE>". */
+static int add_groups(lane_row_t *rows, int n, int g, char prefix, const int *lanes, int k)
+{
+    char lab[16];
+    if (g > PROF_MAX_DEV - 1) g = PROF_MAX_DEV - 1; /* past what the profiler keeps */
+    for (int d = 0; d < g; d++)
+        for (int j = 0; j < k; j++) {
+            snprintf(lab, sizeof lab, "%c%d %s", prefix, d, prof_lane_name((prof_lane_t)lanes[j]));
+            n = add(rows, n, d, lanes[j], lab);
+        }
+    return n;
+}
+
 int timeline_lanes(const view_state_t *v, lane_row_t *rows)
 {
+    static const int rank_lanes[] = {PL_COMPUTE, PL_NETSEND, PL_NETRECV}, dev_lanes[] = {PL_H2D, PL_COMPUTE, PL_D2H, PL_D2D};
+    if (v->ranks) return add_groups(rows, 0, v->ranks, 'r', rank_lanes, 3);
     int n = 0;
-    char lab[16];
-    if (v->ranks) {
-        static const int rank_lanes[] = {PL_COMPUTE, PL_NETSEND, PL_NETRECV};
-        int nr = v->ranks < PROF_MAX_DEV - 1 ? v->ranks : PROF_MAX_DEV - 1;
-        for (int d = 0; d < nr; d++)
-            for (int k = 0; k < 3; k++) {
-                snprintf(lab, sizeof lab, "r%d %s", d, prof_lane_name((prof_lane_t)rank_lanes[k]));
-                n = add(rows, n, d, rank_lanes[k], lab);
-            }
-        return n;
-    }
     if (v->sampled) {
         n = add(rows, n, -1, PL_SAMPLE, "S sample");
         n = add(rows, n, -1, PL_REINDEX, "R reindex");
@@ -31,13 +35,6 @@ int timeline_lanes(const view_state_t *v, lane_row_t *rows)
         n = add(rows, n, 0, PL_H2D, "T copy");
         return add(rows, n, 0, PL_COMPUTE, "d0 step");
     }
-    static const int dev_lanes[] = {PL_H2D, PL_COMPUTE, PL_D2H, PL_D2D};
     n = add(rows, n, -1, PL_COMPUTE, "host cpu");
-    int nd = v->ndev < PROF_MAX_DEV - 1 ? v->ndev : PROF_MAX_DEV - 1;
-    for (int d = 0; d < nd; d++)
-        for (int k = 0; k < 4; k++) {
-            snprintf(lab, sizeof lab, "d%d %s", d, prof_lane_name((prof_lane_t)dev_lanes[k]));
-            n = add(rows, n, d, dev_lanes[k], lab);
-        }
-    return n;
+    return add_groups(rows, n, v->ndev, 'd', dev_lanes, 4);
 }
