@@ -9,19 +9,19 @@ OPT      ?= -O3
 WARN     := -Wall -Wextra -Wshadow -Wmissing-prototypes -Wno-format-truncation
 SAN      ?=
 CFLAGS   += $(OPT) $(ARCH) $(SAN) -std=c11 -D_GNU_SOURCE -pthread -g $(WARN) -MMD -MP \
-            -DGS_DATADIR='"$(CURDIR)/datasets"' -DGS_PLUGINDIR='"$(CURDIR)/build"' -DGS_DEMODIR='"$(CURDIR)/demos"'
+            -I$(CURDIR) -DGS_DATADIR='"$(CURDIR)/datasets"' -DGS_PLUGINDIR='"$(CURDIR)/build"' -DGS_DEMODIR='"$(CURDIR)/demos"'
 ifeq ($(WERROR),1)
 CFLAGS   += -Werror
 endif
 LDLIBS   := -lopenblas -lmetis -lncursesw -lreadline -lz -lm -ldl -pthread
 
-SRC_LIB  := $(wildcard engine/*.c engine/models/*.c engine/sched/*.c engine/dist/*.c datasets/*.c profiler/*.c views/*.c)
+SRC_LIB  := $(wildcard base/*.c engine/*/*.c engine/program/models/*.c datasets/*.c profiler/*.c views/*.c)
 SRC_APP  := $(wildcard app/*.c)
 BUILD    ?= build
 OBJ_LIB  := $(SRC_LIB:%.c=$(BUILD)/%.o)
 OBJ_APP  := $(SRC_APP:%.c=$(BUILD)/%.o)
 LIB      := $(BUILD)/libgnnscope.a
-TESTS    := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
+TESTS    := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 TESTS_GPU := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/gpu/test_*.c))
 
 # ---- optional parts: probed, never required ----
@@ -42,7 +42,7 @@ all: summary gnnscope plugin
 CUDA_HOME ?= /usr/local/cuda
 NVCC      ?= $(if $(shell command -v nvcc 2>/dev/null),nvcc,$(CUDA_HOME)/bin/nvcc)
 CUDA_ARCH ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_80,code=[sm_80,compute_80]
-NVFLAGS   := -O3 -std=c++17 $(CUDA_ARCH) -Xcompiler -fPIC,-fvisibility=hidden,-Wall -I$(CUDA_HOME)/extras/CUPTI/include -MMD -MP
+NVFLAGS   := -O3 -std=c++17 $(CUDA_ARCH) -I$(CURDIR) -Xcompiler -fPIC,-fvisibility=hidden,-Wall -I$(CUDA_HOME)/extras/CUPTI/include -MMD -MP
 CUDA_RPATH := $(CUDA_HOME)/lib64:$(CUDA_HOME)/extras/CUPTI/lib64:$$ORIGIN
 SRC_CU    := $(wildcard cuda/*.cu)
 OBJ_CU    := $(SRC_CU:%.cu=build/%.o) build/cuda/error.o
@@ -58,7 +58,7 @@ build/cuda/%.o: cuda/%.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVFLAGS) -c -o $@ $<
 
-build/cuda/error.o: engine/error.c engine/error.h
+build/cuda/error.o: base/error.c base/error.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
 
@@ -89,7 +89,7 @@ $(BUILD)/tests/%: tests/%.c $(LIB) $(OBJ_APP_NOMAIN)
 deps:
 	@scripts/deps.sh
 
-# the benchmarks' CPU peer (PyTorch, ~850 MB): only for tests/bench
+# the benchmarks' CPU peer (PyTorch, ~850 MB): only for bench/
 bench-deps:
 	@scripts/deps.sh --bench
 
@@ -156,7 +156,7 @@ fuzz-ci: fuzz-build
 	@tests/fuzz/run.sh 60
 
 format:
-	clang-format -i $(SRC_LIB) $(SRC_APP) $(wildcard engine/*.h engine/models/*.h datasets/*.h app/*.h tests/*.c)
+	clang-format -i $(SRC_LIB) $(SRC_APP) $(wildcard base/*.h engine/*/*.h engine/program/models/*.h datasets/*.h profiler/*.h views/*.h app/*.h tests/*/*.c)
 
 install: gnnscope
 	install -D -m 755 gnnscope $(DESTDIR)$(PREFIX)/bin/gnnscope

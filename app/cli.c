@@ -75,3 +75,10 @@ void cli_print_help(const char *usage, const opt_group_t *groups, int ngroups)
         }
     printf("  %-26s show this help\n", "--help");
 }
+
+void cli_print_warnings(gs_warnings_t *w)
+{
+    for (int i = 0; i < w->n; i++) fprintf(stderr, "gnnscope: warning: %s\n", w->msg[i]);
+    if (w->dropped) fprintf(stderr, "gnnscope: warning: %d more warnings\n", w->dropped);
+    memset(w, 0, sizeof *w);
+}

@@ -1,5 +1,5 @@
 /* cli.h - the flag parser shared by the subcommands. Flags are the options
- * of one or more option tables (engine/options.h), each over its own
+ * of one or more option tables (base/options.h), each over its own
  * struct. Accepts "--flag value" and "--flag=value"; --help prints every
  * flag with what it accepts and its default, read from the structs the
  * command really starts from. Errors name the flag and the bad value and
@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../engine/error.h"
-#include "../engine/options.h"
+#include "base/error.h"
+#include "base/options.h"
 
 typedef struct {
     const opt_t *opts;
@@ -26,5 +26,7 @@ int cli_parse(const char *cmd, const opt_group_t *groups, int ngroups, int argc,
 void cli_print_help(const char *usage, const opt_group_t *groups, int ngroups);
 /* Whether --name appears in argv (as "--name" or "--name=..."). */
 int cli_given(int argc, char **argv, const char *name);
+/* Prints each of w's warnings on stderr as "gnnscope: warning: ..." and clears w. */
+void cli_print_warnings(gs_warnings_t *w);
 
 #endif

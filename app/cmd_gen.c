@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../datasets/generator.h"
+#include "datasets/generator.h"
 #include "cli.h"
 #include "commands.h"
 

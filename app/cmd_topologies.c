@@ -3,8 +3,8 @@
  * networks of distributed runs (--network). */
 #include <stdio.h>
 
-#include "../engine/dist/netmodel.h"
-#include "../engine/sched/topology.h"
+#include "engine/machine/netmodel.h"
+#include "engine/machine/topology.h"
 #include "commands.h"
 
 int cmd_topologies(int argc, char **argv)

@@ -10,8 +10,9 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "../engine/train.h"
-#include "../engine/train_dist.h"
+#include "engine/train/train.h"
+#include "engine/train/driver_dist.h"
+#include "cli.h"
 #include "commands.h"
 #include "launch.h"
 #include "metrics_csv.h"
@@ -75,6 +76,7 @@ int cmd_train(int argc, char **argv)
     }
     trainer_t t;
     int rc = trainer_open(&t, &cfg, &err);
+    cli_print_warnings(&t.warnings);
     if (!rc && resume[0]) rc = trainer_resume(&t, resume, &err);
     if (!rc && resume[0] && t.epoch >= cfg.epochs)
         rc = gs_fail(&err, GS_EINPUT, "%s is at epoch %lld: --epochs %d is already reached (raise it to train on)", resume,

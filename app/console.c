@@ -1,5 +1,6 @@
 /* console.c - see console.h. */
 #include "console.h"
+#include "session.h"
 
 #include <curses.h>
 #include <stdarg.h>

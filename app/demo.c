@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../engine/resource.h"
+#include "base/resource.h"
 #include "commands.h"
 #include "script.h"
 #include "tui.h"

@@ -24,7 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../engine/dist/dist_comm.h"
+#include "engine/dist/dist_comm.h"
 #include "launch.h"
 
 static volatile sig_atomic_t forwarded;

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../engine/atomic_file.h"
+#include "base/atomic_file.h"
 
 void metrics_init(metrics_csv_t *m, const char *path)
 {

@@ -1,12 +1,12 @@
 /* metrics_csv.h - the per-epoch metrics file (--metrics FILE.csv): one row
  * per epoch, rewritten atomically after every epoch so an interrupted run
  * keeps every finished epoch. Columns: the epoch and every counter of
- * engine/stats.h. */
+ * engine/train/stats.h. */
 #ifndef GS_METRICS_CSV_H
 #define GS_METRICS_CSV_H
 
-#include "../engine/stats.h"
-#include "../engine/error.h"
+#include "engine/train/stats.h"
+#include "base/error.h"
 
 typedef struct {
     char path[4096];

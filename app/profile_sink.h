@@ -4,13 +4,13 @@
 #ifndef GS_PROFILE_SINK_H
 #define GS_PROFILE_SINK_H
 
-#include "../engine/backend.h"
-#include "../engine/cuda_plugin.h"
-#include "../engine/exec.h"
-#include "../engine/prepro_sched.h"
-#include "../engine/dist/dist_engine.h"
-#include "../engine/train.h"
-#include "../profiler/profiler.h"
+#include "engine/device/backend.h"
+#include "engine/device/cuda_plugin.h"
+#include "engine/exec/exec.h"
+#include "engine/sample/prepro_sched.h"
+#include "engine/dist/dist_engine.h"
+#include "engine/train/train.h"
+#include "profiler/profiler.h"
 
 /* user = prof_t * */
 void sink_task(void *user, int dev, lane_t lane, chunk_tag_t tag, double t0, double t1, double bytes);

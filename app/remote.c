@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../engine/rng.h"
+#include "base/rng.h"
 
 #define MAGIC 0x47535250u                       /* "GSRP" */
 #define MAX_PAYLOAD ((uint64_t)64 << 20)        /* a snapshot, or a history of events, with room */

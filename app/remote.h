@@ -15,9 +15,8 @@
 #ifndef GS_REMOTE_H
 #define GS_REMOTE_H
 
-#include "../engine/error.h"
+#include "base/error.h"
 #include "session.h"
-#include "session_if.h"
 
 typedef struct remote_server remote_server_t;
 typedef struct remote_client remote_client_t;

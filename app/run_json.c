@@ -6,8 +6,8 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "../engine/knobs.h"
-#include "../engine/train_dist.h"
+#include "engine/train/knobs.h"
+#include "engine/train/driver_dist.h"
 
 void json_str(FILE *f, const char *s)
 {
@@ -80,7 +80,7 @@ static void print_dkp(FILE *f, const trainer_t *t)
                 m->dkp_model.ngather);
 }
 
-/* What the fusion pass did (engine/fuse.h), and the edge tensors the
+/* What the fusion pass did (engine/program/fuse.h), and the edge tensors the
  * plain program would allocate against the program in force. */
 static void print_fusion(FILE *f, const trainer_t *t)
 {

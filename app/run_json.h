@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../engine/train.h"
+#include "engine/train/train.h"
 
 typedef struct {
     double *loss, *ms, *eval_ms, *flops;

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../engine/knobs.h"
+#include "engine/train/knobs.h"
 #include "console.h"
 
 static char *trim(char *s)

@@ -2,7 +2,6 @@
  * help}; scripts run the same table. The engine thread's loop takes the
  * requests under the lock, serves them and trains outside it. */
 #include "session.h"
-#include "session_if.h"
 
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -10,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../engine/atomic_file.h"
-#include "../engine/train_dist.h"
+#include "base/atomic_file.h"
+#include "engine/train/driver_dist.h"
 #include "profile_sink.h"
 
 /* ---------------- what the engine publishes ---------------- */
@@ -26,6 +25,14 @@ static void notice(session_t *s, const char *fmt, ...)
     va_end(ap);
     s->snap.notice_seq++;
     pthread_mutex_unlock(&s->snap_lock);
+}
+
+/* The trainer's warnings (a damaged cache rebuilt) as the notice, then cleared. */
+static void notice_warnings(session_t *s, trainer_t *t)
+{
+    gs_warnings_t *w = &t->warnings;
+    for (int i = 0; i < w->n; i++) notice(s, "warning: %s%s", w->msg[i], w->dropped && i == w->n - 1 ? " (and more)" : "");
+    memset(w, 0, sizeof *w);
 }
 
 /* The run's state in the snapshot: engine thread only (it reads the trainer). */
@@ -114,6 +121,7 @@ static void serve_reload(session_t *s, const train_cfg_t *cfg)
     s->snap.nepochs = 0;
     pthread_mutex_unlock(&s->snap_lock);
     notice(s, "now training %s on %s (weights start afresh)", cfg->model, s->t->data.ds.name);
+    notice_warnings(s, s->t);
 }
 
 static void serve_saves(session_t *s, char (*saves)[4096], int n)
@@ -220,6 +228,7 @@ int session_open(session_t *s, train_cfg_t *cfg, long max_epochs, const char *ch
         prof_shutdown(&s->prof);
         return rc;
     }
+    notice_warnings(s, s->t);
     char why[256];
     if (sink_attach_gpu(&s->prof, &s->t->cfg, why, sizeof why))
         snprintf(s->gpu_note, sizeof s->gpu_note, "no GPU timeline: CUPTI: %s", why);

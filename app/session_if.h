@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "session.h"
+#include "snapshot.h"
 
 typedef struct session_if {
     void *self;
@@ -22,7 +22,5 @@ typedef struct session_if {
     uint64_t (*latest_ns)(void *self);
 } session_if_t;
 
-/* The interface of a session in this process. */
-session_if_t session_local(session_t *s);
 
 #endif

@@ -1,5 +1,5 @@
 /* train_opts.c - see train_opts.h. The run options come from the knob
- * table (engine/knobs.c); the tables below add the commands' own flags. */
+ * table (engine/train/knobs.c); the tables below add the commands' own flags. */
 #include "train_opts.h"
 
 #include <stdio.h>
@@ -7,9 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../engine/atomic_file.h"
-#include "../engine/cuda_plugin.h"
-#include "../engine/knobs.h"
+#include "base/atomic_file.h"
+#include "engine/device/cuda_plugin.h"
+#include "engine/train/knobs.h"
 #include "cli.h"
 
 #define F(field) offsetof(train_opts_t, field), sizeof(((train_opts_t *)0)->field)

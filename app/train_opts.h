@@ -1,5 +1,5 @@
 /* train_opts.h - the flags of `gnnscope train` and of the workbench
- * (`gnnscope [tui]`): every run option of engine/knobs.c, plus the
+ * (`gnnscope [tui]`): every run option of engine/train/knobs.c, plus the
  * command's own (checkpoints, traces, JSON; the workbench's --max-epochs
  * and --script). Each command starts from its own defaults (the workbench
  * and the demos stream through 2 emulated devices under one switch), and
@@ -7,7 +7,7 @@
 #ifndef GS_TRAIN_OPTS_H
 #define GS_TRAIN_OPTS_H
 
-#include "../engine/train.h"
+#include "engine/train/train.h"
 
 /* The --backend choices, in order. */
 enum { BACKEND_MEMORY, BACKEND_CPU, BACKEND_CUDA, BACKEND_AUTO };

@@ -14,7 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../engine/train_dist.h"
+#include "engine/train/driver_dist.h"
+#include "cli.h"
 #include "launch.h"
 #include "remote.h"
 #include "session.h"
@@ -29,6 +30,7 @@ static int follow(train_cfg_t *cfg)
     gs_err_t err;
     stop_signal_install(); /* a stop request is rank 0's to decide: here it only ends a failed run */
     int rc = trainer_open(&t, cfg, &err);
+    cli_print_warnings(&t.warnings);
     for (int stop = 0; !rc;) {
         if ((rc = trainer_dist_sync(&t, &stop, &err)) || stop) break;
         epoch_stats_t st;

@@ -14,12 +14,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "../engine/cuda_plugin.h"
-#include "../engine/knobs.h"
-#include "../engine/parse.h"
-#include "../views/draw.h"
-#include "../views/lanes.h"
-#include "../views/plot.h"
+#include "engine/device/cuda_plugin.h"
+#include "engine/train/knobs.h"
+#include "base/parse.h"
+#include "views/draw.h"
+#include "views/lanes.h"
+#include "views/plot.h"
 #include "console.h"
 #include "stop_signal.h"
 

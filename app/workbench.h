@@ -5,7 +5,7 @@
 #ifndef GS_WORKBENCH_H
 #define GS_WORKBENCH_H
 
-#include "../engine/error.h"
+#include "base/error.h"
 #include "script.h"
 #include "session_if.h"
 

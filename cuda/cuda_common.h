@@ -10,7 +10,7 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
-#include "../engine/cuda_plugin.h"
+#include "engine/device/cuda_plugin.h"
 
 /* kops.h's context: a stream and a cuBLAS handle on it, and the scratch
  * the loss, accuracy and column sums use. */

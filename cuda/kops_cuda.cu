@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../engine/dropout_mask.h"
-#include "../engine/train_math.h"
+#include "engine/kernels/dropout_mask.h"
+#include "engine/kernels/train_math.h"
 #include "cuda_common.h"
 
 static pthread_mutex_t err_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -13,10 +13,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../engine/atomic_file.h"
-#include "../engine/checksum.h"
-#include "../engine/membudget.h"
-#include "../engine/rng.h"
+#include "base/atomic_file.h"
+#include "base/checksum.h"
+#include "base/membudget.h"
+#include "base/rng.h"
 
 typedef struct {
     char magic[8];

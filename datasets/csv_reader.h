@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-#include "../engine/error.h"
+#include "base/error.h"
 
 typedef struct csv_reader csv_reader_t;
 

@@ -1,13 +1,13 @@
 /* dataset.h - a node-classification dataset held in host memory.
  * Edges are kept as the undirected pair list read from disk; the engine
- * builds CSR/CSC from it (engine/graph.h). Vertex ids are dense, 0..N-1.
+ * builds CSR/CSC from it (engine/graph/graph.h). Vertex ids are dense, 0..N-1.
  * Limits: N < 2^31 (int32 vertex ids). */
 #ifndef GS_DATASET_H
 #define GS_DATASET_H
 
 #include <stdint.h>
 
-#include "../engine/error.h"
+#include "base/error.h"
 
 enum { SPLIT_TRAIN = 0, SPLIT_VALID = 1, SPLIT_TEST = 2 };
 
@@ -32,9 +32,6 @@ typedef struct {
 
 void dataset_free(dataset_t *d);
 
-/* Loads `spec`: a shipped name ("cora"), an OGB raw directory, or a SNAP
- * edge-list file. Uses the binary cache unless use_cache is 0. */
-int dataset_load(dataset_t *d, const char *spec, int use_cache, gs_err_t *err);
 
 /* Renumbers vertices: new vertex v is old vertex perm[v]. Pairs, feature
  * rows, labels and split ids all follow. */

@@ -2,14 +2,14 @@
  * requested number of distinct undirected pairs exists. */
 #include "generator.h"
 
-#include "../engine/membudget.h"
+#include "base/membudget.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../engine/rng.h"
+#include "base/rng.h"
 
 #define HOMOPHILY 0.8
 #define SIGNAL 0.08f

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "csv_reader.h"
-#include "../engine/membudget.h"
+#include "base/membudget.h"
 
 /* Something other than a directory is there (csv_open refuses what is not a regular file). */
 static int file_exists(const char *p)

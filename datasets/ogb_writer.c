@@ -5,7 +5,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "../engine/atomic_file.h"
+#include "base/atomic_file.h"
 #include "generator.h"
 
 typedef struct {

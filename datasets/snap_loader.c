@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../engine/rng.h"
+#include "base/rng.h"
 #include "csv_reader.h"
 
 #define SNAP_FEATS 8

@@ -11,7 +11,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
-#include "../engine/error.h"
+#include "base/error.h"
 #include "event.h"
 #include "ring.h"
 #include "trace.h"

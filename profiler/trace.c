@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "../engine/atomic_file.h"
+#include "base/atomic_file.h"
 
 const char *prof_lane_name(prof_lane_t l)
 {

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../engine/error.h"
+#include "base/error.h"
 #include "event.h"
 
 #define TRACE_MAX_PID 16

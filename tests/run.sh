@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
-# run.sh - runs the cmocka binaries and the integration scripts, merging
-# stderr into stdout (cmocka prints its summary on stderr), and ends with
-# one line: "tests: N passed, M failed".
-# A test that exits 77 is counted as skipped (the GPU tests without a GPU).
+# run.sh - runs the test suite, merging stderr into stdout (cmocka prints its
+# summary on stderr), and ends with one line: "tests: N passed, M failed".
+# Tests are found by glob, never listed here:
+#   tests/unit/test_*.c  cmocka binaries, built as BUILD_DIR/tests/unit/test_*
+#   tests/cli/*.sh, tests/tui/*.sh, tests/dist/*.sh  integration scripts
+#   tests/gpu/           the GPU tests (mode gpu)
+# A sanitizer run (asan, tsan) takes the tests whose source says so on a
+# line "run-under: asan tsan" (a comment). A test that exits 77 is counted
+# as skipped (the GPU tests without a GPU).
 # Usage: tests/run.sh BUILD_DIR [asan|tsan|gpu]
 set -u
 build=${1:-build}
@@ -32,40 +37,41 @@ run_one() {
         echo "--- $name: FAILED ($((SECONDS - start)) s)"
     fi
 }
-if [ "$mode" = gpu ]; then
-    export GNNSCOPE_BIN="$root/gnnscope"
-    for t in "$build"/tests/gpu/test_*; do
-        case "$t" in *.d) continue ;; esac
-        run_one "gpu/$(basename "$t")" "$t"
+# wanted SOURCE: whether this mode runs the test whose source is SOURCE
+wanted() {
+    case "$mode" in
+    normal | gpu) return 0 ;;
+    *) grep -qE "run-under:.*\b$mode\b" "$1" ;;
+    esac
+}
+# the cmocka binaries of tests/unit (or tests/gpu), then the scripts of the given folders
+run_all() {
+    local unit=$1 src name
+    shift
+    for src in tests/"$unit"/test_*.c; do
+        wanted "$src" || continue
+        name=$(basename "$src" .c)
+        run_one "$prefix$name" "$build/tests/$unit/$name"
     done
-    run_one "gpu/cli_gpu" tests/gpu/cli_gpu.sh
-elif [ "$mode" = asan ]; then
-    export GNNSCOPE_BIN="$root/gnnscope-asan"
-    for t in test_loaders test_kernels test_gradcheck test_linkmodel test_memplan test_partition test_profiler test_streamer \
-        test_stream_train; do
-        run_one "asan/$t" "$build/tests/$t"
+    for src in "${@/#/tests/}"; do
+        for s in "$src"/*.sh; do
+            [ -e "$s" ] && wanted "$s" || continue
+            run_one "$prefix$(basename "$s" .sh)" "$s"
+        done
     done
-    run_one "asan/cli_errors" tests/cli_errors.sh
-    run_one "asan/cli_trace" tests/cli_trace.sh
-elif [ "$mode" = tsan ]; then
+}
+prefix=$mode/
+[ "$mode" = normal ] && prefix=
+case "$mode" in
+gpu) export GNNSCOPE_BIN="$root/gnnscope"; run_all gpu gpu ;;
+asan) export GNNSCOPE_BIN="$root/gnnscope-asan"; run_all unit cli tui dist ;;
+tsan)
     export GNNSCOPE_BIN="$root/gnnscope-tsan"
     export TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1 suppressions=$root/tests/tsan.supp"
-    for t in test_session test_streamer test_stream_train test_profiler test_views; do
-        run_one "tsan/$t" "$build/tests/$t"
-    done
-    run_one "tsan/tui_tmux" tests/tui_tmux.sh
-    run_one "tsan/cli_trace" tests/cli_trace.sh
-    run_one "tsan/tui_attach" tests/tui_attach.sh
-    # the pipelined sampled driver prepares the next batch on a second thread while the step runs
-    run_one "tsan/sampling_pipelined" "$GNNSCOPE_BIN" train --epochs 3 --batch-size 32 --fanout 5,3 --prepro pipelined
-else
-    export GNNSCOPE_BIN="$root/gnnscope"
-    for t in "$build"/tests/test_*; do
-        case "$t" in *.d) continue ;; esac
-        run_one "$(basename "$t")" "$t"
-    done
-    for s in tests/cli_errors.sh tests/cli_limits.sh tests/cli_train.sh tests/cli_trace.sh tests/tui_tmux.sh tests/tui_keys.sh tests/tui_hostile.sh tests/tui_attach.sh tests/dist.sh tests/partitioner.sh tests/fusion.sh tests/sampling.sh tests/demos.sh tests/cora_accuracy.sh; do run_one "$(basename "$s" .sh)" "$s"; done
-fi
+    run_all unit cli tui dist
+    ;;
+*) export GNNSCOPE_BIN="$root/gnnscope"; run_all unit cli tui dist ;;
+esac
 [ ${#failed[@]} -gt 0 ] && echo "failed: ${failed[*]}"
 echo "tests: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

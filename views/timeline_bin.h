@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-#include "../profiler/event.h"
+#include "profiler/event.h"
 
 #define CELL_EMPTY 255
 

@@ -5,9 +5,9 @@
 
 #include <stdint.h>
 
-#include "../engine/cuda_plugin.h"
-#include "../engine/train.h"
-#include "../profiler/profiler.h"
+#include "engine/device/cuda_plugin.h"
+#include "engine/train/train.h"
+#include "profiler/profiler.h"
 
 #define VIEW_HIST 64
 

@@ -32,8 +32,8 @@
 
 #include <stdint.h>
 
-#include "../error.h"
-#include "../graph.h"
+#include "base/error.h"
+#include "engine/graph/graph.h"
 
 #define DEP_MAX_HOPS 66
 

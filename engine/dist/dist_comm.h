@@ -19,7 +19,7 @@
 
 #include <stdint.h>
 
-#include "../error.h"
+#include "base/error.h"
 
 #define DIST_MAX_RANKS 256
 

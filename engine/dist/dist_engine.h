@@ -23,12 +23,12 @@
 #ifndef GS_DIST_ENGINE_H
 #define GS_DIST_ENGINE_H
 
-#include "../blocks.h"
-#include "../exec.h"
-#include "../sched/vclock.h"
+#include "engine/graph/blocks.h"
+#include "engine/exec/exec.h"
+#include "engine/machine/vclock.h"
 #include "dep_plan.h"
 #include "dist_comm.h"
-#include "netmodel.h"
+#include "engine/machine/netmodel.h"
 
 /* One hop's routes. */
 typedef struct {

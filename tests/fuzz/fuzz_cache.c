@@ -3,7 +3,7 @@
  * names (so inputs get past the staleness check to the sizes, checksum
  * and contents). A cache that reads must pass the loaders' range checks;
  * every other one is refused. */
-#include "../../datasets/cache.h"
+#include "datasets/cache.h"
 #include "fuzz_util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

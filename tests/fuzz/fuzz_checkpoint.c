@@ -2,7 +2,7 @@
  * first byte picks the trainer it is read into (GCN, or GAT, whose heads
  * shape it), the rest is the checkpoint file. Both trainers are opened
  * once, on a tiny generated graph. A checkpoint resumes or is refused. */
-#include "../../engine/train.h"
+#include "engine/train/train.h"
 #include "fuzz_util.h"
 
 static trainer_t trainers[2];

@@ -4,7 +4,7 @@
  * directory is the harness's own, so the files commands write (checkpoint
  * save, trace start, export metrics) stay in it. After each input the run
  * is paused again. A command is served or refused; never a crash. */
-#include "../../app/session.h"
+#include "app/session.h"
 #include "fuzz_util.h"
 
 static session_t session;

@@ -3,8 +3,8 @@
  * rank at each epoch boundary; train_dist.h): the input is the message.
  * It is applied to a trainer's configuration or refused; a refused one
  * changes nothing, and whatever is accepted passes the knob table's checks. */
-#include "../../engine/train.h"
-#include "../../engine/train_dist.h"
+#include "engine/train/train.h"
+#include "engine/train/driver_dist.h"
 #include "fuzz_util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

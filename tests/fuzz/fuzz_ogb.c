@@ -6,7 +6,7 @@
  * with GS_EINPUT; never crash, leak or read out of bounds. */
 #include <zlib.h>
 
-#include "../../datasets/dataset.h"
+#include "datasets/dataset_load.h"
 #include "fuzz_util.h"
 
 static const char *files[] = {"num-node-list", "num-edge-list", "edge", "node-feat", "node-label", "split/train",
@@ -43,7 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     else fuzz_write(name, data + 1, size - 1);
     dataset_t d;
     gs_err_t err;
-    int rc = dataset_load(&d, fuzz_dir(), 0, &err);
+    int rc = dataset_load(&d, fuzz_dir(), 0, NULL, &err);
     if (rc != GS_OK && rc != GS_EINPUT) abort(); /* GS_EFAIL: only for a failed allocation, which the rule prevents */
     dataset_free(&d);
     return 0;

@@ -1,7 +1,7 @@
 /* fuzz_script.c - libFuzzer harness for the workbench's script parser
  * (say, wait, mark, effect, #flags lines and console commands): the input
  * is the script file; it loads or is refused, never crashes. */
-#include "../../app/script.h"
+#include "app/script.h"
 #include "fuzz_util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

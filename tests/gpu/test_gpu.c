@@ -7,12 +7,12 @@
  * streamed (pipelining, selective scheduling, 2 logical devices). CUPTI:
  * the spans of a streamed epoch exist, and chunk work is tagged.
  * Exits 77 ("skipped") when no GPU answers. */
-#include "../test_util.h"
+#include "tests/unit/test_util.h"
 
 #include <math.h>
 
-#include "../../engine/cuda_plugin.h"
-#include "../../engine/train.h"
+#include "engine/device/cuda_plugin.h"
+#include "engine/train/train.h"
 
 static const gs_cuda_t *cu;
 static const kops_t *K;
@@ -75,7 +75,7 @@ static int setup(void **state)
     gen_params_t p = {.nodes = 20000, .avg_degree = 24, .feats = 16, .classes = 5, .seed = 11};
     if (tu_gen_setup(&gen, &p)) return -1;
     gs_err_t err;
-    if (dataset_load(&ds, gen.data_dir, 0, &err) || graph_build(&hg, &ds, &err)) return -1;
+    if (dataset_load(&ds, gen.data_dir, 0, NULL, &err) || graph_build(&hg, &ds, &err)) return -1;
     return K->graph_mirror(CX, &hg, &dg, &err);
 }
 

@@ -1,0 +1,133 @@
+/* backend.h - the device interface (docs/ARCHITECTURE.md, "Backends"): one table of function
+ * pointers per backend. A backend has devices with a memory capacity;
+ * per device, one stream per lane (H2D copy, D2H copy, D2D copy, compute)
+ * that runs its work in order and asynchronously to the caller; events
+ * order work across streams. Copies carry the chunk they move, for the
+ * profiler. Kernels are the fixed set of kernels.h, launched by id.
+ * Allocation past a device's capacity fails: callers must stream instead. */
+#ifndef GS_BACKEND_H
+#define GS_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/error.h"
+#include "engine/kernels/kernels.h"
+#include "engine/machine/topology.h"
+
+typedef enum { LANE_H2D = 0, LANE_D2H = 1, LANE_D2D = 2, LANE_COMPUTE = 3, LANE__COUNT } lane_t;
+typedef enum { PHASE_FWD = 0, PHASE_BWD = 1, PHASE_OPT = 2 } phase_t;
+
+typedef struct {
+    int16_t layer;
+    int8_t phase;
+    int32_t row, col, sub;
+} chunk_tag_t;
+
+/* Called after each copy or kernel with its span in seconds (the
+ * profiler's and the swap heuristic's source of times): from a stream
+ * thread, or, on an emulated clock, from the thread that syncs, with
+ * times on that clock. */
+typedef void (*task_hook_t)(void *user, int dev, lane_t lane, chunk_tag_t tag, double t0, double t1, double bytes);
+
+struct vclock;
+
+typedef struct {
+    int ndev;
+    uint64_t dev_mem;        /* bytes per device, 0 = unlimited */
+    const topology_t *topo;  /* interconnect model, NULL for native copies */
+    task_hook_t on_task;     /* optional */
+    void *hook_user;
+    struct vclock *clock;    /* cpu backend: emulated time on this clock (engine/machine/vclock.h); NULL: the wall clock */
+    double copy_bw;          /* with a clock and no topology: modeled bytes/s of a copy */
+} backend_cfg_t;
+
+/* The chunk kernels the streaming scheduler launches (a subset of
+ * kernels.h applied to one (sub-)chunk with device-local buffers):
+ * the gather, zeroing, the ApplyVertex matmul of a block of rows, and the
+ * add of the gradient all-reduce. */
+typedef enum { KERN_CHUNK_GATHER, KERN_ZERO, KERN_GEMM, KERN_ADD } kernel_id_t;
+/* Typed gathers (GG-NN) pick an f-wide block by edge type (typed_mode_t,
+ * kernels.h): in the input row (forward) or in the output row (backward). */
+
+/* out[orow[r]] += sum over the chunk's edges k of row r: w[k] * in[lidx[k]]
+ * (KERN_ZERO: out = 0 over nd rows of out_cols). A sub-chunk lists only
+ * the output rows it has edges for, so its kernel skips the empty ones. */
+typedef struct {
+    kernel_id_t id;
+    typed_mode_t typed;
+    const int64_t *ptr;    /* (nd + 1) offsets of the (sub-)chunk, by listed output row */
+    const int32_t *orow;   /* (nd) output row of each listed row, NULL: row r is out row r */
+    const int32_t *lidx;   /* (nnz) row of each edge's input in `in` */
+    const int64_t *eid;    /* (nnz) graph edge ids, for weights and types */
+    const float *w;        /* (nnz) edge weights in chunk order, or NULL for 1 */
+    const int32_t *etype;  /* (E) edge types */
+    int64_t nd;            /* output rows */
+    int64_t f;             /* values moved per edge */
+    int64_t in_cols, out_cols;
+    const float *in;
+    float *out;
+    double flops;
+    /* KERN_GEMM: out (m, n) (+= when acc) = op(a) op(b), row-major, op(a)
+     * (m, k) and op(b) (k, n), transposed when trans_a / trans_b.
+     * KERN_ADD: out[i] += in[i] for i < m. */
+    int trans_a, trans_b, acc;
+    int64_t m, n, k;
+    const float *a, *b;
+} kernel_call_t;
+
+typedef struct {
+    double busy_s[TOPO_MAX_DEV][LANE__COUNT]; /* time each lane was busy */
+    double bytes[TOPO_MAX_DEV][LANE__COUNT];  /* bytes moved per lane */
+    double flops[TOPO_MAX_DEV];
+    double link_bytes[TOPO_MAX_LINKS];
+    double filter_s[TOPO_MAX_DEV]; /* host time spent gathering rows for filtered copies */
+    uint64_t high_water[TOPO_MAX_DEV];
+    /* on an emulated clock, the time between the host's issuing work and
+     * its sync, split: some device computing; only copies moving; neither */
+    double compute_s, exposed_s, idle_s;
+} backend_stats_t;
+
+/* Clears the per-epoch counters; the high-water marks stay. */
+static inline void backend_stats_clear(backend_stats_t *s)
+{
+    for (int d = 0; d < TOPO_MAX_DEV; d++) {
+        for (int l = 0; l < LANE__COUNT; l++) s->busy_s[d][l] = s->bytes[d][l] = 0;
+        s->flops[d] = s->filter_s[d] = 0;
+    }
+    for (int l = 0; l < TOPO_MAX_LINKS; l++) s->link_bytes[l] = 0;
+    s->compute_s = s->exposed_s = s->idle_s = 0;
+}
+
+typedef struct backend backend_t;
+
+typedef struct {
+    const char *name;
+    int (*open)(backend_t **b, const backend_cfg_t *cfg, gs_err_t *err);
+    void (*close)(backend_t *b);
+    int (*ndev)(const backend_t *b);
+    uint64_t (*capacity)(const backend_t *b, int dev);
+    /* Device memory: NULL when the request would exceed the capacity. */
+    void *(*alloc)(backend_t *b, int dev, size_t bytes);
+    void (*free)(backend_t *b, int dev, void *p, size_t bytes);
+    /* Enqueue a copy on (dev, lane). H2D/D2H copy between host and dev;
+     * D2D copies from device `peer` to dev. */
+    void (*copy)(backend_t *b, int dev, lane_t lane, int peer, void *dst, const void *src, size_t bytes,
+                 chunk_tag_t tag);
+    /* H2D of selected host rows: rows[0..n) of a (*, row_bytes) host array,
+     * packed into dst. The filtering is host work done by the copy engine. */
+    void (*copy_rows)(backend_t *b, int dev, void *dst, const void *src, size_t row_bytes, const int32_t *rows,
+                      int64_t n, chunk_tag_t tag);
+    void (*launch)(backend_t *b, int dev, const kernel_call_t *call, chunk_tag_t tag);
+    /* Events: record on a stream returns an id (or -1 after draining the
+     * stream when no id can be had); a stream can wait for it (-1: no-op). */
+    int (*record)(backend_t *b, int dev, lane_t lane);
+    void (*wait)(backend_t *b, int dev, lane_t lane, int event);
+    void (*sync)(backend_t *b); /* all streams idle */
+    void (*stats)(backend_t *b, backend_stats_t *out);
+    void (*reset_stats)(backend_t *b);
+} backend_ops_t;
+
+extern const backend_ops_t backend_cpu;
+
+#endif

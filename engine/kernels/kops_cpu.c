@@ -1,0 +1,344 @@
+/* kops_cpu.c - the host's compute-op table (kops.h): the kernels of
+ * kernels_cpu.c plus the elementwise ops, column sums, head dots, loss,
+ * accuracy and Adam, all on the thread pool. This is the reference the
+ * CUDA plugin's table is tested against. Memory is plain host memory; the
+ * graph mirror is the graph itself; the context is empty (the thread pool
+ * is process-wide), so every op ignores it. */
+#include "kops.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dropout_mask.h"
+#include "fast_math.h"
+#include "kernels_fused.h"
+#include "engine/graph/tensor.h"
+#include "train_math.h"
+#include "base/threadpool.h"
+
+/* ---------------- context and memory ---------------- */
+
+static kops_ctx_t *host_open(gs_err_t *err)
+{
+    (void)err;
+    return NULL; /* nothing to hold: every op ignores its context */
+}
+static void host_close(kops_ctx_t *cx) { (void)cx; }
+
+kplace_t kplace_host(void) { return (kplace_t){&kops_cpu, NULL}; }
+
+static void *host_alloc(kops_ctx_t *cx, size_t bytes)
+{
+    (void)cx;
+    void *p = gs_aligned_alloc(bytes ? bytes : 64);
+    if (p) memset(p, 0, bytes);
+    return p;
+}
+
+static void host_release(kops_ctx_t *cx, void *p) { (void)cx, free(p); }
+static void host_zero(kops_ctx_t *cx, void *p, size_t bytes) { (void)cx, memset(p, 0, bytes); }
+static void host_copy(kops_ctx_t *cx, void *dst, const void *src, size_t bytes)
+{
+    (void)cx;
+    if (dst != src) memmove(dst, src, bytes);
+}
+static int host_sync(kops_ctx_t *cx, gs_err_t *err)
+{
+    (void)cx, (void)err;
+    return GS_OK;
+}
+static int host_mirror(kops_ctx_t *cx, const graph_t *host, graph_t *out, gs_err_t *err)
+{
+    (void)cx, (void)err;
+    *out = *host;
+    return GS_OK;
+}
+static void host_mirror_release(kops_ctx_t *cx, graph_t *mirror) { (void)cx, memset(mirror, 0, sizeof *mirror); }
+
+/* ---------------- the graph kernels of kernels.h, with the context ---------------- */
+/* A reference kernel as a table op: the host's context is empty. */
+#define UNPAREN(...) __VA_ARGS__
+#define HOST_KERNEL(name, params, args) \
+    static void h_##name(kops_ctx_t *cx, UNPAREN params) { (void)cx, k_##name args; }
+HOST_KERNEL(gemm, (int ta, int tb, int64_t m, int64_t n, int64_t k, const float *a, const float *b, float *c, int acc), (ta, tb, m, n, k, a, b, c, acc))
+HOST_KERNEL(gather_sum, (const graph_t *g, agg_weight_t w, const float *x, int64_t f, float *y, int acc), (g, w, x, f, y, acc))
+HOST_KERNEL(gather_sum_bwd, (const graph_t *g, agg_weight_t w, const float *dy, int64_t f, float *dx, int acc), (g, w, dy, f, dx, acc))
+HOST_KERNEL(gather_max, (const graph_t *g, const float *x, int64_t f, float *y, int32_t *am), (g, x, f, y, am))
+HOST_KERNEL(gather_max_bwd, (const graph_t *g, const int32_t *am, const float *dy, int64_t f, float *dx, int acc), (g, am, dy, f, dx, acc))
+HOST_KERNEL(scatter_src, (const graph_t *g, const float *x, int64_t f, float *y), (g, x, f, y))
+HOST_KERNEL(scatter_dst, (const graph_t *g, const float *x, int64_t f, float *y), (g, x, f, y))
+HOST_KERNEL(scatter_src_bwd, (const graph_t *g, const float *dy, int64_t f, float *dx, int acc), (g, dy, f, dx, acc))
+HOST_KERNEL(scatter_dst_bwd, (const graph_t *g, const float *dy, int64_t f, float *dx, int acc), (g, dy, f, dx, acc))
+HOST_KERNEL(gather_edge, (const graph_t *g, agg_weight_t w, const float *m, int64_t f, float *y, int acc), (g, w, m, f, y, acc))
+HOST_KERNEL(gather_edge_bwd, (const graph_t *g, agg_weight_t w, const float *dy, int64_t f, float *dm, int acc), (g, w, dy, f, dm, acc))
+HOST_KERNEL(edge_uaddv, (const graph_t *g, const float *l, const float *r, int64_t k, float *s), (g, l, r, k, s))
+HOST_KERNEL(edge_softmax, (const graph_t *g, const float *s, int64_t k, float *a), (g, s, k, a))
+HOST_KERNEL(edge_softmax_bwd, (const graph_t *g, const float *a, const float *da, int64_t k, float *ds, int acc), (g, a, da, k, ds, acc))
+HOST_KERNEL(gather_attn, (const graph_t *g, const float *x, const float *a, int64_t k, int64_t h, float *y), (g, x, a, k, h, y))
+HOST_KERNEL(gather_attn_bwd, (const graph_t *g, const float *a, const float *dy, int64_t k, int64_t h, float *dx, int acc), (g, a, dy, k, h, dx, acc))
+HOST_KERNEL(sddmm, (const graph_t *g, const float *p, const float *q, int64_t k, int64_t h, float *out, int acc), (g, p, q, k, h, out, acc))
+HOST_KERNEL(gather_typed, (const graph_t *g, agg_weight_t w, const float *z, int64_t h, float *y, int acc), (g, w, z, h, y, acc))
+HOST_KERNEL(gather_typed_bwd, (const graph_t *g, agg_weight_t w, const float *dy, int64_t h, float *dz, int acc), (g, w, dy, h, dz, acc))
+HOST_KERNEL(scatter_typed, (const graph_t *g, const float *z, int64_t h, float *y), (g, z, h, y))
+HOST_KERNEL(scatter_typed_bwd, (const graph_t *g, const float *dy, int64_t h, float *dz, int acc), (g, dy, h, dz, acc))
+HOST_KERNEL(edge_matmul_typed, (const graph_t *g, const float *x, const float *a, int64_t k, int64_t m, float *y), (g, x, a, k, m, y))
+HOST_KERNEL(edge_matmul_typed_bwd, (const graph_t *g, const float *x, const float *a, const float *dy, int64_t k, int64_t m, float *dx, int acc_x, float *da, int acc_a), (g, x, a, dy, k, m, dx, acc_x, da, acc_a))
+HOST_KERNEL(gather_fused, (const graph_t *g, const fused_expr_t *e, const float *const *leaf, int64_t f, float *y), (g, e, leaf, f, y))
+HOST_KERNEL(gather_fused_bwd, (const graph_t *g, const fused_expr_t *e, const float *const *leaf, const float *dy, int64_t f, float *const *dleaf, const int *acc), (g, e, leaf, dy, f, dleaf, acc))
+
+/* ---------------- elementwise ops ---------------- */
+
+static uint64_t row_key(const ew_args_t *c, int64_t r)
+{
+    return gs_drop_row_key(c->key, c->g->orig_id, c->g->in_src, c->g->in_dst, c->edge, r);
+}
+
+static void ew_forward_range(void *p, int64_t rb, int64_t re)
+{
+    const ew_args_t *c = p;
+    int64_t f = c->cols;
+    for (int64_t r = rb; r < re; r++) {
+        const float *a = c->a + r * f, *b = c->b ? c->b + r * f : NULL;
+        float *y = c->out + r * f;
+        switch (c->op) {
+        case OP_BIAS: for (int64_t j = 0; j < f; j++) y[j] = a[j] + c->b[j]; break;
+        case OP_ADD: for (int64_t j = 0; j < f; j++) y[j] = a[j] + b[j]; break;
+        case OP_MUL: for (int64_t j = 0; j < f; j++) y[j] = a[j] * b[j]; break;
+        case OP_LERP: {
+            const float *z = a, *x0 = b, *x1 = c->c + r * f;
+            for (int64_t j = 0; j < f; j++) y[j] = (1.0f - z[j]) * x0[j] + z[j] * x1[j];
+            break;
+        }
+        case OP_RELU: for (int64_t j = 0; j < f; j++) y[j] = a[j] > 0 ? a[j] : 0.0f; break;
+        case OP_LEAKY_RELU: for (int64_t j = 0; j < f; j++) y[j] = a[j] > 0 ? a[j] : c->fp * a[j]; break;
+        case OP_ELU: for (int64_t j = 0; j < f; j++) y[j] = a[j] > 0 ? a[j] : expm1f(a[j]); break;
+        case OP_SIGMOID: for (int64_t j = 0; j < f; j++) y[j] = gs_sigmoidf(a[j]); break;
+        case OP_TANH: for (int64_t j = 0; j < f; j++) y[j] = tanhf(a[j]); break;
+        case OP_DROPOUT:
+            if (c->fp == 0.0f) {
+                memcpy(y, a, sizeof(float) * (size_t)f);
+            } else {
+                uint64_t rk = row_key(c, r);
+                for (int64_t j = 0; j < f; j++) y[j] = a[j] * gs_drop_scale(rk, j, c->fp);
+            }
+            break;
+        default: break;
+        }
+    }
+}
+
+static void ew_backward_range(void *p, int64_t rb, int64_t re)
+{
+    const ew_args_t *c = p;
+    int64_t f = c->cols;
+    for (int64_t r = rb; r < re; r++) {
+        const float *dy = c->dy + r * f, *a = c->a + r * f, *y = c->y ? c->y + r * f : NULL;
+        float *da = c->da ? c->da + r * f : NULL, *db = c->db ? c->db + r * f : NULL;
+        switch (c->op) {
+        case OP_BIAS:
+        case OP_ADD:
+            if (da) for (int64_t j = 0; j < f; j++) GS_PUT(da[j], c->acc_a, dy[j]);
+            if (db && c->op == OP_ADD) for (int64_t j = 0; j < f; j++) GS_PUT(db[j], c->acc_b, dy[j]);
+            break;
+        case OP_MUL: {
+            const float *b = c->b + r * f;
+            if (da) for (int64_t j = 0; j < f; j++) GS_PUT(da[j], c->acc_a, dy[j] * b[j]);
+            if (db) for (int64_t j = 0; j < f; j++) GS_PUT(db[j], c->acc_b, dy[j] * a[j]);
+            break;
+        }
+        case OP_LERP: {
+            const float *x0 = c->b + r * f, *x1 = c->c + r * f;
+            float *dc = c->dc ? c->dc + r * f : NULL;
+            if (da) for (int64_t j = 0; j < f; j++) GS_PUT(da[j], c->acc_a, dy[j] * (x1[j] - x0[j]));
+            if (db) for (int64_t j = 0; j < f; j++) GS_PUT(db[j], c->acc_b, dy[j] * (1.0f - a[j]));
+            if (dc) for (int64_t j = 0; j < f; j++) GS_PUT(dc[j], c->acc_c, dy[j] * a[j]);
+            break;
+        }
+        case OP_RELU: for (int64_t j = 0; j < f; j++) GS_PUT(da[j], c->acc_a, y[j] > 0 ? dy[j] : 0.0f); break;
+        case OP_LEAKY_RELU: for (int64_t j = 0; j < f; j++) GS_PUT(da[j], c->acc_a, a[j] > 0 ? dy[j] : c->fp * dy[j]); break;
+        case OP_ELU: for (int64_t j = 0; j < f; j++) GS_PUT(da[j], c->acc_a, a[j] > 0 ? dy[j] : dy[j] * (y[j] + 1.0f)); break;
+        case OP_SIGMOID: for (int64_t j = 0; j < f; j++) GS_PUT(da[j], c->acc_a, dy[j] * y[j] * (1.0f - y[j])); break;
+        case OP_TANH: for (int64_t j = 0; j < f; j++) GS_PUT(da[j], c->acc_a, dy[j] * (1.0f - y[j] * y[j])); break;
+        case OP_DROPOUT:
+            if (c->fp == 0.0f) {
+                for (int64_t j = 0; j < f; j++) GS_PUT(da[j], c->acc_a, dy[j]);
+            } else {
+                uint64_t rk = row_key(c, r);
+                for (int64_t j = 0; j < f; j++) GS_PUT(da[j], c->acc_a, dy[j] * gs_drop_scale(rk, j, c->fp));
+            }
+            break;
+        default: break;
+        }
+    }
+}
+
+static int64_t ew_grain(int64_t cols) { return cols >= 4096 ? 1 : 4096 / (cols ? cols : 1); }
+
+static void ew_forward(kops_ctx_t *cx, const ew_args_t *a)
+{
+    (void)cx;
+    gs_parallel_for(a->rows, ew_grain(a->cols), ew_forward_range, (void *)a);
+}
+
+static void ew_backward(kops_ctx_t *cx, const ew_args_t *a)
+{
+    (void)cx;
+    if (!a->da && !a->db && !a->dc) return;
+    gs_parallel_for(a->rows, ew_grain(a->cols), ew_backward_range, (void *)a);
+}
+
+/* ---------------- column sums: fixed-order partials ---------------- */
+
+#define COLSUM_BLOCKS 64
+typedef struct {
+    const float *x;
+    int64_t rows, cols;
+    float *partial; /* (COLSUM_BLOCKS, cols) */
+} colsum_ctx_t;
+
+static void colsum_range(void *p, int64_t b, int64_t e)
+{
+    const colsum_ctx_t *c = p;
+    for (int64_t blk = b; blk < e; blk++) {
+        float *acc = c->partial + blk * c->cols;
+        memset(acc, 0, sizeof(float) * (size_t)c->cols);
+        int64_t r0 = c->rows * blk / COLSUM_BLOCKS, r1 = c->rows * (blk + 1) / COLSUM_BLOCKS;
+        for (int64_t r = r0; r < r1; r++)
+            for (int64_t j = 0; j < c->cols; j++) acc[j] += c->x[r * c->cols + j];
+    }
+}
+
+static void colsum(kops_ctx_t *cx, const float *x, int64_t rows, int64_t cols, float *out, int acc)
+{
+    (void)cx;
+    float *partial = malloc(sizeof(float) * (size_t)(COLSUM_BLOCKS * (cols ? cols : 1)));
+    if (!partial) abort(); /* a few KB: treat as fatal like any other OOM in a kernel */
+    colsum_ctx_t c = {x, rows, cols, partial};
+    gs_parallel_for(COLSUM_BLOCKS, 1, colsum_range, &c);
+    for (int64_t j = 0; j < cols; j++) {
+        float s = 0;
+        for (int b = 0; b < COLSUM_BLOCKS; b++) s += partial[b * cols + j];
+        out[j] = acc ? out[j] + s : s;
+    }
+    free(partial);
+}
+
+/* ---------------- head dot (GAT attention projections) ---------------- */
+
+static void head_dot(kops_ctx_t *cx, const float *a, const float *w, int64_t rows, int64_t k, int64_t h, float *y)
+{
+    (void)cx;
+    for (int64_t r = 0; r < rows; r++)
+        for (int64_t j = 0; j < k; j++) {
+            float s = 0;
+            for (int64_t t = 0; t < h; t++) s += a[r * k * h + j * h + t] * w[j * h + t];
+            y[r * k + j] = s;
+        }
+}
+
+static void head_dot_bwd(kops_ctx_t *cx, const float *a, const float *w, const float *dy, int64_t rows, int64_t k,
+                         int64_t h, float *da, int acc_a, float *dw, int acc_w)
+{
+    (void)cx;
+    if (dw && !acc_w) memset(dw, 0, sizeof(float) * (size_t)(k * h));
+    for (int64_t r = 0; r < rows; r++)
+        for (int64_t j = 0; j < k; j++) {
+            float g = dy[r * k + j];
+            for (int64_t t = 0; t < h; t++) {
+                int64_t idx = r * k * h + j * h + t;
+                if (da) GS_PUT(da[idx], acc_a, g * w[j * h + t]);
+                if (dw) dw[j * h + t] += g * a[idx];
+            }
+        }
+}
+
+/* ---------------- loss, accuracy, optimiser ---------------- */
+
+static double xent(kops_ctx_t *cx, const float *logits, int64_t nrows, int64_t c, const int32_t *label,
+                   const int32_t *idx, int64_t n, int64_t counted, float *dlogits)
+{
+    (void)cx;
+    double total = 0;
+    if (dlogits) memset(dlogits, 0, sizeof(float) * (size_t)(nrows * c));
+    if (counted == 0) return 0;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t v = idx[i];
+        if (label[v] < 0) continue;
+        total += gs_xent_row(logits + v * c, c, label[v], counted, dlogits ? dlogits + v * c : NULL);
+    }
+    return total / (double)counted;
+}
+
+static int64_t correct(kops_ctx_t *cx, const float *logits, int64_t c, const int32_t *label, const int32_t *idx,
+                       int64_t n)
+{
+    (void)cx;
+    int64_t ok = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t v = idx[i];
+        if (label[v] < 0) continue;
+        const float *z = logits + v * c;
+        int64_t best = 0;
+        for (int64_t j = 1; j < c; j++)
+            if (z[j] > z[best]) best = j;
+        ok += best == label[v];
+    }
+    return ok;
+}
+
+static void adam(kops_ctx_t *cx, float *w, const float *g, float *m, float *v, int64_t n, float lr, float wd, float c1,
+                 float c2)
+{
+    (void)cx;
+    for (int64_t j = 0; j < n; j++) gs_adam_elem(w, g, m, v, j, lr, wd, c1, c2);
+}
+
+const kops_t kops_cpu = {
+    .name = "cpu",
+    .device = 0,
+    .open = host_open,
+    .close = host_close,
+    .alloc = host_alloc,
+    .release = host_release,
+    .zero = host_zero,
+    .copy = host_copy,
+    .upload = host_copy,
+    .download = host_copy,
+    .sync = host_sync,
+    .graph_mirror = host_mirror,
+    .graph_release = host_mirror_release,
+    .gemm = h_gemm,
+    .gather_sum = h_gather_sum,
+    .gather_sum_bwd = h_gather_sum_bwd,
+    .gather_max = h_gather_max,
+    .gather_max_bwd = h_gather_max_bwd,
+    .scatter_src = h_scatter_src,
+    .scatter_dst = h_scatter_dst,
+    .scatter_src_bwd = h_scatter_src_bwd,
+    .scatter_dst_bwd = h_scatter_dst_bwd,
+    .gather_edge = h_gather_edge,
+    .gather_edge_bwd = h_gather_edge_bwd,
+    .edge_uaddv = h_edge_uaddv,
+    .edge_softmax = h_edge_softmax,
+    .edge_softmax_bwd = h_edge_softmax_bwd,
+    .gather_attn = h_gather_attn,
+    .gather_attn_bwd = h_gather_attn_bwd,
+    .sddmm = h_sddmm,
+    .gather_typed = h_gather_typed,
+    .gather_typed_bwd = h_gather_typed_bwd,
+    .ew_forward = ew_forward,
+    .ew_backward = ew_backward,
+    .colsum = colsum,
+    .head_dot = head_dot,
+    .head_dot_bwd = head_dot_bwd,
+    .xent = xent,
+    .correct = correct,
+    .adam = adam,
+    .gather_fused = h_gather_fused,
+    .gather_fused_bwd = h_gather_fused_bwd,
+    .scatter_typed = h_scatter_typed,
+    .scatter_typed_bwd = h_scatter_typed_bwd,
+    .edge_matmul_typed = h_edge_matmul_typed,
+    .edge_matmul_typed_bwd = h_edge_matmul_typed_bwd,
+};

@@ -1,0 +1,40 @@
+/* train_math.h - the per-row loss and per-element optimiser update, shared
+ * by the host ops (kops_cpu.c) and the CUDA plugin's kernels so that both
+ * compute the same function. Softmax cross-entropy in double precision;
+ * Adam as torch.optim.Adam with L2 weight decay added to the gradient. */
+#ifndef GS_TRAIN_MATH_H
+#define GS_TRAIN_MATH_H
+
+#include <math.h>
+#include <stdint.h>
+
+#include "base/rng.h" /* GS_HD */
+
+/* Loss of one row of logits z (c classes) with label y; when d is not NULL,
+ * adds the row's gradient of the mean over `counted` rows into it. */
+GS_HD static inline double gs_xent_row(const float *z, int64_t c, int32_t y, int64_t counted, float *d)
+{
+    float mx = z[0];
+    for (int64_t j = 1; j < c; j++) mx = fmaxf(mx, z[j]);
+    double s = 0;
+    for (int64_t j = 0; j < c; j++) s += exp((double)(z[j] - mx));
+    double lse = log(s) + mx;
+    if (d) {
+        for (int64_t j = 0; j < c; j++) d[j] += (float)(exp((double)z[j] - lse) / (double)counted);
+        d[y] -= 1.0f / (float)counted;
+    }
+    return lse - z[y];
+}
+
+/* One Adam step of element j; c1, c2 are the bias corrections. */
+GS_HD static inline void gs_adam_elem(float *w, const float *g, float *m, float *v, int64_t j, float lr, float wd,
+                                      float c1, float c2)
+{
+    const float b1 = 0.9f, b2 = 0.999f, eps = 1e-8f;
+    float gj = g[j] + wd * w[j];
+    m[j] = b1 * m[j] + (1.0f - b1) * gj;
+    v[j] = b2 * v[j] + (1.0f - b2) * gj * gj;
+    w[j] -= lr * (m[j] / c1) / (sqrtf(v[j] / c2) + eps);
+}
+
+#endif

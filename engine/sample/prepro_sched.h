@@ -1,0 +1,73 @@
+/* prepro_sched.h - GraphTensor's service-wide tensor scheduler (§V-B,
+ * Fig. 13-14) on emulated time: where each batch's preprocessing subtasks
+ * and its training step fall on the modeled machine's timeline. The
+ * subtasks run for real (sampler.h, the trainer's driver); their times
+ * are read off the model (their counted accesses and bytes at the modeled
+ * host's per-thread costs, prepro_sched.c), so a run is deterministic.
+ *
+ * The modeled host has PREPRO_HOST_THREADS threads sharing its memory
+ * bandwidth (a parallel subtask on k threads runs k times faster); the device
+ * link is the topology's host-to-device path of device 0. Per hop h:
+ *   S_h  A: the draw, parallel; H: id-map updates, one thread;
+ *   R_h  the block's edges in local rows, parallel;
+ *   K_h  the feature rows hop h added (K_top: the targets' own), parallel;
+ *   T    each block and each looked-up piece over the link.
+ * serial     every subtask in order, each on every thread it can use,
+ *            then the transfers, then the step; no overlap anywhere (what
+ *            GraphTensor's Dynamic-GT and the frameworks it measures do);
+ * pipelined  the S chain keeps all threads but one; the last thread runs
+ *            R and K pieces as soon as their hop's H is done (K_top at
+ *            once), and every thread joins it when sampling ends; each
+ *            piece is transferred as soon as it is looked up, after S_1
+ *            (the barrier that sizes the device buffers); and batch b+1's
+ *            preprocessing runs while batch b trains, in the second of
+ *            two buffers (it may start once batch b-1's step freed it). */
+#ifndef GS_PREPRO_SCHED_H
+#define GS_PREPRO_SCHED_H
+
+#include "sampler.h"
+#include "engine/machine/topology.h"
+
+#define PREPRO_HOST_THREADS 8
+
+typedef enum { PREPRO_SERIAL = 0, PREPRO_PIPELINED = 1 } prepro_mode_t;
+typedef enum { STAGE_SAMPLE, STAGE_REINDEX, STAGE_LOOKUP, STAGE_TRANSFER, STAGE_COMPUTE, STAGE__COUNT } prepro_stage_t;
+
+/* One span of the schedule, for the profiler: a preprocessing subtask of
+ * batch `batch` (hop: the block it builds or the rows it looks up, 0 for
+ * the targets' own rows), or one op of a training step (op names it;
+ * batch -1: the epoch's evaluation). */
+typedef struct stage_span {
+    prepro_stage_t stage;
+    int hop, phase, layer;
+    int64_t batch;
+    double t0, t1, bytes, flops;
+    const char *op;
+} stage_span_t;
+typedef void (*stage_hook_t)(void *user, const stage_span_t *sp);
+
+typedef struct {
+    prepro_mode_t mode;
+    stage_hook_t on_span;      /* optional: every subtask's span */
+    void *span_user;
+    int64_t batch;             /* the batch being placed */
+    double thread_bw;          /* bytes/s of one modeled host thread */
+    double probe_s;            /* an id-map access: a cache hit, or a miss for a map past the cache */
+    double link_bw, link_lat;  /* host -> device 0 */
+    double pre_free;           /* when the preprocessing threads are next free */
+    double link_free;          /* when the host-to-device link is */
+    double step_end, step_end_prev; /* the last batch's training step ends, and the one before */
+    double stage_s[STAGE__COUNT]; /* summed span time per stage since the last reset */
+    double stall_s;            /* steps waiting for their batch's preprocessing */
+} prepro_sched_t;
+
+/* The graph's vertices size the id map. Keeps mode and the hook. */
+void prepro_sched_init(prepro_sched_t *s, const topology_t *t, int64_t vertices, double start);
+/* Places the preprocessing of batch `index` (its sampler work, feat
+ * features wide) in s->mode; returns when the batch is on the device. */
+double prepro_sched_batch(prepro_sched_t *s, const batch_t *b, int64_t index, int64_t feat);
+/* Places its training step of step_s seconds, starting when both the
+ * batch (ready) and the device are; returns the step's end. */
+double prepro_sched_step(prepro_sched_t *s, double ready, double step_s);
+
+#endif

@@ -1,0 +1,338 @@
+/* stream_engine.c - see stream_engine.h. */
+#include "stream_engine.h"
+
+#include "base/membudget.h"
+
+#include <cblas.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "engine/device/cuda_plugin.h"
+#include "base/threadpool.h"
+#include "base/mono_clock.h"
+
+/* Host FLOP/s: best of three 384^3 sgemms on the configured threads. */
+static double probe_host_flops(void)
+{
+    enum { D = 384 };
+    float *a = malloc(sizeof(float) * D * D * 3);
+    if (!a) return 1e10;
+    for (int i = 0; i < D * D * 3; i++) a[i] = (float)(i % 13) * 0.01f;
+    double best = 1e30;
+    for (int r = 0; r < 3; r++) {
+        double t0 = gs_mono_s();
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, D, D, D, 1.0f, a, D, a + D * D, D, 0.0f, a + 2 * D * D, D);
+        double dt = gs_mono_s() - t0;
+        if (dt < best) best = dt;
+    }
+    free(a);
+    return 2.0 * D * D * D / best;
+}
+
+/* ---------------- working sets ---------------- */
+
+/* The largest streamed op's device bytes with intervals of at most max_out
+ * rows and blocks of at most max_blk rows. */
+static uint64_t need_of(const program_t *p, int64_t n, int64_t max_out, int64_t max_blk)
+{
+    uint64_t ws = streamer_pass_need(max_out, max_blk, 1, 1);
+    for (int i = 0; i < p->ncode; i++) {
+        const instr_t *in = &p->code[i];
+        uint64_t w = 0;
+        int64_t a = p->vals[in->in[0]].cols, o = p->vals[in->out].cols;
+        val_domain_t ad = p->vals[in->in[0]].dom;
+        if (in->op == OP_GATHER || in->op == OP_GATHER_TYPED) w = streamer_pass_need(max_out, max_blk, a > o ? a : o, a > o ? a : o);
+        else if (in->op == OP_MATMUL && (ad == DOM_VERTEX || ad == DOM_INPUT))
+            w = streamer_matmul_working_set(n, 1, 1, a, o);
+        if (w > ws) ws = w;
+    }
+    return ws;
+}
+
+uint64_t stream_working_set(const program_t *p, int64_t n, int chunks, int k)
+{
+    int64_t out = (n + chunks - 1) / chunks;
+    return need_of(p, n, out, (out + k - 1) / k);
+}
+
+/* The need with the intervals of bounds. */
+static uint64_t need_of_bounds(const program_t *p, int64_t n, int chunks, int k, const int64_t *bounds)
+{
+    int64_t out = 0;
+    for (int i = 0; i < chunks; i++) out = bounds[i + 1] - bounds[i] > out ? bounds[i + 1] - bounds[i] : out;
+    return need_of(p, n, out, (out + k - 1) / k);
+}
+
+/* ---------------- the plan: P and the order ---------------- */
+
+void stream_plan_free(stream_plan_t *plan)
+{
+    free(plan->perm), free(plan->bounds);
+    memset(plan, 0, sizeof *plan);
+}
+
+/* The order for P intervals; with --order none, back to the original numbering. */
+static int order_for(const train_cfg_t *c, const graph_t *g, stream_plan_t *plan, gs_err_t *err)
+{
+    int64_t n = g->n;
+    free(plan->bounds);
+    plan->bounds = malloc(sizeof(int64_t) * (size_t)(plan->p + 1));
+    if (!plan->bounds) return gs_fail(err, GS_EFAIL, "out of memory");
+    int rc = partition_order(g, c->order, plan->p, c->seed, plan->perm, plan->bounds, err);
+    if (!rc && c->order == ORDER_NONE)
+        for (int64_t v = 0; v < n; v++) plan->perm[g->orig_id[v]] = (int32_t)v;
+    return rc;
+}
+
+int stream_cap_check(const train_cfg_t *c, const program_t *prog, int64_t n, gs_err_t *err)
+{
+    int k = c->knobs.subchunks < 1 ? 1 : c->knobs.subchunks;
+    uint64_t least = stream_working_set(prog, n, (int)(n < 4096 ? n : 4096), k);
+    if (c->device_mem && least > c->device_mem)
+        return gs_fail(err, GS_EINPUT,
+                       "--device-mem %.1f MiB is too small for this model: even %lld chunks need %.1f MiB per device",
+                       c->device_mem / 1048576.0, (long long)(n < 4096 ? n : 4096), least / 1048576.0);
+    return GS_OK;
+}
+
+int stream_plan_fits(const train_cfg_t *c, const program_t *prog, int64_t n, const stream_plan_t *plan, gs_err_t *err)
+{
+    int k = c->knobs.subchunks < 1 ? 1 : c->knobs.subchunks;
+    uint64_t need = need_of_bounds(prog, n, plan->p, k, plan->bounds);
+    if (c->device_mem && need > c->device_mem)
+        return gs_fail(err, GS_EINPUT, "--device-mem %.1f MiB is too small for the largest of these %d parts (needs %.1f MiB); "
+                       "use more --chunks", c->device_mem / 1048576.0, plan->p, need / 1048576.0);
+    return GS_OK;
+}
+
+int stream_plan(const train_cfg_t *c, const program_t *prog, const graph_t *g, stream_plan_t *plan, gs_err_t *err)
+{
+    memset(plan, 0, sizeof *plan);
+    int k = c->knobs.subchunks < 1 ? 1 : c->knobs.subchunks, p = c->chunks;
+    int64_t n = g->n;
+    int rc = stream_cap_check(c, prog, n, err);
+    if (rc) return rc;
+    if (p == 0) {
+        p = 1;
+        if (c->device_mem)
+            while (p < n && stream_working_set(prog, n, p, k) > c->device_mem) p++;
+        /* every device gets the same number of columns */
+        if (c->devices > 1 && p % c->devices) p += c->devices - p % c->devices;
+        if (p > n) p = (int)n;
+    }
+    if (p < 1 || p > n) return gs_fail(err, GS_EINPUT, "--chunks %d must be in [1, %lld]", p, (long long)n);
+    char what[96];
+    snprintf(what, sizeof what, "%d chunks of %d sub-chunks (the grid grows as P squared)", p, k);
+    if ((rc = gs_mem_check(streamer_memory_bytes(n, g->m, p, k), what, err))) return rc;
+    plan->perm = malloc(sizeof(int32_t) * (size_t)n);
+    if (!plan->perm) return gs_fail(err, GS_EFAIL, "out of memory");
+    plan->p = p;
+    rc = order_for(c, g, plan, err);
+    /* an order with uneven parts (METIS) may need more chunks than equal ones */
+    while (!rc && c->chunks == 0 && c->device_mem && plan->p < n &&
+           need_of_bounds(prog, n, plan->p, k, plan->bounds) > c->device_mem) {
+        plan->p += c->devices > 1 ? c->devices : 1;
+        if (plan->p > n) plan->p = (int)n;
+        rc = order_for(c, g, plan, err);
+    }
+    uint64_t need = rc ? 0 : need_of_bounds(prog, n, plan->p, k, plan->bounds);
+    if (!rc && c->device_mem && need > c->device_mem)
+        rc = gs_fail(err, GS_EINPUT, "--device-mem %llu is too small for %d chunks (needs %llu bytes); use --chunks auto",
+                     (unsigned long long)c->device_mem, plan->p, (unsigned long long)need);
+    int identity = 1;
+    for (int64_t v = 0; !rc && v < n && identity; v++) identity = plan->perm[v] == v;
+    if (!rc && identity) free(plan->perm), plan->perm = NULL;
+    if (rc) stream_plan_free(plan);
+    return rc;
+}
+
+/* ---------------- opening ---------------- */
+
+/* The backend's task hook: the streamer's profile, then the observer. */
+static void task_hook(void *user, int dev, lane_t lane, chunk_tag_t tag, double t0, double t1, double bytes)
+{
+    stream_engine_t *se = user;
+    streamer_task_hook(&se->streamer, dev, lane, tag, t0, t1, bytes);
+    if (se->on_task) se->on_task(se->observer, dev, lane, tag, t0, t1, bytes);
+}
+
+int stream_engine_open(stream_engine_t *se, const train_cfg_t *c, const graph_t *g, const stream_plan_t *plan,
+                       const atomic_int *abort_flag, gs_err_t *err)
+{
+    memset(se, 0, sizeof *se);
+    se->real = c->device == DEVICE_CUDA; /* real GPUs: no interconnect model, every device in one group */
+    se->host = kplace_host();
+    se->on_task = c->on_task, se->observer = c->observer;
+    if (!se->real && topology_get(c->topology, &se->topo) != 0)
+        return gs_fail(err, GS_EINPUT, "--topology %s: unknown (see gnnscope topologies)", c->topology);
+    int maxdev = se->real ? TOPO_MAX_DEV : se->topo.ndev;
+    if (c->devices < 1 || c->devices > maxdev)
+        return gs_fail(err, GS_EINPUT, "--devices %d: %s %s has %d device%s", c->devices,
+                       se->real ? "the cuda backend" : "topology", se->real ? "" : se->topo.name, maxdev, maxdev > 1 ? "s" : "");
+    se->virtual_clock = !se->real && c->clock == CLOCK_VIRTUAL;
+    if (!se->real) { /* on the wall clock, auto scales the links to keep the modeled transfer/compute ratio on this host */
+        se->host_flops = probe_host_flops();
+        se->link_scale = c->link_scale > 0 ? c->link_scale : se->virtual_clock ? 1.0 : se->host_flops / se->topo.gpu_flops;
+        topology_scale(&se->topo, se->link_scale);
+    }
+    int threads = gs_pool_threads();
+    if (se->virtual_clock) vclock_init(&se->clock, &se->topo, c->ktime, se->host_flops / threads, threads, gs_mono_s());
+    backend_cfg_t bc = {c->devices, c->device_mem, c->links_native || se->real ? NULL : &se->topo, task_hook, se,
+                        se->virtual_clock ? &se->clock : NULL, se->topo.host_bw};
+    se->bops = &backend_cpu;
+    if (se->real) {
+        const gs_cuda_t *cu = gs_cuda_get(err);
+        if (!cu) return err->code;
+        se->bops = cu->backend;
+    }
+    int rc = se->bops->open(&se->backend, &bc, err);
+    if (!rc) rc = streamer_init(&se->streamer, se->bops, se->backend, se->real ? NULL : &se->topo, g, plan->p, plan->bounds,
+                                &c->knobs, err);
+    if (!rc) rc = streamer_probe(&se->streamer, se->virtual_clock ? &se->clock : NULL, err);
+    if (rc) {
+        stream_engine_close(se);
+        return rc;
+    }
+    se->chunks = plan->p;
+    se->streamer.abort_flag = abort_flag;
+    return GS_OK;
+}
+
+void stream_engine_close(stream_engine_t *se)
+{
+    streamer_free(&se->streamer);
+    if (se->backend) se->bops->close(se->backend);
+    se->backend = NULL;
+}
+
+/* ---------------- the engine ---------------- */
+
+static int se_gather(void *self, const gather_call_t *c, gs_err_t *err)
+{
+    return streamer_gather(&((stream_engine_t *)self)->streamer, c, err);
+}
+
+static int se_gather_bwd(void *self, const gather_call_t *c, gs_err_t *err)
+{
+    return streamer_gather_bwd(&((stream_engine_t *)self)->streamer, c, err);
+}
+
+/* An edge tensor's product stays with the executor, on the host. */
+static int se_matmul(void *self, const matmul_call_t *c, gs_err_t *err)
+{
+    stream_engine_t *se = self;
+    if (!c->a_vertex) return exec_memory_ops.matmul(&se->host, c, err);
+    return streamer_matmul(&se->streamer, c, err);
+}
+
+static int se_matmul_bwd(void *self, const matmul_call_t *c, gs_err_t *err)
+{
+    stream_engine_t *se = self;
+    if (!c->a_vertex) return exec_memory_ops.matmul_bwd(&se->host, c, err);
+    return streamer_matmul_bwd(&se->streamer, c, err);
+}
+
+static void se_host_wrote(void *self, const xtensor_t *t) { streamer_host_wrote(&((stream_engine_t *)self)->streamer, t); }
+
+static const exec_engine_ops_t stream_ops = {
+    .name = "stream",
+    .gather = se_gather,
+    .gather_bwd = se_gather_bwd,
+    .matmul = se_matmul,
+    .matmul_bwd = se_matmul_bwd,
+    .host_wrote = se_host_wrote,
+};
+
+exec_engine_t stream_engine_exec(stream_engine_t *se) { return (exec_engine_t){&stream_ops, se}; }
+
+vclock_t *stream_engine_clock(stream_engine_t *se) { return se->virtual_clock ? &se->clock : NULL; }
+
+/* ---------------- epochs ---------------- */
+
+void stream_engine_epoch_begin(stream_engine_t *se, int have_profile)
+{
+    se->bops->reset_stats(se->backend);
+    memset(&se->streamer.ctr, 0, sizeof se->streamer.ctr);
+    se->streamer.profiling = 1;
+    se->streamer.have_profile = have_profile;
+    memset(se->streamer.part_s, 0, sizeof(double) * PROG_MAX_LAYERS * (size_t)se->streamer.p);
+    streamer_mp_epoch_begin(&se->streamer);
+}
+
+void stream_engine_epoch_end(stream_engine_t *se, epoch_stats_t *st)
+{
+    se->bops->stats(se->backend, &se->last_stats);
+    for (int d = 0; d < se->streamer.ndev; d++) {
+        st->h2d_bytes += se->last_stats.bytes[d][LANE_H2D];
+        st->d2h_bytes += se->last_stats.bytes[d][LANE_D2H];
+        st->d2d_bytes += se->last_stats.bytes[d][LANE_D2D];
+        st->filter_ms += 1e3 * se->last_stats.filter_s[d];
+        st->device_ms += 1e3 * se->last_stats.busy_s[d][LANE_COMPUTE];
+        st->transfer_ms += 1e3 * (se->last_stats.busy_s[d][LANE_H2D] + se->last_stats.busy_s[d][LANE_D2H] +
+                                  se->last_stats.busy_s[d][LANE_D2D]);
+    }
+    for (int l = 0; !se->real && l < se->topo.nlinks; l++)
+        if (strncmp(se->topo.links[l].name, "host>", 5) == 0) st->uplink_bytes += se->last_stats.link_bytes[l];
+    st->compute_ms = 1e3 * se->last_stats.compute_s, st->exposed_ms = 1e3 * se->last_stats.exposed_s;
+    st->idle_ms = 1e3 * se->last_stats.idle_s;
+    const stream_counters_t *k = &se->streamer.ctr;
+    st->overlap = k->transfer_s > 0 ? k->hidden_s / k->transfer_s : 0;
+    st->hidden_frac = k->gather_transfer_s > 0 ? k->gather_hidden_s / k->gather_transfer_s : 0;
+    st->gather_h2d_bytes = k->gather_h2d_bytes;
+    st->filtered_blocks = k->filtered_blocks, st->full_blocks = k->full_blocks;
+    st->swapped_cols = k->swapped_cols, st->swap_saved_ms = 1e3 * k->swap_saved_s;
+    st->kept_bytes = se->streamer.mp.kept_bytes;
+    streamer_mp_epoch_end(&se->streamer);
+}
+
+/* ---------------- facts ---------------- */
+
+typedef struct {
+    engine_fact_t *out;
+    int n, max;
+} facts_t;
+
+static void fact(facts_t *f, const char *group, const char *name, double value, const char *text)
+{
+    if (f->n >= f->max) return;
+    engine_fact_t *e = &f->out[f->n++];
+    e->group = group, e->value = value, e->text = text;
+    snprintf(e->name, sizeof e->name, "%s", name);
+}
+
+int stream_engine_facts(const stream_engine_t *se, const train_cfg_t *c, double epoch_s, engine_fact_t *out, int max)
+{
+    static const char *lanes[LANE__COUNT] = {"h2d", "d2h", "d2d", "compute"};
+    facts_t f = {out, 0, max};
+    const streamer_t *s = &se->streamer;
+    const memplan_rt_t *mp = &s->mp;
+    fact(&f, NULL, "backend", 0, se->bops->name);
+    fact(&f, NULL, "emulated", !se->real, NULL);
+    fact(&f, NULL, "clock", 0, se->real ? "real" : se->virtual_clock ? "virtual" : "wall");
+    fact(&f, NULL, "kernel_time", 0, !se->virtual_clock ? "n/a" : se->clock.ktime == KTIME_ROOFLINE ? "roofline" : "measured");
+    fact(&f, NULL, "topology", 0, se->real ? "real" : c->topology);
+    fact(&f, NULL, "links", 0, se->real ? "real" : c->links_native ? "native" : "model");
+    fact(&f, NULL, "link_scale", se->link_scale, NULL);
+    fact(&f, NULL, "host_gflops", se->host_flops / 1e9, NULL);
+    fact(&f, NULL, "chunks", se->chunks, NULL);
+    fact(&f, NULL, "subchunks", s->k, NULL);
+    fact(&f, NULL, "t_copy_bytes_per_s", s->t_copy, NULL);
+    fact(&f, NULL, "t_trans_bytes_per_s", s->t_trans, NULL);
+    fact(&f, NULL, "theta_threshold", s->theta_threshold, NULL);
+    fact(&f, "memplan", "planned", mp->planned, NULL);
+    fact(&f, "memplan", "budget_bytes", mp->planned ? (double)mp->plan.budget : 0, NULL);
+    fact(&f, "memplan", "plan_h2d_bytes", mp->planned ? mp->plan.cost : 0, NULL);
+    fact(&f, "memplan", "stream_h2d_bytes", mp->planned ? mp->plan.stream_cost : 0, NULL);
+    fact(&f, "memplan", "steps", mp->trace.nstep, NULL);
+    fact(&f, "memplan", "plan_ms", mp->plan_ms, NULL);
+    for (int l = 0; !se->real && l < se->topo.nlinks; l++) fact(&f, "link_bytes", se->topo.links[l].name, se->last_stats.link_bytes[l], NULL);
+    for (int d = 0; d < s->ndev; d++)
+        for (int l = 0; l < LANE__COUNT; l++) {
+            char name[32];
+            snprintf(name, sizeof name, "d%d_%s", d, lanes[l]);
+            fact(&f, "busy", name, epoch_s > 0 ? se->last_stats.busy_s[d][l] / epoch_s : 0.0, NULL);
+        }
+    return f.n;
+}

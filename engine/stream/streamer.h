@@ -1,0 +1,228 @@
+/* streamer.h - the streaming scheduler for graph propagation (NeuGraph
+ * §3.1-3.3, NGra §4.2). A gather over the graph runs chunk by chunk on the
+ * backend's devices: column-oriented in the forward pass (one destination
+ * interval at a time, accumulating every source block into it) and
+ * row-oriented in the backward pass (one source interval at a time over
+ * the CSR chunks). Source intervals are cut into k blocks (sub-chunks).
+ * Knobs:
+ *   selective  copy only the rows a (sub-)chunk uses, filtered on the host;
+ *              auto filters when theta < T_copy / (T_copy + T_trans), both
+ *              throughputs probed at start-up;
+ *   pipeline   two device buffers per device, so the copy of the next block
+ *              overlaps the compute of this one;
+ *   swap       from the second epoch, reorder each column's blocks by
+ *              Johnson's rule on their profiled copy and compute times,
+ *              kept only if a simulation of the schedule says it is faster;
+ *   multidev   naive: every device loads its blocks from the host;
+ *              chain: devices under one switch pass each block down the
+ *              chain device to device, so the shared uplink carries it once;
+ *              ring: every device passes blocks around one ring (NGra).
+ *              A passed block filtered by selective scheduling carries the
+ *              rows any column of its group uses (their union). The swap
+ *              heuristic reorders only naive columns.
+ *   memplan    stream: every op brings its inputs in; lru / roc: keep
+ *              tensors on the devices between ops (memplan.h).
+ * Vertex tensors live in host memory between ops (device copies kept by
+ * the memory plan mirror them): this file streams the Scatter-Gather
+ * stages and stream_matmul.c the ApplyVertex matmuls; elementwise ops and
+ * the edge ops of attention models run on the host.
+ * With the knobs at their defaults the sums happen in the unchunked order,
+ * so results are bitwise equal to the in-memory kernels; swap and ring
+ * reorder sums (floating-point reassociation only). */
+#ifndef GS_STREAMER_H
+#define GS_STREAMER_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "engine/device/backend.h"
+#include "engine/exec/exec_engine.h"
+#include "engine/graph/graph.h"
+#include "engine/graph/order.h"
+#include "engine/program/program.h"
+#include "engine/memplan/memplan.h"
+
+typedef enum { SEL_OFF = 0, SEL_ON = 1, SEL_AUTO = 2 } selective_t;
+typedef enum { MD_NAIVE = 0, MD_CHAIN = 1, MD_RING = 2 } multidev_t;
+
+typedef struct {
+    int pipeline;
+    int subchunks; /* k */
+    selective_t selective;
+    int swap;
+    multidev_t multidev;
+    memplan_kind_t memplan;
+} stream_knobs_t;
+
+typedef struct {
+    int64_t nnz;
+    int64_t nout;       /* output rows with at least one edge here */
+    int32_t *orow;      /* (nout) those rows, within the output interval, ascending */
+    int64_t *ptr;       /* (nout + 1) edge offsets per listed row */
+    int32_t *lidx_full; /* (nnz) input row within the whole block */
+    int32_t *lidx_sel;  /* (nnz) input row within the filtered rows */
+    int64_t *eid;       /* (nnz) */
+    float *w[3];        /* (nnz) edge weights per agg_weight_t, in sub order (AGG_ONE: NULL) */
+    int32_t *rows;      /* (nrows) input rows used, ascending (global ids) */
+    int64_t nrows;
+    int32_t *lidx_grp;  /* (nnz) input row within its device group's shared rows (chain/ring) */
+} sub_t;
+
+/* Rows of one block that some device of a group uses in one round. */
+typedef struct {
+    int32_t *rows;      /* ascending global ids */
+    int64_t nrows;
+} rowset_t;
+
+typedef struct {
+    sub_t *sub;         /* [out interval][block] */
+    /* chain/ring with selective scheduling: a block passed down a group of
+     * devices carries the union of the rows their columns use */
+    rowset_t *grp;      /* [round][block][group], built for grp_mode */
+    int grp_mode;       /* the multidev mode grp was built for (-1: none) */
+    int grp_n;          /* groups */
+    double *t_copy;     /* profiled seconds per [out][block] */
+    double *t_comp;
+} orient_t;
+
+typedef struct {
+    double h2d_bytes, d2h_bytes, d2d_bytes;
+    double filtered_blocks, full_blocks;
+    double gather_h2d_bytes; /* the Scatter-Gather stage's share of h2d_bytes */
+    double transfer_s, hidden_s; /* transfer time and the part overlapped by compute */
+    double gather_transfer_s, gather_hidden_s; /* the same for the gathers' passes */
+    double swapped_cols, swap_saved_s; /* columns the swap heuristic reordered, simulated seconds saved */
+} stream_counters_t;
+
+/* A host tensor's copy on the devices, kept by the memory plan. */
+typedef struct {
+    int key;                      /* the tensor's key (xtensor_t) */
+    size_t bytes;
+    float *dev[TOPO_MAX_DEV];     /* device copy, NULL where not held */
+    uint8_t *valid[TOPO_MAX_DEV]; /* (N) per row: the device copy equals the host's */
+} resident_t;
+
+/* The memory plan at run time (memplan_run.c). */
+typedef struct {
+    mp_trace_t trace;   /* the recorded epoch (the plan's input) */
+    mp_plan_t plan;
+    int planned;        /* plan is in force (its trace matched so far) */
+    int recording;      /* this epoch's steps go into trace */
+    int step;           /* the next step of the epoch */
+    resident_t res[MP_MAX_TENSORS];
+    int nres;
+    int op_reads[MP_MAX_IO];  /* keys the op in progress reads */
+    int op_nr;
+    double op_cost[MP_MAX_IO]; /* H2D bytes of each read of the op in progress */
+    double kept_bytes;         /* this epoch: H2D bytes served by device copies */
+    double plan_ms;            /* how long making the plan took */
+} memplan_rt_t;
+
+typedef struct streamer {
+    const backend_ops_t *ops;
+    backend_t *b;
+    int ndev;
+    const topology_t *topo; /* for chain groups; NULL = one group */
+    const graph_t *g;
+    int p, k, nblocks;      /* nblocks = P * k */
+    int64_t *bounds;        /* (P+1) */
+    int64_t *blk_lo;        /* (P*k + 1) block boundaries */
+    orient_t fwd, bwd;
+    stream_knobs_t kn;
+    double t_copy, t_trans, theta_threshold;
+    int have_profile;
+    int profiling;
+    /* per-device busy intervals of this pass (for overlap) */
+    pthread_mutex_t iv_lock;
+    double *iv_t0[TOPO_MAX_DEV][2], *iv_t1[TOPO_MAX_DEV][2]; /* [dev][0 = copy, 1 = compute] */
+    int iv_n[TOPO_MAX_DEV][2], iv_cap[TOPO_MAX_DEV][2];
+    int cur_orient;         /* 0 fwd, 1 bwd: where the hook files profile times */
+    /* one region per device, kept across passes (reallocated only when a
+     * pass needs more); each pass carves its buffers from it */
+    char *region[TOPO_MAX_DEV];
+    size_t region_bytes;
+    stream_counters_t ctr;
+    memplan_rt_t mp;
+    /* per [layer][output interval]: the gathers' device compute seconds
+     * since the epoch began (the partitioner's measurements) */
+    double *part_s;
+    const atomic_int *abort_flag; /* when it becomes non-zero, a pass stops after the chunk in flight */
+} streamer_t;
+
+/* Builds the chunk structures for P intervals (bounds) and k blocks per
+ * interval. The backend must be open. */
+int streamer_init(streamer_t *s, const backend_ops_t *ops, backend_t *b, const topology_t *topo, const graph_t *g,
+                  int p, const int64_t *bounds, const stream_knobs_t *kn, gs_err_t *err);
+void streamer_free(streamer_t *s);
+/* Measures T_copy (host memcpy) and T_trans (a real H2D through the
+ * backend) and sets the selective-scheduling threshold; on a virtual
+ * clock both come from the modeled machine (its host bandwidth, the H2D
+ * path's narrowest link), so the choice is the same on every host. */
+struct vclock;
+int streamer_probe(streamer_t *s, const struct vclock *clock, gs_err_t *err);
+/* The hook to pass as backend_cfg_t.on_task (user = the streamer). */
+void streamer_task_hook(void *user, int dev, lane_t lane, chunk_tag_t tag, double t0, double t1, double bytes);
+
+/* The gathers of exec_engine.h over the full graph (c->g is the graph the
+ * streamer was built on): forward, column by column over the CSC chunks;
+ * backward, row by row over the CSR chunks. */
+int streamer_gather(streamer_t *s, const gather_call_t *c, gs_err_t *err);
+int streamer_gather_bwd(streamer_t *s, const gather_call_t *c, gs_err_t *err);
+
+/* Device bytes of a pass: two accumulators of max_out rows and two block
+ * buffers of max_blk rows (the pipelined layout). */
+uint64_t streamer_pass_need(int64_t max_out, int64_t max_blk, int64_t out_cols, int64_t in_cols);
+/* The same for P equal intervals of n vertices cut into k blocks each. */
+uint64_t streamer_working_set(int64_t n, int p, int k, int64_t cols);
+
+/* Makes every device's region at least `bytes` (for the passes here and
+ * in stream_matmul.c); fails with a message naming the cap. */
+int streamer_reserve(streamer_t *s, size_t bytes, gs_err_t *err);
+/* Adds the transfer time of the op just synced, and the part of it a
+ * device's compute overlapped, to the counters (gathers: to the gathers'
+ * too), and clears the op's intervals. */
+void streamer_fold_overlap(streamer_t *s, int gathers);
+/* Host bytes the chunk structures of P intervals and k blocks take for a
+ * graph of n vertices and m edges (the P x P grid, then P x Pk
+ * sub-chunks in each orientation): for the memory rule (membudget.h). */
+double streamer_memory_bytes(int64_t n, int64_t m, int p, int k);
+/* Rows in the largest of the P * k blocks. */
+int64_t streamer_max_block(const streamer_t *s);
+
+/* stream_matmul.c: the ApplyVertex matmul out (N, f) = a (N, c) w (c, f)
+ * by blocks of rows on the devices, and its backward: da (N, c) (+)= dy
+ * w^T, dw (c, f) (+)= a^T dy, the weight gradient all-reduced across the
+ * devices (ring). da (data NULL) or dw may be absent. */
+int streamer_matmul(streamer_t *s, const matmul_call_t *mc, gs_err_t *err);
+int streamer_matmul_bwd(streamer_t *s, const matmul_call_t *mc, gs_err_t *err);
+uint64_t streamer_matmul_working_set(int64_t n, int p, int k, int64_t c, int64_t f);
+
+/* memplan_run.c: the memory plan. A streamed op brackets itself with
+ * op_begin/op_end, naming the tensors it reads and writes; between them
+ * mp_slot gives a tensor's copy on device d (NULL: stream it through the
+ * op's buffers), mp_load brings rows in (below), mp_wrote records rows
+ * written on d (into its copy or not), and mp_count books a read's H2D
+ * bytes that bypassed mp_load (the plan's costs). */
+void streamer_mp_op_begin(streamer_t *s, const xtensor_t *reads, int nr, const xtensor_t *writes, int nw);
+void streamer_mp_op_end(streamer_t *s, int failed);
+float *streamer_mp_slot(streamer_t *s, int key, int d);
+void streamer_mp_wrote(streamer_t *s, int key, int d, int64_t lo, int64_t rows, int kept);
+void streamer_mp_count(streamer_t *s, int key, double bytes);
+/* Rows [lo, lo + rows) of the host tensor src on device d: its device
+ * copy's rows (copied in first when stale), or a copy into staging.
+ * Returns the device address of row lo; *copied = H2D bytes. */
+const float *streamer_mp_load(streamer_t *s, int d, const xtensor_t *src, int64_t lo, int64_t rows, float *staging,
+                              chunk_tag_t tag, double *copied);
+/* A host op wrote the (N, cols) tensor t: device copies go stale. */
+void streamer_host_wrote(streamer_t *s, const xtensor_t *t);
+/* Epoch boundaries: the end plans a recorded epoch (budget: each device's
+ * capacity less the streaming buffers). */
+void streamer_mp_epoch_begin(streamer_t *s);
+void streamer_mp_epoch_end(streamer_t *s);
+/* Drops the plan and every device copy (knob changes, failures). */
+void streamer_mp_reset(streamer_t *s);
+/* New knobs between epochs; a change of any drops the memory plan (its
+ * recorded costs no longer hold). */
+void streamer_set_knobs(streamer_t *s, const stream_knobs_t *kn);
+
+#endif

@@ -1,0 +1,152 @@
+/* train_data.c - see train_data.h. */
+#include "train_data.h"
+#include "base/mono_clock.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+int data_open(train_data_t *d, const train_cfg_t *c, gs_warnings_t *warn, gs_err_t *err)
+{
+    memset(d, 0, sizeof *d);
+    double t0 = 1e3 * gs_mono_s();
+    int rc = dataset_load(&d->ds, c->dataset, !c->no_cache, warn, err);
+    if (rc) return rc;
+    if (d->ds.nsplit[SPLIT_TRAIN] == 0) return gs_fail(err, GS_EINPUT, "%s: the train split is empty", c->dataset);
+    double t1 = 1e3 * gs_mono_s();
+    if ((rc = graph_build(&d->g, &d->ds, err))) return rc;
+    d->load_ms = t1 - t0;
+    d->graph_ms = 1e3 * gs_mono_s() - t1;
+    return GS_OK;
+}
+
+/* Row-L1 normalisation; AUTO applies it only to non-negative features
+ * (bag-of-words style, as for Cora). */
+static void normalise_features(tensor_t *x, feat_norm_t mode)
+{
+    int64_t n = x->rows, f = x->cols;
+    if (mode == FEAT_NORM_NONE) return;
+    if (mode == FEAT_NORM_AUTO)
+        for (int64_t i = 0; i < n * f; i++)
+            if (x->data[i] < 0) return;
+    for (int64_t v = 0; v < n; v++) {
+        double s = 0;
+        for (int64_t j = 0; j < f; j++) s += fabsf(x->data[v * f + j]);
+        if (s > 0)
+            for (int64_t j = 0; j < f; j++) x->data[v * f + j] = (float)(x->data[v * f + j] / s);
+    }
+}
+
+int64_t data_count_labelled(const int32_t *label, const int32_t *idx, int64_t n)
+{
+    int64_t k = 0;
+    for (int64_t i = 0; i < n; i++) k += label[idx[i]] >= 0;
+    return k;
+}
+
+/* A kp buffer of bytes, allocated on first use. */
+static int ensure(kplace_t kp, void **p, size_t bytes, const char *what, gs_err_t *err)
+{
+    if (!*p && !(*p = kp.K->alloc(kp.cx, bytes ? bytes : 1)))
+        return gs_fail(err, GS_EFAIL, "out of %s memory for %s", kp.K->name, what);
+    return GS_OK;
+}
+
+static void release_copies(train_data_t *d)
+{
+    if (!d->kp.K) return;
+    if (d->x.data) d->kp.K->release(d->kp.cx, d->x.data);
+    if (d->label_k) d->kp.K->release(d->kp.cx, d->label_k);
+    for (int s = 0; s < 3; s++)
+        if (d->split_k[s]) d->kp.K->release(d->kp.cx, d->split_k[s]);
+    if (d->kg == &d->kg_mirror) d->kp.K->graph_release(d->kp.cx, &d->kg_mirror);
+    d->x.data = NULL, d->label_k = NULL, d->kg = NULL;
+    memset(d->split_k, 0, sizeof d->split_k);
+}
+
+int data_place(train_data_t *d, kplace_t kp, feat_norm_t fn, gs_err_t *err)
+{
+    release_copies(d);
+    d->kp = kp;
+    const kops_t *K = kp.K;
+    int rc;
+    if (!K->device) d->kg = &d->g; /* the host's mirror is the graph itself */
+    else if ((rc = K->graph_mirror(kp.cx, &d->g, &d->kg_mirror, err))) return rc;
+    else d->kg = &d->kg_mirror;
+    tensor_t host;
+    if ((rc = tensor_alloc(&host, d->ds.n, d->ds.f, err))) return rc;
+    memcpy(host.data, d->ds.feat, tensor_bytes(&host));
+    normalise_features(&host, fn);
+    d->x.rows = host.rows, d->x.cols = host.cols;
+    if (!(rc = ensure(kp, (void **)&d->x.data, tensor_bytes(&host), "features", err)))
+        K->upload(kp.cx, d->x.data, host.data, tensor_bytes(&host));
+    tensor_free(&host);
+    if (rc) return rc;
+    if ((rc = ensure(kp, (void **)&d->label_k, sizeof(int32_t) * (size_t)d->ds.n, "labels", err))) return rc;
+    K->upload(kp.cx, d->label_k, d->ds.label, sizeof(int32_t) * (size_t)d->ds.n);
+    for (int s = 0; s < 3; s++) {
+        int64_t n = d->ds.nsplit[s];
+        if ((rc = ensure(kp, (void **)&d->split_k[s], sizeof(int32_t) * (size_t)n, "splits", err))) return rc;
+        K->upload(kp.cx, d->split_k[s], d->ds.split[s], sizeof(int32_t) * (size_t)n);
+        d->split_labelled[s] = data_count_labelled(d->ds.label, d->ds.split[s], n);
+        d->split_n[s] = n;
+    }
+    return GS_OK;
+}
+
+int data_localize(train_data_t *d, const int32_t *rows, int64_t nrows, int64_t room, int64_t lo, int64_t hi, gs_err_t *err)
+{
+    if (d->kp.K->device) return gs_fail(err, GS_EINPUT, "a rank's data lives in host memory (--backend cuda with --ranks is not supported)");
+    int64_t f = d->x.cols, own = hi - lo;
+    float *x = calloc((size_t)(room * f + 1), sizeof(float));
+    int32_t *label = malloc(sizeof(int32_t) * (size_t)(own + 1)), *split[3] = {NULL, NULL, NULL};
+    int bad = !x || !label;
+    for (int s = 0; s < 3 && !bad; s++) bad = !(split[s] = malloc(sizeof(int32_t) * (size_t)(d->split_n[s] + 1)));
+    if (bad) {
+        free(x), free(label);
+        for (int s = 0; s < 3; s++) free(split[s]);
+        return gs_fail(err, GS_EFAIL, "out of memory for the rank's data");
+    }
+    for (int64_t i = 0; i < nrows; i++) memcpy(x + i * f, d->x.data + (int64_t)rows[i] * f, sizeof(float) * (size_t)f);
+    memcpy(label, d->label_k + lo, sizeof(int32_t) * (size_t)own);
+    int64_t n[3] = {0, 0, 0};
+    for (int s = 0; s < 3; s++)
+        for (int64_t i = 0; i < d->split_n[s]; i++)
+            if (d->split_k[s][i] >= lo && d->split_k[s][i] < hi) split[s][n[s]++] = (int32_t)(d->split_k[s][i] - lo);
+    release_copies(d);
+    d->kg = &d->g;
+    d->x = (tensor_t){room, f, x};
+    d->label_k = label;
+    for (int s = 0; s < 3; s++) d->split_k[s] = split[s], d->split_n[s] = n[s];
+    dataset_t *ds = &d->ds; /* what is not needed any more */
+    free(ds->pair_src), free(ds->pair_dst), free(ds->pair_type), free(ds->feat), free(ds->label);
+    ds->pair_src = ds->pair_dst = ds->pair_type = NULL, ds->feat = NULL, ds->label = NULL;
+    for (int s = 0; s < 3; s++) free(ds->split[s]), ds->split[s] = NULL;
+    d->kp = kplace_host();
+    return GS_OK;
+}
+
+int data_renumber(train_data_t *d, const int32_t *perm, gs_err_t *err)
+{
+    int64_t n = d->g.n;
+    int32_t *orig = malloc(sizeof(int32_t) * (size_t)n);
+    if (!orig) return gs_fail(err, GS_EFAIL, "out of memory");
+    for (int64_t v = 0; v < n; v++) orig[v] = d->g.orig_id[perm[v]];
+    int rc = dataset_permute(&d->ds, perm, err);
+    if (!rc) {
+        graph_free(&d->g);
+        rc = graph_build(&d->g, &d->ds, err);
+    }
+    if (!rc) memcpy(d->g.orig_id, orig, sizeof(int32_t) * (size_t)n);
+    free(orig);
+    return rc;
+}
+
+void data_close(train_data_t *d)
+{
+    release_copies(d);
+    graph_free(&d->g);
+    dataset_free(&d->ds);
+    memset(d, 0, sizeof *d);
+}

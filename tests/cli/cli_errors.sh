@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# cli_errors.sh - bad flags, values, models and datasets give a one-line
+# error naming what is wrong and exit code 2, never a crash (this script
+# also runs against the ASan build).
+# run-under: asan
+source "$(dirname "$0")/../lib.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+expect_fail 2 "--model: 'nope' is unknown (expected gcn|" -- "$BIN" train --model nope --epochs 1
+expect_fail 2 "unknown flag '--bogus'" -- "$BIN" train --bogus
+expect_fail 2 "--epochs: 'abc' is not an integer" -- "$BIN" train --epochs abc
+expect_fail 2 "--dropout: '1.5' is out of range" -- "$BIN" train --dropout 1.5
+expect_fail 2 "--lr needs a value" -- "$BIN" train --lr
+expect_fail 2 "unknown command 'frobnicate'" -- "$BIN" frobnicate
+expect_fail 2 "no such file, directory or shipped dataset" -- "$BIN" train --dataset /nonexistent/x
+# hostile numbers: refused when typed, with the accepted range
+expect_fail 2 "--device-mem: 'nan' is not a size" -- "$BIN" train --device-mem nan --epochs 1
+expect_fail 2 "--device-mem: '0.5' is not a whole number of bytes" -- "$BIN" train --device-mem 0.5 --epochs 1
+expect_fail 2 "--device-mem: '' is not a size" -- "$BIN" train --device-mem '' --epochs 1
+expect_fail 2 "--link-scale: '1e-6' is out of range" -- "$BIN" train --link-scale 1e-6 --epochs 1
+expect_fail 2 "--link-scale: '1e-320' is out of range" -- "$BIN" train --link-scale 1e-320 --epochs 1
+expect_fail 2 "--epochs: '99999999999999999999' is out of range" -- "$BIN" train --epochs 99999999999999999999
+expect_fail 2 "--lr: '1e-400' is out of range" -- "$BIN" train --lr 1e-400 --epochs 1
+expect_fail 2 "--hidden 65536 --layers 64 would need" -- "$BIN" train --hidden 65536 --layers 64 --epochs 1
+expect_fail 2 "--device-mem 8.0 MiB is too small for this model" -- "$BIN" train --hidden 65536 --device-mem 8M --epochs 1
+# output files: a regular file or nothing, in a writable directory, checked before any work
+expect_fail 2 "--checkpoint /dev/full: is not a regular file" -- "$BIN" train --checkpoint /dev/full --epochs 1
+ln -s "$tmp/elsewhere" "$tmp/link"
+expect_fail 2 "--trace $tmp/link: is a symbolic link" -- "$BIN" train --trace "$tmp/link" --epochs 1
+expect_fail 2 "--trace $tmp: is a directory" -- "$BIN" train --trace "$tmp" --epochs 1
+expect_fail 2 "--metrics /nonexistent/m.csv: no such directory" -- "$BIN" train --metrics /nonexistent/m.csv --epochs 1
+expect_fail 2 "--resume /dev/null: not a regular file" -- "$BIN" train --resume /dev/null --epochs 1
+[ -e "$tmp/elsewhere" ] && bad "the symlink's target was written" || ok "the symlink's target was left alone"
+# scripts: a regular text file
+expect_fail 2 "$tmp: not a regular file" -- "$BIN" --script "$tmp" --max-epochs 1
+expect_fail 2 "/dev/zero: not a regular file" -- "$BIN" --script /dev/zero --max-epochs 1
+mkfifo "$tmp/fifo"
+expect_fail 2 "--dataset $tmp/fifo: not a regular file or directory" -- timeout 10 "$BIN" train --dataset "$tmp/fifo"
+# a malformed dataset: the error names the file and the line
+d="$tmp/bad"
+mkdir -p "$d/split"
+printf '3\n' | gzip >"$d/num-node-list.csv.gz"
+printf '2\n' | gzip >"$d/num-edge-list.csv.gz"
+printf '0,1\n1,7\n' | gzip >"$d/edge.csv.gz"
+printf '1\n2\n3\n' | gzip >"$d/node-feat.csv.gz"
+printf '0\n1\n0\n' | gzip >"$d/node-label.csv.gz"
+for s in train valid test; do printf '0\n' | gzip >"$d/split/$s.csv.gz"; done
+expect_fail 2 "edge.csv.gz:2: column 2 (dst): node id 7 is not in [0, 3)" -- "$BIN" train --dataset "$d" --no-cache
+printf '0,1\n1,2\n' | gzip >"$d/edge.csv.gz"
+head -c 20 "$d/edge.csv.gz" >"$d/e" && mv "$d/e" "$d/edge.csv.gz"
+expect_fail 2 "edge.csv.gz:" -- "$BIN" train --dataset "$d" --no-cache
+: >"$d/edge.csv.gz"
+expect_fail 2 "edge.csv.gz:1: file is empty" -- "$BIN" train --dataset "$d" --no-cache
+printf '0,1\n1,2\n' | gzip >"$d/edge.csv.gz"
+printf '0\n1\n9\n' | gzip >"$d/split/test.csv.gz"
+expect_fail 2 "test.csv.gz:3: column 1 (node index): 9 is not in [0, 3)" -- "$BIN" train --dataset "$d" --no-cache
+expect_fail 2 "not a gnnscope checkpoint" -- "$BIN" train --epochs 1 --resume "$d/node-feat.csv.gz"
+expect_fail 2 "--gen" -- "$BIN" gen --out "$tmp/g" --gen 3
+expect_fail 2 "--out DIR is required" -- "$BIN" gen --nodes 10
+# without a GPU (or without the plugin) the cuda backend refuses in one line
+if ! command -v nvidia-smi >/dev/null 2>&1; then
+    expect_fail 2 "no " -- "$BIN" train --backend cuda --epochs 1
+    expect_fail 2 "no " -- "$BIN" train --backend cuda --devices 2 --epochs 1
+fi
+finish

@@ -1,0 +1,325 @@
+/* test_kernels.c - every CPU kernel against a naive loop over the edge
+ * list, with weights recomputed from degrees here rather than taken from
+ * graph.c; graph construction invariants; and bitwise equality of the
+ * threaded kernels across thread counts. */
+/* run-under: asan */
+#include "test_util.h"
+
+#include <float.h>
+#include <math.h>
+
+#include "engine/kernels/kernels.h"
+#include "base/threadpool.h"
+
+#define N 60
+#define PAIRS 300
+#define F 7
+
+typedef struct {
+    dataset_t d;
+    graph_t g;
+    float w[3][4096]; /* independent weights per mode, CSC order */
+} fixture_t;
+
+static int setup(void **state)
+{
+    fixture_t *fx = calloc(1, sizeof *fx);
+    gs_err_t err;
+    tu_random_dataset(&fx->d, N, PAIRS, F, 3, 1, 7);
+    assert_int_equal(graph_build(&fx->g, &fx->d, &err), GS_OK);
+    assert_true(fx->g.m < 4096);
+    int64_t indeg[N] = {0}, outdeg[N] = {0};
+    for (int64_t e = 0; e < fx->g.m; e++) indeg[fx->g.in_dst[e]]++, outdeg[fx->g.in_src[e]]++;
+    for (int64_t e = 0; e < fx->g.m; e++) {
+        int u = fx->g.in_src[e], v = fx->g.in_dst[e];
+        fx->w[AGG_ONE][e] = 1.0f;
+        fx->w[AGG_NORM][e] = (float)(1.0 / sqrt((double)outdeg[u] * (double)indeg[v]));
+        fx->w[AGG_MEAN][e] = (float)(1.0 / (double)indeg[v]);
+    }
+    gs_pool_init(2);
+    *state = fx;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture_t *fx = *state;
+    graph_free(&fx->g);
+    dataset_free(&fx->d);
+    free(fx);
+    return 0;
+}
+
+static void assert_close(const float *a, const float *b, int64_t n, double tol)
+{
+    for (int64_t i = 0; i < n; i++) {
+        double scale = 1.0 + fabs(a[i]) + fabs(b[i]);
+        if (fabs((double)a[i] - (double)b[i]) > tol * scale)
+            fail_msg("element %lld: %.7g vs %.7g", (long long)i, (double)a[i], (double)b[i]);
+    }
+}
+
+static void test_graph_invariants(void **state)
+{
+    fixture_t *fx = *state;
+    const graph_t *g = &fx->g;
+    /* dedupe by hand: set of directed pairs */
+    static char seen[N][N];
+    memset(seen, 0, sizeof seen);
+    int64_t expect = 0;
+    for (int64_t i = 0; i < fx->d.npairs; i++) {
+        int u = fx->d.pair_src[i], v = fx->d.pair_dst[i];
+        if (u == v) continue;
+        if (!seen[u][v]) seen[u][v] = 1, expect++;
+        if (!seen[v][u]) seen[v][u] = 1, expect++;
+    }
+    assert_int_equal(g->m, expect + N);
+    for (int v = 0; v < N; v++) {
+        int self = 0;
+        for (int64_t e = g->in_ptr[v]; e < g->in_ptr[v + 1]; e++) {
+            assert_int_equal(g->in_dst[e], v);
+            if (g->in_src[e] == v) self++, assert_int_equal(g->etype[e], 2 * 2);
+            else assert_true(seen[g->in_src[e]][v]);
+            if (e > g->in_ptr[v]) assert_true(g->in_src[e] > g->in_src[e - 1]);
+        }
+        assert_int_equal(self, 1);
+    }
+    for (int u = 0; u < N; u++)
+        for (int64_t k = g->out_ptr[u]; k < g->out_ptr[u + 1]; k++) {
+            int64_t e = g->out_eid[k];
+            assert_int_equal(g->in_src[e], u);
+            assert_int_equal(g->in_dst[e], g->out_dst[k]);
+            assert_true(g->out_w_norm[k] == g->w_norm[e]);
+        }
+    for (int64_t e = 0; e < g->m; e++) {
+        assert_true(fabsf(g->w_norm[e] - fx->w[AGG_NORM][e]) < 1e-7f);
+        assert_true(fabsf(g->w_mean[e] - fx->w[AGG_MEAN][e]) < 1e-7f);
+    }
+}
+
+static void test_gemm(void **state)
+{
+    (void)state;
+    float a[6 * 5], b[5 * 4], c[6 * 4], ref[6 * 4];
+    tu_fill(a, 30, 1);
+    tu_fill(b, 20, 2);
+    for (int ta = 0; ta < 2; ta++)
+        for (int tb = 0; tb < 2; tb++)
+            for (int acc = 0; acc < 2; acc++) {
+                tu_fill(c, 24, 3);
+                memcpy(ref, c, sizeof c);
+                /* op(A) is (6,5), op(B) is (5,4) */
+                for (int i = 0; i < 6; i++)
+                    for (int j = 0; j < 4; j++) {
+                        double s = 0;
+                        for (int k = 0; k < 5; k++) s += (double)(ta ? a[k * 6 + i] : a[i * 5 + k]) * (tb ? b[j * 5 + k] : b[k * 4 + j]);
+                        ref[i * 4 + j] = (float)(acc ? ref[i * 4 + j] + s : s);
+                    }
+                k_gemm(ta, tb, 6, 4, 5, a, b, c, acc);
+                assert_close(c, ref, 24, 1e-5);
+            }
+}
+
+static void test_gather_sum_all_modes(void **state)
+{
+    fixture_t *fx = *state;
+    const graph_t *g = &fx->g;
+    float x[N * F], y[N * F], ref[N * F], dx[N * F], dref[N * F];
+    tu_fill(x, N * F, 11);
+    for (int mode = 0; mode < 3; mode++) {
+        memset(ref, 0, sizeof ref);
+        memset(dref, 0, sizeof dref);
+        for (int64_t e = 0; e < g->m; e++)
+            for (int j = 0; j < F; j++) {
+                ref[g->in_dst[e] * F + j] += fx->w[mode][e] * x[g->in_src[e] * F + j];
+                dref[g->in_src[e] * F + j] += fx->w[mode][e] * x[g->in_dst[e] * F + j];
+            }
+        k_gather_sum(g, (agg_weight_t)mode, x, F, y, 0);
+        assert_close(y, ref, N * F, 1e-5);
+        k_gather_sum_bwd(g, (agg_weight_t)mode, x, F, dx, 0);
+        assert_close(dx, dref, N * F, 1e-5);
+        /* accumulate mode adds on top */
+        k_gather_sum(g, (agg_weight_t)mode, x, F, y, 1);
+        for (int i = 0; i < N * F; i++) ref[i] *= 2;
+        assert_close(y, ref, N * F, 1e-5);
+    }
+}
+
+static void test_gather_max(void **state)
+{
+    fixture_t *fx = *state;
+    const graph_t *g = &fx->g;
+    float x[N * F], y[N * F], ref[N * F], dy[N * F], dx[N * F], dref[N * F];
+    int32_t am[N * F];
+    tu_fill(x, N * F, 12);
+    tu_fill(dy, N * F, 13);
+    for (int i = 0; i < N * F; i++) ref[i] = -FLT_MAX;
+    memset(dref, 0, sizeof dref);
+    int best[N * F];
+    for (int64_t e = 0; e < g->m; e++)
+        for (int j = 0; j < F; j++) {
+            int v = g->in_dst[e], u = g->in_src[e];
+            if (x[u * F + j] > ref[v * F + j]) ref[v * F + j] = x[u * F + j], best[v * F + j] = u;
+        }
+    for (int v = 0; v < N; v++)
+        for (int j = 0; j < F; j++) dref[best[v * F + j] * F + j] += dy[v * F + j];
+    k_gather_max(g, x, F, y, am);
+    assert_close(y, ref, N * F, 0);
+    k_gather_max_bwd(g, am, dy, F, dx, 0);
+    assert_close(dx, dref, N * F, 1e-6);
+}
+
+static void test_scatter_and_edge_gather(void **state)
+{
+    fixture_t *fx = *state;
+    const graph_t *g = &fx->g;
+    int64_t m = g->m;
+    float *x = malloc(sizeof(float) * N * F), *ye = malloc(sizeof(float) * (size_t)m * F);
+    float *de = malloc(sizeof(float) * (size_t)m * F), *dref_e = malloc(sizeof(float) * (size_t)m * F);
+    float y[N * F], ref[N * F];
+    tu_fill(x, N * F, 14);
+    k_scatter_src(g, x, F, ye);
+    for (int64_t e = 0; e < m; e++) assert_close(ye + e * F, x + g->in_src[e] * F, F, 0);
+    k_scatter_dst(g, x, F, ye);
+    for (int64_t e = 0; e < m; e++) assert_close(ye + e * F, x + g->in_dst[e] * F, F, 0);
+    tu_fill(ye, m * F, 15);
+    /* scatter backward: sum edge rows into their source / destination */
+    memset(ref, 0, sizeof ref);
+    for (int64_t e = 0; e < m; e++)
+        for (int j = 0; j < F; j++) ref[g->in_src[e] * F + j] += ye[e * F + j];
+    k_scatter_src_bwd(g, ye, F, y, 0);
+    assert_close(y, ref, N * F, 1e-5);
+    memset(ref, 0, sizeof ref);
+    for (int64_t e = 0; e < m; e++)
+        for (int j = 0; j < F; j++) ref[g->in_dst[e] * F + j] += ye[e * F + j];
+    k_scatter_dst_bwd(g, ye, F, y, 0);
+    assert_close(y, ref, N * F, 1e-5);
+    for (int mode = 0; mode < 3; mode++) {
+        memset(ref, 0, sizeof ref);
+        for (int64_t e = 0; e < m; e++)
+            for (int j = 0; j < F; j++) ref[g->in_dst[e] * F + j] += fx->w[mode][e] * ye[e * F + j];
+        k_gather_edge(g, (agg_weight_t)mode, ye, F, y, 0);
+        assert_close(y, ref, N * F, 1e-5);
+        for (int64_t e = 0; e < m; e++)
+            for (int j = 0; j < F; j++) dref_e[e * F + j] = fx->w[mode][e] * x[g->in_dst[e] * F + j];
+        k_gather_edge_bwd(g, (agg_weight_t)mode, x, F, de, 0);
+        assert_close(de, dref_e, m * F, 1e-6);
+    }
+    free(x), free(ye), free(de), free(dref_e);
+}
+
+static void test_attention_kernels(void **state)
+{
+    fixture_t *fx = *state;
+    const graph_t *g = &fx->g;
+    enum { K = 2, H = 3 };
+    int64_t m = g->m;
+    float l[N * K], r[N * K], x[N * K * H], y[N * K * H], ref[N * K * H], dy[N * K * H];
+    float *s = malloc(sizeof(float) * (size_t)m * K), *a = malloc(sizeof(float) * (size_t)m * K);
+    float *da = malloc(sizeof(float) * (size_t)m * K), *ds = malloc(sizeof(float) * (size_t)m * K);
+    float *eref = malloc(sizeof(float) * (size_t)m * K);
+    tu_fill(l, N * K, 16), tu_fill(r, N * K, 17), tu_fill(x, N * K * H, 18), tu_fill(dy, N * K * H, 19);
+    k_edge_uaddv(g, l, r, K, s);
+    for (int64_t e = 0; e < m; e++)
+        for (int k = 0; k < K; k++) eref[e * K + k] = l[g->in_src[e] * K + k] + r[g->in_dst[e] * K + k];
+    assert_close(s, eref, m * K, 0);
+    k_edge_softmax(g, s, K, a);
+    for (int v = 0; v < N; v++)
+        for (int k = 0; k < K; k++) {
+            double z = 0;
+            for (int64_t e = 0; e < m; e++)
+                if (g->in_dst[e] == v) z += exp(s[e * K + k]);
+            for (int64_t e = 0; e < m; e++)
+                if (g->in_dst[e] == v) eref[e * K + k] = (float)(exp(s[e * K + k]) / z);
+        }
+    assert_close(a, eref, m * K, 1e-6);
+    /* softmax backward: dS = A (dA - sum A dA) per destination */
+    tu_fill(da, m * K, 20);
+    for (int v = 0; v < N; v++)
+        for (int k = 0; k < K; k++) {
+            double dot = 0;
+            for (int64_t e = 0; e < m; e++)
+                if (g->in_dst[e] == v) dot += a[e * K + k] * da[e * K + k];
+            for (int64_t e = 0; e < m; e++)
+                if (g->in_dst[e] == v) eref[e * K + k] = (float)(a[e * K + k] * (da[e * K + k] - dot));
+        }
+    k_edge_softmax_bwd(g, a, da, K, ds, 0);
+    assert_close(ds, eref, m * K, 1e-5);
+    /* attention gather and its two backward halves */
+    memset(ref, 0, sizeof ref);
+    for (int64_t e = 0; e < m; e++)
+        for (int k = 0; k < K; k++)
+            for (int h = 0; h < H; h++) ref[(g->in_dst[e] * K + k) * H + h] += a[e * K + k] * x[(g->in_src[e] * K + k) * H + h];
+    k_gather_attn(g, x, a, K, H, y);
+    assert_close(y, ref, N * K * H, 1e-5);
+    memset(ref, 0, sizeof ref);
+    for (int64_t e = 0; e < m; e++)
+        for (int k = 0; k < K; k++)
+            for (int h = 0; h < H; h++) ref[(g->in_src[e] * K + k) * H + h] += a[e * K + k] * dy[(g->in_dst[e] * K + k) * H + h];
+    k_gather_attn_bwd(g, a, dy, K, H, y, 0);
+    assert_close(y, ref, N * K * H, 1e-5);
+    for (int64_t e = 0; e < m; e++)
+        for (int k = 0; k < K; k++) {
+            double dot = 0;
+            for (int h = 0; h < H; h++) dot += dy[(g->in_dst[e] * K + k) * H + h] * x[(g->in_src[e] * K + k) * H + h];
+            eref[e * K + k] = (float)dot;
+        }
+    k_sddmm(g, dy, x, K, H, ds, 0);
+    assert_close(ds, eref, m * K, 1e-5);
+    free(s), free(a), free(da), free(ds), free(eref);
+}
+
+static void test_gather_typed(void **state)
+{
+    fixture_t *fx = *state;
+    const graph_t *g = &fx->g;
+    int64_t T = g->ntypes, H = 3;
+    assert_int_equal(T, 5); /* explicit types 0,1 -> 0..3, self-loop 4 */
+    float *z = malloc(sizeof(float) * (size_t)(N * T * H)), *dz = malloc(sizeof(float) * (size_t)(N * T * H));
+    float *dref = calloc((size_t)(N * T * H), sizeof(float));
+    float y[N * 3], ref[N * 3], dy[N * 3];
+    tu_fill(z, N * T * H, 21), tu_fill(dy, N * H, 22);
+    for (int mode = 0; mode < 3; mode++) {
+        memset(ref, 0, sizeof ref);
+        memset(dref, 0, sizeof(float) * (size_t)(N * T * H));
+        for (int64_t e = 0; e < g->m; e++)
+            for (int h = 0; h < H; h++) {
+                int64_t zi = g->in_src[e] * T * H + g->etype[e] * H + h;
+                ref[g->in_dst[e] * H + h] += fx->w[mode][e] * z[zi];
+                dref[zi] += fx->w[mode][e] * dy[g->in_dst[e] * H + h];
+            }
+        k_gather_typed(g, (agg_weight_t)mode, z, H, y, 0);
+        assert_close(y, ref, N * H, 1e-5);
+        k_gather_typed_bwd(g, (agg_weight_t)mode, dy, H, dz, 0);
+        assert_close(dz, dref, N * T * H, 1e-5);
+    }
+    free(z), free(dz), free(dref);
+}
+
+static void test_threads_bitwise_equal(void **state)
+{
+    fixture_t *fx = *state;
+    float x[N * F], y1[N * F], y2[N * F];
+    tu_fill(x, N * F, 23);
+    gs_pool_init(1);
+    k_gather_sum(&fx->g, AGG_NORM, x, F, y1, 0);
+    gs_pool_init(2);
+    k_gather_sum(&fx->g, AGG_NORM, x, F, y2, 0);
+    assert_memory_equal(y1, y2, sizeof y1);
+    k_gather_sum_bwd(&fx->g, AGG_NORM, x, F, y1, 0);
+    gs_pool_init(1);
+    k_gather_sum_bwd(&fx->g, AGG_NORM, x, F, y2, 0);
+    assert_memory_equal(y1, y2, sizeof y1);
+    gs_pool_init(2);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_graph_invariants),   cmocka_unit_test(test_gemm),
+        cmocka_unit_test(test_gather_sum_all_modes), cmocka_unit_test(test_gather_max),
+        cmocka_unit_test(test_scatter_and_edge_gather), cmocka_unit_test(test_attention_kernels),
+        cmocka_unit_test(test_gather_typed),       cmocka_unit_test(test_threads_bitwise_equal),
+    };
+    return cmocka_run_group_tests_name("kernels", tests, setup, teardown);
+}

@@ -1,0 +1,258 @@
+/* test_stream_train.c - the invariant of docs/ARCHITECTURE.md ("Invariants") at the trainer
+ * level: on a small generated graph, every combination of streaming knobs
+ * in the matrix below trains the same model as the in-memory run (losses
+ * within 1e-4 relative for 5 epochs), for GCN and for GG-NN (typed edges:
+ * an NN on the source per edge type). The matrix covers P = 1, 2, 4;
+ * selective off/on; pipeline with k = 1 and 4; swap off/on; 1, 2 and 4
+ * devices with naive, chain and ring; DKP off/on; the three orders; and
+ * the three memory plans (stream, lru, roc), which also must move fewer
+ * bytes than streaming within the device cap. */
+/* run-under: asan tsan */
+#include "test_util.h"
+
+#include <math.h>
+
+#include "engine/train/knobs.h"
+#include "engine/train/train.h"
+
+static tu_gen_t gen;
+
+static int setup(void **state)
+{
+    (void)state;
+    gen_params_t p = {.nodes = 400, .avg_degree = 6, .feats = 12, .classes = 4, .seed = 5};
+    return tu_gen_setup(&gen, &p);
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    tu_gen_cleanup(&gen);
+    return 0;
+}
+
+static train_cfg_t base(const char *model, dkp_mode_t dkp)
+{
+    train_cfg_t c;
+    train_cfg_defaults(&c);
+    snprintf(c.dataset, sizeof c.dataset, "%s", gen.data_dir);
+    snprintf(c.model, sizeof c.model, "%s", model);
+    c.threads = 2;
+    c.hidden = 8;
+    c.dkp = dkp;
+    c.links_native = 1; /* timing does not change the maths; the multi-device runs model links */
+    c.link_scale = 100;
+    return c;
+}
+
+/* Trains 5 epochs: the losses, and optionally each device's high-water
+ * mark and the last epoch's stats. */
+static void losses(const train_cfg_t *c, double *out, uint64_t *hw, epoch_stats_t *last)
+{
+    trainer_t t;
+    gs_err_t err;
+    if (trainer_open(&t, c, &err)) fail_msg("%s", err.msg);
+    for (int i = 0; i < 5; i++) {
+        epoch_stats_t st;
+        if (trainer_epoch(&t, &st, &err)) fail_msg("%s", err.msg);
+        out[i] = st.loss;
+        if (last) *last = st;
+    }
+    if (hw) {
+        for (int d = 0; d < c->devices; d++) hw[d] = t.stream.last_stats.high_water[d];
+    }
+    trainer_close(&t);
+}
+
+static void expect_same(const double *ref, const train_cfg_t *c, const char *what)
+{
+    double got[5];
+    losses(c, got, NULL, NULL);
+    for (int i = 0; i < 5; i++)
+        if (fabs(got[i] - ref[i]) > 1e-4 * fabs(ref[i]))
+            fail_msg("%s: epoch %d loss %.9g, in-memory %.9g", what, i + 1, got[i], ref[i]);
+}
+
+static void knob_matrix(clock_kind_t clock)
+{
+    const char *models[] = {"gcn", "ggnn"};
+    int ps[] = {1, 2, 4}, ks[] = {1, 4};
+    for (int m = 0; m < 2; m++)
+        for (int dk = 0; dk < 2; dk++) {
+            train_cfg_t c = base(models[m], dk ? DKP_ON : DKP_OFF);
+            c.clock = clock;
+            double ref[5];
+            losses(&c, ref, NULL, NULL);
+            c.stream = 1;
+            for (int a = 0; a < 3; a++)
+                for (int sel = 0; sel < 2; sel++)
+                    for (int k = 0; k < 2; k++)
+                        for (int swap = 0; swap < 2; swap++) {
+                            c.chunks = ps[a];
+                            memplan_kind_t plan = (memplan_kind_t)((a + sel + k + swap) % 3);
+                            c.knobs = (stream_knobs_t){1, ks[k], sel ? SEL_ON : SEL_OFF, swap, MD_NAIVE, plan};
+                            c.devices = 1;
+                            snprintf(c.topology, sizeof c.topology, "1gpu");
+                            char what[160];
+                            snprintf(what, sizeof what, "%s dkp=%d P=%d sel=%d k=%d swap=%d memplan=%d", models[m], dk, ps[a],
+                                     sel, ks[k], swap, plan);
+                            expect_same(ref, &c, what);
+                        }
+            int devs[] = {2, 4};
+            snprintf(c.topology, sizeof c.topology, "pcie-4gpu-2switch");
+            for (int a = 0; a < 2; a++)
+                for (int md = 0; md < 3; md++)
+                    for (int o = 0; o < 3; o++) {
+                        c.devices = devs[a];
+                        c.links_native = o != 0;
+                        c.chunks = 4;
+                        c.order = (order_kind_t)o;
+                        c.knobs = (stream_knobs_t){1, 2, SEL_AUTO, 1, (multidev_t)md, (memplan_kind_t)((md + o) % 3)};
+                        char what[160];
+                        snprintf(what, sizeof what, "%s dkp=%d devices=%d multidev=%d order=%d memplan=%d", models[m], dk,
+                                 devs[a], md, o, (md + o) % 3);
+                        expect_same(ref, &c, what);
+                    }
+        }
+}
+
+/* Both clocks: the virtual one (the default) and the wall clock. */
+static void test_knob_matrix_matches_in_memory(void **state)
+{
+    (void)state;
+    knob_matrix(CLOCK_VIRTUAL);
+    knob_matrix(CLOCK_WALL);
+}
+
+static void test_chunks_auto_respects_the_cap(void **state)
+{
+    (void)state;
+    train_cfg_t c = base("gcn", DKP_AUTO);
+    c.stream = 1;
+    c.devices = 2;
+    snprintf(c.topology, sizeof c.topology, "pcie-4gpu-2switch");
+    c.device_mem = 40000; /* far below the 400 x 12 x 4 byte feature matrix */
+    double l[5];
+    uint64_t hw[2];
+    losses(&c, l, hw, NULL);
+    for (int d = 0; d < 2; d++) {
+        assert_true(hw[d] > 0);
+        assert_true(hw[d] <= c.device_mem);
+    }
+    trainer_t t;
+    gs_err_t err;
+    c.device_mem = 100; /* nothing fits: a clear error, not a crash */
+    assert_int_equal(trainer_open(&t, &c, &err), GS_EINPUT);
+    assert_non_null(strstr(err.msg, "--device-mem"));
+    trainer_close(&t);
+}
+
+/* One streamed run's last-epoch H2D bytes, device-copy savings, high-water mark and losses. */
+typedef struct {
+    double h2d, kept, loss[5];
+    uint64_t hw;
+} plan_run_t;
+
+static plan_run_t plan_run(train_cfg_t c, memplan_kind_t plan)
+{
+    plan_run_t r = {0};
+    epoch_stats_t last;
+    c.knobs.memplan = plan;
+    losses(&c, r.loss, &r.hw, &last);
+    r.h2d = last.h2d_bytes, r.kept = last.kept_bytes;
+    return r;
+}
+
+static void test_memory_plans_save_transfers_within_the_cap(void **state)
+{
+    (void)state;
+    train_cfg_t c = base("gcn", DKP_OFF);
+    c.stream = 1;
+    c.chunks = 2;
+    c.device_mem = 100000; /* the buffers for P = 2 and room for a few (400, 8) tensors, not all */
+    c.knobs.swap = 0; /* block order fixed: sums in the same order, so losses are bitwise equal */
+    plan_run_t s = plan_run(c, MP_STREAM), l = plan_run(c, MP_LRU), r = plan_run(c, MP_ROC);
+    assert_true(s.kept == 0);
+    assert_true(l.kept > 0 && r.kept > 0);
+    assert_true(r.h2d < s.h2d && l.h2d < s.h2d);
+    if (r.h2d > l.h2d) fail_msg("roc moved %.0f bytes, lru %.0f", r.h2d, l.h2d);
+    assert_true(s.hw <= c.device_mem && l.hw <= c.device_mem && r.hw <= c.device_mem);
+    for (int i = 0; i < 5; i++) {
+        assert_true(l.loss[i] == s.loss[i]); /* same kernels, same order: bitwise */
+        assert_true(r.loss[i] == s.loss[i]);
+    }
+}
+
+static void test_knobs_change_between_epochs(void **state)
+{
+    (void)state;
+    train_cfg_t c = base("gcn", DKP_AUTO);
+    c.links_native = 0;
+    double ref[6], got[6];
+    trainer_t t;
+    gs_err_t err;
+    epoch_stats_t st;
+    {
+        train_cfg_t m = c;
+        trainer_open(&t, &m, &err);
+        for (int i = 0; i < 6; i++) {
+            assert_int_equal(trainer_epoch(&t, &st, &err), GS_OK);
+            ref[i] = st.loss;
+        }
+        trainer_close(&t);
+    }
+    assert_int_equal(trainer_open(&t, &c, &err), GS_OK);
+    const char *steps[6][2][2] = {
+        {{NULL, NULL}},
+        {{"chunks", "4"}, {"memplan", "lru"}},
+        {{"order", "metis"}, {"topology", "pcie-4gpu-2switch"}},
+        {{"devices", "2"}, {"multidev", "ring"}},
+        {{"selective", "on"}, {"subchunks", "4"}},
+        {{"chunks", "2"}, {"order", "none"}},
+    };
+    char buf[64];
+    for (int i = 0; i < 6; i++) {
+        for (int j = 0; j < 2; j++)
+            if (steps[i][j][0]) assert_int_equal(knob_set(&t, steps[i][j][0], steps[i][j][1], &err), GS_OK);
+        if (i == 1) { /* pending is visible, current is unchanged until the epoch boundary */
+            assert_int_equal(knob_get(&t, "chunks", 1, buf, sizeof buf, &err), 1);
+            assert_string_equal(buf, "4");
+            assert_false(t.streaming);
+        }
+        if (trainer_epoch(&t, &st, &err)) fail_msg("step %d: %s", i, err.msg);
+        got[i] = st.loss;
+    }
+    assert_int_equal(t.stream.chunks, 2);
+    assert_int_equal(t.cfg.devices, 2);
+    for (int i = 0; i < 6; i++)
+        if (fabs(got[i] - ref[i]) > 1e-4 * fabs(ref[i])) fail_msg("epoch %d: %.9g vs %.9g", i + 1, got[i], ref[i]);
+    /* bad values change nothing */
+    assert_int_equal(knob_set(&t, "chunks", "abc", &err), GS_EINPUT);
+    assert_non_null(strstr(err.msg, "chunks"));
+    assert_int_equal(knob_set(&t, "warp", "9", &err), GS_EINPUT);
+    assert_int_equal(knob_get(&t, "chunks", 1, buf, sizeof buf, &err), 0);
+    /* a value the run cannot use is refused when set */
+    assert_int_equal(knob_set(&t, "device-mem", "100", &err), GS_EINPUT);
+    assert_non_null(strstr(err.msg, "device-mem"));
+    /* a value that fails when applied (too small for the 2 chunks asked for,
+     * though enough for more) restores the previous configuration */
+    knob_facts_t facts = knob_facts(&t);
+    snprintf(buf, sizeof buf, "%llu", (unsigned long long)facts.min_device_mem);
+    assert_int_equal(knob_set(&t, "device-mem", buf, &err), GS_OK);
+    assert_int_equal(trainer_epoch(&t, &st, &err), GS_EINPUT);
+    assert_int_equal(t.cfg.device_mem, 0);
+    assert_true(t.streaming);
+    assert_int_equal(trainer_epoch(&t, &st, &err), GS_OK);
+    trainer_close(&t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_knob_matrix_matches_in_memory),
+        cmocka_unit_test(test_chunks_auto_respects_the_cap),
+        cmocka_unit_test(test_memory_plans_save_transfers_within_the_cap),
+        cmocka_unit_test(test_knobs_change_between_epochs),
+    };
+    return cmocka_run_group_tests_name("stream_train", tests, setup, teardown);
+}

@@ -1,0 +1,289 @@
+/* test_streamer.c - the streaming scheduler on the cpu backend's virtual
+ * devices: every combination of chunks, sub-chunks, pipelining, selective
+ * scheduling, swap, device count and multi-device scheme gives the
+ * in-memory gather (bitwise when the summation order is kept), the device
+ * cap is never exceeded (arena high-water mark), a cap too small fails
+ * cleanly, selective scheduling moves fewer bytes, chain streaming
+ * halves the host uplink traffic against naive on pcie-4gpu-2switch, and
+ * with selective scheduling carries exactly the rows a switch's columns
+ * use.
+ * The ApplyVertex matmul and its backward (ring all-reduce of the weight
+ * gradient over 1 to 4 devices) match k_gemm, adding mode included. */
+/* run-under: asan tsan */
+#include "test_util.h"
+
+#include <math.h>
+
+#include "engine/device/backend.h"
+#include "engine/kernels/kernels.h"
+#include "engine/machine/vclock.h"
+#include "engine/stream/streamer.h"
+#include "base/threadpool.h"
+
+#define N 300
+#define F 6
+
+static dataset_t ds;
+static graph_t g;
+static float x[N * F * 5], ref_fwd[N * F], ref_bwd[N * F], ref_tfwd[N * F], ref_tbwd[N * F * 5];
+static topology_t topo;
+
+static int setup(void **state)
+{
+    (void)state;
+    gs_err_t err;
+    gs_pool_init(2);
+    tu_random_dataset(&ds, N, 1200, F, 3, 1, 21);
+    if (graph_build(&g, &ds, &err)) return -1;
+    tu_fill(x, N * F * 5, 3);
+    k_gather_sum(&g, AGG_NORM, x, F, ref_fwd, 0);
+    k_gather_sum_bwd(&g, AGG_NORM, x, F, ref_bwd, 0);
+    k_gather_typed(&g, AGG_MEAN, x, F, ref_tfwd, 0);
+    k_gather_typed_bwd(&g, AGG_MEAN, x, F, ref_tbwd, 0);
+    topology_get("pcie-4gpu-2switch", &topo);
+    topology_scale(&topo, 50.0); /* fast links: the model runs, the test stays quick */
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    graph_free(&g);
+    dataset_free(&ds);
+    return 0;
+}
+
+typedef struct {
+    backend_t *b;
+    streamer_t s;
+} rig_t;
+
+/* The clock the rig's backend runs on: the wall clock, or a virtual one. */
+static int virtual_time;
+static vclock_t vclk;
+
+static void rig_open(rig_t *r, int ndev, uint64_t cap, int p, const stream_knobs_t *kn, int links)
+{
+    gs_err_t err;
+    memset(r, 0, sizeof *r);
+    backend_cfg_t cfg = {ndev, cap, links ? &topo : NULL, streamer_task_hook, &r->s, NULL, 0};
+    if (virtual_time) vclock_init(&vclk, &topo, KTIME_ROOFLINE, 1e9, 2, 0), cfg.clock = &vclk;
+    assert_int_equal(backend_cpu.open(&r->b, &cfg, &err), GS_OK);
+    int64_t bounds[9];
+    grid_even_bounds(N, p, bounds);
+    if (streamer_init(&r->s, &backend_cpu, r->b, links ? &topo : NULL, &g, p, bounds, kn, &err)) fail_msg("%s", err.msg);
+}
+
+static void rig_close(rig_t *r)
+{
+    streamer_free(&r->s);
+    backend_cpu.close(r->b);
+}
+
+static void assert_near(const float *a, const float *b, int64_t n, double tol, const char *what)
+{
+    for (int64_t i = 0; i < n; i++)
+        if (fabs((double)a[i] - b[i]) > tol * (1 + fabs(b[i]))) fail_msg("%s: element %lld: %.9g vs %.9g", what, (long long)i, a[i], b[i]);
+}
+
+/* The gathers and products through the engine interface's calls (keys:
+ * 1 for the input, 2 for the output). */
+static int gather(streamer_t *s, agg_weight_t agg, typed_mode_t typed, const float *in, int64_t in_cols, float *out,
+                  int64_t out_cols, int64_t f, int acc, int bwd, gs_err_t *err)
+{
+    gather_call_t c = {.g = s->g, .hop = 1, .agg = agg, .typed = typed, .in = {1, (float *)in, N, in_cols},
+                       .out = {2, out, N, out_cols}, .f = f, .acc = acc};
+    return bwd ? streamer_gather_bwd(s, &c, err) : streamer_gather(s, &c, err);
+}
+
+static matmul_call_t mm_call(const float *a, int64_t c, const float *w, int64_t f)
+{
+    return (matmul_call_t){.a_vertex = 1, .a = {1, (float *)a, N, c}, .w = w, .f = f};
+}
+
+static void check_config(int p, int k, int pipe, selective_t sel, int swap, int ndev, multidev_t md)
+{
+    rig_t r;
+    stream_knobs_t kn = {pipe, k, sel, swap, md, MP_STREAM};
+    rig_open(&r, ndev, 0, p, &kn, 1);
+    static float y[N * F * 5];
+    gs_err_t err;
+    char what[128];
+    snprintf(what, sizeof what, "P=%d k=%d pipe=%d sel=%d swap=%d dev=%d md=%d", p, k, pipe, sel, swap, ndev, md);
+    double tol = swap || md == MD_RING ? 1e-5 : 0; /* otherwise the unchunked order, bitwise */
+    for (int epoch = 0; epoch < 2; epoch++) { /* epoch 2 uses the swap order */
+        r.s.profiling = epoch == 0;
+        r.s.have_profile = epoch == 1;
+        assert_int_equal(gather(&r.s, AGG_NORM, TYPED_NONE, x, F, y, F, F, 0, 0, &err), GS_OK);
+        assert_near(y, ref_fwd, N * F, tol, what);
+        assert_int_equal(gather(&r.s, AGG_NORM, TYPED_NONE, x, F, y, F, F, 0, 1, &err), GS_OK);
+        assert_near(y, ref_bwd, N * F, tol, what);
+    }
+    int64_t T = g.ntypes;
+    assert_int_equal(gather(&r.s, AGG_MEAN, TYPED_IN, x, T * F, y, F, F, 0, 0, &err), GS_OK);
+    assert_near(y, ref_tfwd, N * F, tol, what);
+    assert_int_equal(gather(&r.s, AGG_MEAN, TYPED_OUT, x, F, y, T * F, F, 0, 1, &err), GS_OK);
+    assert_near(y, ref_tbwd, N * T * F, tol, what);
+    /* accumulate mode adds to what is there */
+    memcpy(y, ref_fwd, sizeof ref_fwd);
+    assert_int_equal(gather(&r.s, AGG_NORM, TYPED_NONE, x, F, y, F, F, 1, 0, &err), GS_OK);
+    for (int i = 0; i < N * F; i++)
+        if (fabs(y[i] - 2 * ref_fwd[i]) > 1e-5 * (1 + fabs(ref_fwd[i]))) fail_msg("%s: acc mode", what);
+    rig_close(&r);
+}
+
+static void test_every_knob_combination_matches_in_memory(void **state)
+{
+    (void)state;
+    int ps[] = {1, 2, 4}, ks[] = {1, 4};
+    for (virtual_time = 0; virtual_time < 2; virtual_time++) {
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 2; b++)
+            for (int pipe = 0; pipe < 2; pipe++)
+                for (int sel = 0; sel < 3; sel++)
+                    for (int swap = 0; swap < 2; swap++) check_config(ps[a], ks[b], pipe, (selective_t)sel, swap, 1, MD_NAIVE);
+    int devs[] = {2, 4};
+    for (int a = 0; a < 2; a++)
+        for (int md = 0; md < 3; md++)
+            for (int pi = 0; pi < 3; pi++)
+                for (int sel = 0; sel < 2; sel++) check_config(ps[pi], 2, 1, (selective_t)sel, 0, devs[a], (multidev_t)md);
+    }
+    virtual_time = 0;
+}
+
+static void test_device_cap_is_never_exceeded(void **state)
+{
+    (void)state;
+    stream_knobs_t kn = {1, 2, SEL_OFF, 0, MD_NAIVE, MP_STREAM};
+    uint64_t cap = streamer_working_set(N, 4, 2, F);
+    rig_t r;
+    rig_open(&r, 2, cap, 4, &kn, 0);
+    static float y[N * F];
+    gs_err_t err;
+    assert_int_equal(gather(&r.s, AGG_NORM, TYPED_NONE, x, F, y, F, F, 0, 0, &err), GS_OK);
+    assert_near(y, ref_fwd, N * F, 0, "capped");
+    backend_stats_t st;
+    backend_cpu.stats(r.b, &st);
+    for (int d = 0; d < 2; d++) {
+        assert_true(st.high_water[d] > 0);
+        assert_true(st.high_water[d] <= cap);
+    }
+    /* the arena refuses what does not fit, and the pass says so */
+    void *big = backend_cpu.alloc(r.b, 0, cap + 1);
+    assert_null(big);
+    rig_close(&r);
+    rig_open(&r, 1, cap / 4, 4, &kn, 0);
+    assert_int_equal(gather(&r.s, AGG_NORM, TYPED_NONE, x, F, y, F, F, 0, 0, &err), GS_EINPUT);
+    assert_non_null(strstr(err.msg, "too small"));
+    rig_close(&r);
+}
+
+static double run_bytes(int ndev, multidev_t md, selective_t sel, double *uplinks)
+{
+    stream_knobs_t kn = {1, 1, sel, 0, md, MP_STREAM};
+    rig_t r;
+    rig_open(&r, ndev, 0, 4, &kn, 1);
+    static float y[N * F];
+    gs_err_t err;
+    assert_int_equal(gather(&r.s, AGG_NORM, TYPED_NONE, x, F, y, F, F, 0, 0, &err), GS_OK);
+    backend_stats_t st;
+    backend_cpu.stats(r.b, &st);
+    double h2d = 0;
+    for (int d = 0; d < ndev; d++) h2d += st.bytes[d][LANE_H2D];
+    if (uplinks) *uplinks = st.link_bytes[0] + st.link_bytes[2]; /* host>sw0, host>sw1 */
+    rig_close(&r);
+    return h2d;
+}
+
+static void test_selective_and_chain_move_fewer_bytes(void **state)
+{
+    (void)state;
+    double full = run_bytes(1, MD_NAIVE, SEL_OFF, NULL), sel = run_bytes(1, MD_NAIVE, SEL_ON, NULL);
+    assert_true(sel < full);
+    double up_naive, up_chain;
+    run_bytes(4, MD_NAIVE, SEL_OFF, &up_naive);
+    run_bytes(4, MD_CHAIN, SEL_OFF, &up_chain);
+    assert_true(up_chain > 0);
+    assert_true(fabs(up_naive / up_chain - 2.0) < 1e-9); /* each switch's uplink carries a block once, not twice */
+    /* chain with selective scheduling: each switch's uplink carries the rows
+     * of a block that either of its two columns uses, once */
+    int64_t bounds[5];
+    grid_even_bounds(N, 4, bounds);
+    double want = 0;
+    for (int grp = 0; grp < 2; grp++)
+        for (int t = 0; t < 4; t++) { /* source block t, columns 2 grp and 2 grp + 1 */
+            char used[N] = {0};
+            for (int64_t u = bounds[2 * grp]; u < bounds[2 * grp + 2]; u++)
+                for (int64_t e = g.in_ptr[u]; e < g.in_ptr[u + 1]; e++)
+                    if (g.in_src[e] >= bounds[t] && g.in_src[e] < bounds[t + 1]) used[g.in_src[e]] = 1;
+            for (int v = 0; v < N; v++) want += used[v] * sizeof(float) * F;
+        }
+    double up_sel_naive, up_sel_chain;
+    run_bytes(4, MD_NAIVE, SEL_ON, &up_sel_naive);
+    run_bytes(4, MD_CHAIN, SEL_ON, &up_sel_chain);
+    assert_true(up_sel_chain == want);
+    assert_true(up_sel_chain < up_sel_naive && up_sel_chain < up_chain);
+    /* the ring is one group: a block enters it once, with the rows any column uses */
+    double want_ring = 0;
+    for (int v = 0; v < N; v++) want_ring += (g.out_ptr[v + 1] > g.out_ptr[v]) * sizeof(float) * F;
+    assert_true(run_bytes(4, MD_RING, SEL_ON, NULL) == want_ring);
+}
+
+#define C 5 /* matmul input width; output width F */
+
+static void check_matmul(int ndev, int p, int k, int pipe)
+{
+    static float w[C * F], dy[N * F], y[N * F], ry[N * F], da[N * C], rda[N * C], dw[C * F], rdw[C * F];
+    tu_fill(w, C * F, 5);
+    tu_fill(dy, N * F, 6);
+    k_gemm(0, 0, N, F, C, x, w, ry, 0);
+    k_gemm(0, 1, N, C, F, dy, w, rda, 0);
+    k_gemm(1, 0, C, F, N, x, dy, rdw, 0);
+    stream_knobs_t kn = {pipe, k, SEL_OFF, 0, MD_RING, MP_STREAM};
+    rig_t r;
+    /* without pipelining, the least cap: blocks of rows shrink to fit it */
+    uint64_t cap = pipe ? 0 : streamer_matmul_working_set(N, p, k, C, F);
+    rig_open(&r, ndev, cap, p, &kn, 1);
+    gs_err_t err;
+    char what[64];
+    snprintf(what, sizeof what, "matmul dev=%d P=%d k=%d pipe=%d", ndev, p, k, pipe);
+    matmul_call_t mc = mm_call(x, C, w, F);
+    mc.out = (xtensor_t){2, y, N, F};
+    if (streamer_matmul(&r.s, &mc, &err)) fail_msg("%s: %s", what, err.msg);
+    assert_near(y, ry, N * F, 0, what); /* rows are independent: bitwise */
+    mc = mm_call(x, C, w, F);
+    mc.dy = (xtensor_t){3, dy, N, F}, mc.da = (xtensor_t){4, da, N, C}, mc.dw = dw;
+    if (streamer_matmul_bwd(&r.s, &mc, &err)) fail_msg("%s: %s", what, err.msg);
+    assert_near(da, rda, N * C, 0, what);
+    assert_near(dw, rdw, C * F, 1e-5, what); /* block sums, then the ring: reassociated */
+    /* adding mode: both gradients add to what is there */
+    mc.acc_a = mc.acc_w = 1;
+    if (streamer_matmul_bwd(&r.s, &mc, &err)) fail_msg("%s: %s", what, err.msg);
+    for (int i = 0; i < N * C; i++) rda[i] *= 2;
+    for (int i = 0; i < C * F; i++) rdw[i] *= 2;
+    assert_near(da, rda, N * C, 1e-6, what);
+    assert_near(dw, rdw, C * F, 1e-5, what);
+    backend_stats_t st;
+    backend_cpu.stats(r.b, &st);
+    for (int d = 0; d < ndev && cap; d++) assert_true(st.high_water[d] <= cap);
+    if (ndev > 1) assert_true(st.bytes[1][LANE_D2D] > 0); /* the all-reduce ran device to device */
+    rig_close(&r);
+}
+
+static void test_matmul_and_gradient_allreduce_match_gemm(void **state)
+{
+    (void)state;
+    for (int ndev = 1; ndev <= 4; ndev++)
+        for (int pipe = 0; pipe < 2; pipe++) check_matmul(ndev, ndev == 3 ? 2 : 4, 2, pipe);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_every_knob_combination_matches_in_memory),
+        cmocka_unit_test(test_device_cap_is_never_exceeded),
+        cmocka_unit_test(test_selective_and_chain_move_fewer_bytes),
+        cmocka_unit_test(test_matmul_and_gradient_allreduce_match_gemm),
+    };
+    return cmocka_run_group_tests_name("streamer", tests, setup, teardown);
+}
