@@ -14,13 +14,13 @@ typedef struct {
 
 #define F(field) offsetof(gen_opts_t, field), sizeof(((gen_opts_t *)0)->field)
 static const opt_t flags[] = {
-    {"nodes", OPT_I64, F(p.nodes), NULL, NULL, 2, 2147483646.0, "N", "vertices", NULL, WHEN_START, 0, 0, 0},
-    {"avg-degree", OPT_DOUBLE, F(p.avg_degree), NULL, NULL, 1e-6, 1e6, "D", "directed edges per vertex (self-loops excluded)", NULL, WHEN_START, 0, 0, 0},
-    {"feats", OPT_I64, F(p.feats), NULL, NULL, 1, 65536, "F", "feature columns", NULL, WHEN_START, 0, 0, 0},
-    {"classes", OPT_I64, F(p.classes), NULL, NULL, 2, 1024, "C", "planted classes", NULL, WHEN_START, 0, 0, 0},
-    {"seed", OPT_U64, F(p.seed), NULL, NULL, 0, 9e18, "S", "seed; the same seed gives the same graph", NULL, WHEN_START, 0, 0, 0},
-    {"hubs", OPT_CHOICE, F(p.hubs_first), "random|first", NULL, 0, 0, "ORDER", "where the high-degree vertices are numbered (first: lowest ids)", NULL, WHEN_START, 0, 0, 0},
-    {"out", OPT_STR, F(out), NULL, NULL, 0, 0, "DIR", "output directory (required)", NULL, WHEN_START, 0, 0, 0},
+    {"nodes", OPT_I64, F(p.nodes), NULL, NULL, 2, 2147483646.0, "N", "vertices", NULL, WHEN_START, 0, 0, 0, 0, NULL, NULL},
+    {"avg-degree", OPT_DOUBLE, F(p.avg_degree), NULL, NULL, 1e-6, 1e6, "D", "directed edges per vertex (self-loops excluded)", NULL, WHEN_START, 0, 0, 0, 0, NULL, NULL},
+    {"feats", OPT_I64, F(p.feats), NULL, NULL, 1, 65536, "F", "feature columns", NULL, WHEN_START, 0, 0, 0, 0, NULL, NULL},
+    {"classes", OPT_I64, F(p.classes), NULL, NULL, 2, 1024, "C", "planted classes", NULL, WHEN_START, 0, 0, 0, 0, NULL, NULL},
+    {"seed", OPT_U64, F(p.seed), NULL, NULL, 0, 9e18, "S", "seed; the same seed gives the same graph", NULL, WHEN_START, 0, 0, 0, 0, NULL, NULL},
+    {"hubs", OPT_CHOICE, F(p.hubs_first), "random|first", NULL, 0, 0, "ORDER", "where the high-degree vertices are numbered (first: lowest ids)", NULL, WHEN_START, 0, 0, 0, 0, NULL, NULL},
+    {"out", OPT_STR, F(out), NULL, NULL, 0, 0, "DIR", "output directory (required)", NULL, WHEN_START, 0, 0, 0, 0, NULL, NULL},
 };
 #undef F
 

@@ -1,8 +1,9 @@
-/* cmd_train.c - `gnnscope train`: headless full-batch training with one
- * progress line per epoch, or a JSON summary as the last stdout line.
- * Ctrl-C, SIGTERM and SIGHUP stop after the current epoch (stop_signal.h);
- * with --checkpoint the last finished epoch is already on disk (saved
- * atomically each epoch). */
+/* cmd_train.c - `gnnscope train`: headless training with one progress
+ * line per epoch, or a JSON summary as the last stdout line. Ctrl-C,
+ * SIGTERM and SIGHUP stop after the current epoch (stop_signal.h); with
+ * --checkpoint the last finished epoch is already on disk (saved
+ * atomically each epoch). Under --dist each process is one rank: rank 0
+ * reports and writes files, the others only train. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,16 +11,29 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "engine/train/train.h"
-#include "engine/train/driver_dist.h"
 #include "cli.h"
 #include "commands.h"
+#include "engine/dist/dist_comm.h"
+#include "engine/train/driver_dist.h"
+#include "engine/train/train.h"
 #include "launch.h"
 #include "metrics_csv.h"
 #include "profile_sink.h"
 #include "run_json.h"
 #include "stop_signal.h"
 #include "train_opts.h"
+
+/* One `train` run: its options, its rank, the profiler when anything
+ * records, and the log the summary is made from. */
+typedef struct {
+    train_opts_t o;
+    int rank, profiling;
+    dist_comm_t *comm;
+    prof_t *prof;
+    metrics_csv_t mcsv;
+    trainer_t t;
+    run_log_t log;
+} train_run_t;
 
 /* Reports a failure; on a rank, ends the whole job (the others may wait
  * in a collective for this one). */
@@ -35,12 +49,122 @@ static void fail(dist_comm_t *comm, int rank, const gs_err_t *err)
     dist_comm_abort(comm, err->code == GS_EINPUT ? 2 : 1);
 }
 
+/* The profiler (when --profile, --trace or --metrics asks for it) and the
+ * trainer, resumed from --resume; GPU spans and the trace started. */
+static int open_run(train_run_t *r, gs_err_t *err)
+{
+    train_opts_t *o = &r->o;
+    static prof_t prof;
+    train_env_t env = {.comm = r->comm};
+    r->profiling = o->profile || o->trace[0] || o->metrics[0];
+    metrics_init(&r->mcsv, o->metrics);
+    if (r->profiling) {
+        if (prof_init(&prof, err)) return err->code;
+        r->prof = &prof;
+        env = (train_env_t){sink_task, sink_op, sink_dist_event, sink_stage, &prof, r->comm};
+    }
+    int rc = trainer_open(&r->t, &o->cfg, &env, err);
+    cli_print_warnings(&r->t.warnings);
+    if (!rc && o->resume[0]) rc = trainer_resume(&r->t, o->resume, err);
+    if (!rc && o->resume[0] && r->t.epoch >= o->cfg.epochs)
+        rc = gs_fail(err, GS_EINPUT, "%s is at epoch %lld: --epochs %d is already reached (raise it to train on)", o->resume,
+                     (long long)r->t.epoch, o->cfg.epochs);
+    char why[256];
+    if (!rc && r->profiling && sink_attach_gpu(&prof, &r->t.cfg, why, sizeof why))
+        fprintf(stderr, "gnnscope: warning: no GPU timeline: CUPTI: %s\n", why);
+    if (!rc && o->trace[0]) rc = prof_trace_start(&prof, o->trace, err);
+    return rc;
+}
+
+/* The epoch's line (a streamed run's transfers with it). */
+static void print_epoch(const train_run_t *r, const epoch_stats_t *st)
+{
+    printf("epoch %4lld  loss %.4f  train %.4f  val %.4f  test %.4f  %.1f ms", (long long)st->epoch, st->loss, st->train_acc,
+           st->val_acc, st->test_acc, st->epoch_ms);
+    if (r->t.kind.engine == ENGINE_STREAM)
+        printf("  h2d %.1f MB  kept %.1f MB  d2d %.1f MB  overlap %.0f%% (emulated, %s)", st->h2d_bytes / 1e6, st->kept_bytes / 1e6,
+               st->d2d_bytes / 1e6, 100 * st->overlap, r->t.cfg.topology);
+    printf("\n");
+}
+
+/* What an epoch leaves behind: the log, its line, the checkpoint, the metrics row. */
+static int after_epoch(train_run_t *r, const epoch_stats_t *st, gs_err_t *err)
+{
+    run_log_t *log = &r->log;
+    log->loss[log->n] = st->loss, log->ms[log->n] = st->epoch_ms, log->eval_ms[log->n] = st->eval_ms;
+    log->flops[log->n] = st->flops;
+    log->n++;
+    log->last = *st;
+    if (!r->o.quiet && !r->o.json) print_epoch(r, st);
+    fflush(stdout);
+    int rc = r->o.checkpoint[0] ? trainer_save(&r->t, r->o.checkpoint, err) : GS_OK;
+    if (!rc && r->profiling) {
+        prof_totals_t pt;
+        prof_take_totals(r->prof, &pt);
+        log->events += pt.events, log->dropped = pt.dropped;
+        if (r->o.metrics[0]) rc = metrics_add(&r->mcsv, st, err);
+    }
+    return rc;
+}
+
+/* Epochs until --epochs, a stop signal (rank 0's decides for every rank)
+ * or a failure; *stopped says whether a signal ended it. */
+static int train_loop(train_run_t *r, int *stopped, gs_err_t *err)
+{
+    int todo = r->o.cfg.epochs > r->t.epoch ? r->o.cfg.epochs - (int)r->t.epoch : 0, rc = GS_OK;
+    r->log = (run_log_t){calloc((size_t)todo + 1, sizeof(double)), calloc((size_t)todo + 1, sizeof(double)),
+                         calloc((size_t)todo + 1, sizeof(double)), calloc((size_t)todo + 1, sizeof(double)), 0, {0}, 0, 0};
+    if (!r->log.loss || !r->log.ms || !r->log.eval_ms || !r->log.flops) return gs_fail(err, GS_EFAIL, "out of memory");
+    const trainer_t *t = &r->t;
+    if (!r->o.quiet && !r->o.json)
+        printf("gnnscope: %s on %s: %lld nodes, %lld edges, %lld features, %lld classes, %d threads\n", t->cfg.model,
+               t->data.ds.name, (long long)t->data.g.n, (long long)t->data.g.m, (long long)t->data.ds.f, (long long)t->data.ds.c,
+               t->cfg.threads);
+    *stopped = 0;
+    for (int i = 0; i < todo && !rc && !*stopped; i++) {
+        epoch_stats_t st;
+        rc = trainer_next(&r->t, r->rank == 0 && stop_signal(), stopped, &st, err);
+        if (!rc && !*stopped) rc = after_epoch(r, &st, err);
+    }
+    if (!rc && t->dist) rc = trainer_dist_gather(&r->t, err); /* every rank: the job's account for rank 0's summary */
+    return rc;
+}
+
+/* The trace complete on disk, then the result: the JSON summary or the best epoch's line. */
+static int report(train_run_t *r, int rc, int stopped, gs_err_t *err)
+{
+    if (r->prof) {
+        sink_detach_gpu();
+        gs_err_t terr;
+        if (prof_trace_stop(r->prof, &terr) && !rc) rc = terr.code, *err = terr;
+    }
+    if (rc) fail(r->comm, r->rank, err);
+    else if (stopped && r->rank == 0)
+        fprintf(stderr, "gnnscope: interrupted after epoch %lld%s\n", (long long)r->t.epoch, r->o.checkpoint[0] ? " (checkpoint saved)" : "");
+    if (!rc && r->o.json) run_json_print(stdout, &r->t, &r->log);
+    else if (!rc && !r->o.quiet && r->log.n)
+        printf("best val %.4f at epoch %lld (test %.4f); final test %.4f\n", r->t.best_val, (long long)r->t.best_epoch,
+               r->t.test_at_best, r->log.last.test_acc);
+    return rc;
+}
+
+/* --dist: this process is one rank of an MPI job. */
+static int open_rank(train_run_t *r, gs_err_t *err)
+{
+    int size;
+    if (dist_comm_open(&r->comm, &r->rank, &size, err)) return err->code;
+    r->o.cfg.dist = 1;
+    if (r->rank != 0) r->o.json = 0, r->o.quiet = 1, r->o.checkpoint[0] = r->o.trace[0] = r->o.metrics[0] = '\0', r->o.profile = 0;
+    return GS_OK;
+}
+
 int cmd_train(int argc, char **argv)
 {
-    train_opts_t o;
+    static train_run_t r;
     gs_err_t err = {0};
     int help = 0;
-    if (train_opts_parse(OPTS_TRAIN, argc, argv, &o, &help, &err)) {
+    memset(&r, 0, sizeof r);
+    if (train_opts_parse(OPTS_TRAIN, argc, argv, &r.o, &help, &err)) {
         fprintf(stderr, "gnnscope: error: %s\n", err.msg);
         return 2;
     }
@@ -48,106 +172,23 @@ int cmd_train(int argc, char **argv)
         train_opts_help(OPTS_TRAIN, "usage: gnnscope train [flags]\n\nTrains a GNN full-batch and reports loss and accuracy.");
         return 0;
     }
-    if (o.ranks && !o.dist) return launch_ranks("train", argc, argv, &o);
-    train_cfg_t cfg = o.cfg;
-    const char *checkpoint = o.checkpoint, *resume = o.resume, *trace = o.trace, *metrics = o.metrics;
-    int json = o.json, quiet = o.quiet, profile = o.profile, rank = 0;
-    dist_comm_t *comm = NULL;
-    if (o.dist) { /* one rank of a job: rank 0 reports and writes files, the others only train */
-        int size;
-        if (dist_comm_open(&comm, &rank, &size, &err)) {
-            fprintf(stderr, "gnnscope: error: %s\n", err.msg);
-            return err.code == GS_EINPUT ? 2 : 1;
-        }
-        cfg.dist = 1, cfg.comm = comm;
-        if (rank != 0) json = 0, quiet = 1, checkpoint = trace = metrics = "", profile = 0;
+    if (r.o.ranks && !r.o.dist) return launch_ranks("train", argc, argv, &r.o);
+    if (r.o.dist && open_rank(&r, &err)) {
+        fprintf(stderr, "gnnscope: error: %s\n", err.msg);
+        return err.code == GS_EINPUT ? 2 : 1;
     }
-    static prof_t prof;
-    int profiling = profile || trace[0] || metrics[0];
-    metrics_csv_t mcsv;
-    metrics_init(&mcsv, metrics);
-    if (profiling) {
-        if (prof_init(&prof, &err)) {
-            fprintf(stderr, "gnnscope: error: %s\n", err.msg);
-            return 1;
-        }
-        cfg.on_task = sink_task, cfg.on_op = sink_op, cfg.on_dist_event = sink_dist_event, cfg.on_stage = sink_stage,
-        cfg.observer = &prof;
+    int stopped = 0, rc = open_run(&r, &err);
+    if (!rc) {
+        r.t.cfg.threads = r.o.cfg.threads > 0 ? r.o.cfg.threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
+        stop_signal_install();
+        rc = train_loop(&r, &stopped, &err);
     }
-    trainer_t t;
-    int rc = trainer_open(&t, &cfg, &err);
-    cli_print_warnings(&t.warnings);
-    if (!rc && resume[0]) rc = trainer_resume(&t, resume, &err);
-    if (!rc && resume[0] && t.epoch >= cfg.epochs)
-        rc = gs_fail(&err, GS_EINPUT, "%s is at epoch %lld: --epochs %d is already reached (raise it to train on)", resume,
-                     (long long)t.epoch, cfg.epochs);
-    if (!rc && profiling) {
-        char why[256];
-        if (sink_attach_gpu(&prof, &t.cfg, why, sizeof why))
-            fprintf(stderr, "gnnscope: warning: no GPU timeline: CUPTI: %s\n", why);
-    }
-    if (!rc && trace[0]) rc = prof_trace_start(&prof, trace, &err);
-    if (rc) {
-        fail(comm, rank, &err);
-        trainer_close(&t);
-        if (profiling) prof_shutdown(&prof);
-        return rc == GS_EINPUT ? 2 : 1;
-    }
-    t.cfg.threads = cfg.threads > 0 ? cfg.threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
-    stop_signal_install();
-    int todo = cfg.epochs > t.epoch ? cfg.epochs - (int)t.epoch : 0;
-    run_log_t log = {calloc((size_t)todo + 1, sizeof(double)), calloc((size_t)todo + 1, sizeof(double)),
-                     calloc((size_t)todo + 1, sizeof(double)), calloc((size_t)todo + 1, sizeof(double)), 0, {0}, 0, 0};
-    if (!quiet && !json)
-        printf("gnnscope: %s on %s: %lld nodes, %lld edges, %lld features, %lld classes, %d threads\n", cfg.model,
-               t.data.ds.name, (long long)t.data.g.n, (long long)t.data.g.m, (long long)t.data.ds.f, (long long)t.data.ds.c,
-               t.cfg.threads);
-    int stop = 0;
-    for (int i = 0; i < todo; i++) {
-        stop = rank == 0 && stop_signal();
-        if (t.dist && (rc = trainer_dist_sync(&t, &stop, &err))) break; /* rank 0 decides for every rank */
-        if (stop) break;
-        epoch_stats_t st;
-        if ((rc = trainer_epoch(&t, &st, &err))) break;
-        log.loss[log.n] = st.loss, log.ms[log.n] = st.epoch_ms, log.eval_ms[log.n] = st.eval_ms;
-        log.flops[log.n] = st.flops;
-        log.n++;
-        log.last = st;
-        if (!quiet && !json) {
-            printf("epoch %4lld  loss %.4f  train %.4f  val %.4f  test %.4f  %.1f ms", (long long)st.epoch, st.loss,
-                   st.train_acc, st.val_acc, st.test_acc, st.epoch_ms);
-            if (t.streaming)
-                printf("  h2d %.1f MB  kept %.1f MB  d2d %.1f MB  overlap %.0f%% (emulated, %s)", st.h2d_bytes / 1e6,
-                       st.kept_bytes / 1e6, st.d2d_bytes / 1e6, 100 * st.overlap, t.cfg.topology);
-            printf("\n");
-        }
-        fflush(stdout);
-        if (checkpoint[0] && (rc = trainer_save(&t, checkpoint, &err))) break;
-        if (profiling) {
-            prof_totals_t pt;
-            prof_take_totals(&prof, &pt);
-            log.events += pt.events, log.dropped = pt.dropped;
-            if (metrics[0] && (rc = metrics_add(&mcsv, &st, &err))) break;
-        }
-    }
-    if (!rc && t.dist) rc = trainer_dist_gather(&t, &err); /* every rank: the job's account for rank 0's summary */
-    if (profiling) { /* the trace is complete on disk before anything else is reported */
-        sink_detach_gpu();
-        gs_err_t terr;
-        if (prof_trace_stop(&prof, &terr) && !rc) rc = terr.code, err = terr;
-    }
-    metrics_free(&mcsv);
-    if (rc) fail(comm, rank, &err);
-    else if (stop && rank == 0) fprintf(stderr, "gnnscope: interrupted after epoch %lld%s\n", (long long)t.epoch,
-                                        checkpoint[0] ? " (checkpoint saved)" : "");
-    if (!rc && json) run_json_print(stdout, &t, &log);
-    else if (!rc && !quiet && log.n)
-        printf("best val %.4f at epoch %lld (test %.4f); final test %.4f\n", t.best_val, (long long)t.best_epoch,
-               t.test_at_best, log.last.test_acc);
-    free(log.loss), free(log.ms), free(log.eval_ms), free(log.flops);
-    trainer_close(&t);
-    if (profiling) prof_shutdown(&prof);
-    if (comm) dist_comm_close(comm);
+    rc = report(&r, rc, stopped, &err);
+    free(r.log.loss), free(r.log.ms), free(r.log.eval_ms), free(r.log.flops);
+    metrics_free(&r.mcsv);
+    trainer_close(&r.t);
+    if (r.prof) prof_shutdown(r.prof);
+    if (r.comm) dist_comm_close(r.comm);
     if (rc) return rc == GS_EINPUT ? 2 : 1;
     return stop_signal_exit_code();
 }

@@ -5,7 +5,7 @@
 #ifndef GS_METRICS_CSV_H
 #define GS_METRICS_CSV_H
 
-#include "engine/train/stats.h"
+#include "engine/exec/stats.h"
 #include "base/error.h"
 
 typedef struct {

@@ -1,5 +1,6 @@
 /* profile_sink.c - see profile_sink.h. */
 #include "profile_sink.h"
+#include "engine/program/op_table.h"
 
 #include <stdio.h>
 #include <string.h>

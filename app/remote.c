@@ -270,11 +270,7 @@ static void c_snapshot(void *self, session_snapshot_t *out)
     remote_client_t *c = self;
     uint64_t len;
     char *buf = ask(c, K_SNAPSHOT, NULL, 0, &len);
-    if (buf && len == sizeof c->last) {
-        memcpy(&c->last, buf, sizeof c->last);
-        /* the server's pointers mean nothing here */
-        c->last.cfg.comm = NULL, c->last.cfg.on_dist_event = NULL, c->last.cfg.on_op = NULL, c->last.cfg.observer = NULL;
-    }
+    if (buf && len == sizeof c->last) memcpy(&c->last, buf, sizeof c->last); /* values only: the snapshot holds no pointers */
     free(buf);
     *out = c->last;
     if (c->lost) { /* what was last known, marked as over */

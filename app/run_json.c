@@ -6,7 +6,6 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "engine/train/knobs.h"
 #include "engine/train/driver_dist.h"
 
 void json_str(FILE *f, const char *s)
@@ -97,7 +96,7 @@ static void print_stats(FILE *f, const trainer_t *t, const epoch_stats_t *last)
     int n;
     const stat_desc_t *d = stat_descs(&n);
     for (int i = 0; i < n; i++) {
-        if (!(d[i].flags & STAT_JSON) || !stat_applies(&d[i], t->streaming, t->dist != NULL, t->cfg.batch_size > 0)) continue;
+        if (!(d[i].flags & STAT_JSON) || !stat_applies(&d[i], &t->kind)) continue;
         fprintf(f, ",\"%s\":", d[i].name);
         fprintf(f, d[i].fmt, stat_get(last, &d[i]));
     }
@@ -108,10 +107,9 @@ static void print_knobs(FILE *f, const trainer_t *t)
 {
     int n, first = 1;
     const opt_t *k = knob_table(&n);
-    knob_facts_t facts = {.distributed = t->dist != NULL};
     fprintf(f, ",\"knobs\":{");
     for (int i = 0; i < n; i++) {
-        if (k[i].when == WHEN_START || ((k[i].scope == SCOPE_STREAM || (k[i].scope == SCOPE_SPLIT && !t->dist)) && !t->streaming) || !knob_applies(&k[i], &facts)) continue;
+        if (k[i].when == WHEN_START || !knob_in_force(&k[i], &t->kind)) continue;
         char v[96];
         opt_format(&k[i], &t->cfg, v, sizeof v);
         fprintf(f, "%s\"%s\":", first ? "" : ",", k[i].name);
@@ -125,7 +123,7 @@ static void print_knobs(FILE *f, const trainer_t *t)
 static void print_facts(FILE *f, const trainer_t *t, double epoch_s)
 {
     engine_fact_t facts[256];
-    int n = stream_engine_facts(&t->stream, &t->cfg, epoch_s, facts, 256);
+    int n = stream_engine_facts(&t->stream, epoch_s, facts, 256);
     for (int pass = 0; pass < 2; pass++)
         for (int i = 0; i < n; i++) {
             if ((facts[i].group != NULL) != pass) continue;
@@ -253,11 +251,12 @@ void run_json_print(FILE *f, const trainer_t *t, const run_log_t *log)
     print_dkp(f, t);
     print_fusion(f, t);
     fprintf(f, ",\"engine\":\"%s\"", t->ex.engine.ops->name);
-    if (!t->streaming) fprintf(f, ",\"backend\":\"%s\"", t->kp.K->name);
+    int streaming = t->kind.engine == ENGINE_STREAM;
+    if (!streaming) fprintf(f, ",\"backend\":\"%s\"", t->kp.K->name);
     print_stats(f, t, &log->last);
     print_knobs(f, t);
-    if (t->streaming) print_facts(f, t, (log->last.epoch_ms + log->last.eval_ms) / 1e3), print_partition(f, t);
-    if (t->dist) print_partition(f, t);
+    if (streaming) print_facts(f, t, (log->last.epoch_ms + log->last.eval_ms) / 1e3);
+    if (streaming || t->dist) print_partition(f, t);
     if (t->dist && t->dist->report.nranks) print_dist(f, t, log->last.epoch_ms + log->last.eval_ms);
     fprintf(f, ",\"profile_events\":%llu,\"profile_dropped\":%llu", (unsigned long long)log->events,
             (unsigned long long)log->dropped);

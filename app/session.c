@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "base/atomic_file.h"
-#include "engine/train/driver_dist.h"
+#include "engine/dist/dist_comm.h"
 #include "profile_sink.h"
 
 /* ---------------- what the engine publishes ---------------- */
@@ -39,27 +39,28 @@ static void notice_warnings(session_t *s, trainer_t *t)
 static void publish_run(session_t *s, session_snapshot_t *p)
 {
     const trainer_t *t = s->t;
-    p->devices = t->cfg.devices, p->chunks = t->streaming ? t->stream.chunks : 1, p->streaming = t->streaming;
-    p->ranks = t->dist ? t->dist->nranks : 0;
+    int streaming = t->kind.engine == ENGINE_STREAM;
+    p->kind = t->kind;
+    p->chunks = streaming ? t->stream.chunks : 1;
     p->link_scale = t->stream.link_scale;
     p->gpu = t->cfg.device == DEVICE_CUDA;
-    snprintf(p->backend, sizeof p->backend, "%s", t->streaming ? t->stream.bops->name : p->gpu ? "cuda" : "memory");
+    snprintf(p->backend, sizeof p->backend, "%s", streaming ? t->stream.bops->name : p->gpu ? "cuda" : "memory");
     snprintf(p->gpu_note, sizeof p->gpu_note, "%s", s->gpu_note);
     snprintf(p->dataset, sizeof p->dataset, "%s", t->data.ds.name);
     snprintf(p->model, sizeof p->model, "%s", t->cfg.model);
     snprintf(p->topology, sizeof p->topology, "%s", t->cfg.topology);
     p->cfg = t->cfg;
-    p->facts = knob_facts(t);
+    p->facts = trainer_knob_facts(t);
     p->epoch = t->epoch;
-    part_report(t, &p->parts);
+    part_online_report(&t->part, t->cfg.partitioner, &p->parts);
     p->nknobs = 0;
     int n;
     const opt_t *k = knob_table(&n);
     for (int i = 0; i < n && p->nknobs < SESSION_MAX_KNOBS; i++) {
-        if (k[i].when == WHEN_START || !knob_applies(&k[i], &p->facts)) continue;
+        if (k[i].when == WHEN_START || !knob_applies(&k[i], &p->kind)) continue;
         session_knob_t *r = &p->knobs[p->nknobs++];
         snprintf(r->name, sizeof r->name, "%s", k[i].name);
-        knob_text(t, &t->cfg, &k[i], r->value, sizeof r->value);
+        knob_text(&k[i], &t->cfg, &p->facts, r->value, sizeof r->value);
     }
 }
 
@@ -87,7 +88,7 @@ static void publish(session_t *s, const epoch_stats_t *st, int failed, const cha
         snprintf(p->error, sizeof p->error, "%s", error);
     }
     publish_run(s, p);
-    p->nlinks = s->t->streaming && !s->t->cfg.links_native && !s->t->stream.real ? s->t->stream.topo.nlinks : 0;
+    p->nlinks = s->t->kind.engine == ENGINE_STREAM && !s->t->cfg.links_native && !s->t->stream.real ? s->t->stream.topo.nlinks : 0;
     double secs = st ? (st->epoch_ms + st->eval_ms) / 1e3 : 0;
     for (int l = 0; l < p->nlinks && st; l++) {
         snprintf(p->link_name[l], sizeof p->link_name[l], "%s", s->t->stream.topo.links[l].name);
@@ -104,7 +105,7 @@ static void serve_reload(session_t *s, const train_cfg_t *cfg)
 {
     trainer_t *next = malloc(sizeof *next);
     gs_err_t err;
-    int rc = next ? trainer_open(next, cfg, &err) : gs_fail(&err, GS_EFAIL, "out of memory");
+    int rc = next ? trainer_open(next, cfg, &s->env, &err) : gs_fail(&err, GS_EFAIL, "out of memory");
     if (rc) {
         if (next) trainer_close(next);
         free(next);
@@ -136,22 +137,23 @@ static void serve_saves(session_t *s, char (*saves)[4096], int n)
 static void serve_knobs(session_t *s, const train_cfg_t *want)
 {
     gs_err_t err;
-    knob_set_all(s->t, want);
-    if (s->t->dist) return; /* a rank: the change goes to every rank at the next boundary, applied there */
+    trainer_set_pending(s->t, want);
+    if (s->t->kind.driver == DRIVER_DIST) return; /* a rank: the change goes to every rank at the next boundary, applied there */
     if (knob_apply(s->t, &err)) notice(s, "the change did not apply, the previous settings stay: %s", err.msg);
 }
 
-/* A distributed run's boundary: rank 0's stop and knob changes go to every
- * rank (which waits here meanwhile); a failure ends the job. */
-static int dist_boundary(session_t *s, int stop)
+/* The epoch loop's step (trainer_next): a distributed run first sends
+ * rank 0's stop and knob changes to every rank (which waits there), and a
+ * failure there or in the epoch ends the job (the other ranks cannot go
+ * on without this one). */
+static int next_epoch(session_t *s, int stop, epoch_stats_t *st, gs_err_t *err)
 {
-    gs_err_t err;
-    if (!s->t->dist) return stop;
-    if (trainer_dist_sync(s->t, &stop, &err)) {
-        fprintf(stderr, "gnnscope: error: %s\n", err.msg);
-        dist_comm_abort(s->t->cfg.comm, 1);
+    int stopped, rc = trainer_next(s->t, stop, &stopped, st, err);
+    if (rc && s->dist && !s->quit) {
+        fprintf(stderr, "gnnscope: error: %s\n", err->msg);
+        dist_comm_abort(s->env.comm, 1);
     }
-    return stop;
+    return rc;
 }
 
 static void *engine_main(void *arg)
@@ -186,8 +188,7 @@ static void *engine_main(void *arg)
         }
         gs_err_t err = {0};
         epoch_stats_t st;
-        dist_boundary(s, 0);
-        int rc = trainer_epoch(s->t, &st, &err);
+        int rc = next_epoch(s, 0, &st, &err);
         if (rc && s->quit) { /* stopped mid-epoch on purpose: the last finished epoch stands */
             pthread_mutex_lock(&s->lock);
             break;
@@ -198,15 +199,17 @@ static void *engine_main(void *arg)
         if (rc) s->paused = 1, s->steps = 0; /* a failed epoch: wait for the user */
     }
     pthread_mutex_unlock(&s->lock);
-    dist_boundary(s, 1); /* the other ranks stop too */
+    gs_err_t ignored;
+    epoch_stats_t none;
+    next_epoch(s, 1, &none, &ignored); /* the other ranks stop too */
     pthread_mutex_lock(&s->snap_lock);
     s->snap.finished = 1;
     pthread_mutex_unlock(&s->snap_lock);
     return NULL;
 }
 
-int session_open(session_t *s, train_cfg_t *cfg, long max_epochs, const char *checkpoint, const char *metrics,
-                 int start_paused, gs_err_t *err)
+int session_open(session_t *s, const train_cfg_t *cfg, struct dist_comm *comm, long max_epochs, const char *checkpoint,
+                 const char *metrics, int start_paused, gs_err_t *err)
 {
     memset(s, 0, sizeof *s);
     snprintf(s->checkpoint, sizeof s->checkpoint, "%s", checkpoint ? checkpoint : "");
@@ -216,13 +219,12 @@ int session_open(session_t *s, train_cfg_t *cfg, long max_epochs, const char *ch
     pthread_cond_init(&s->wake, NULL);
     int rc = prof_init(&s->prof, err);
     if (rc) return rc;
-    cfg->on_task = sink_task, cfg->on_op = sink_op, cfg->on_dist_event = sink_dist_event, cfg->on_stage = sink_stage,
-    cfg->observer = &s->prof;
+    s->env = (train_env_t){sink_task, sink_op, sink_dist_event, sink_stage, &s->prof, comm};
     if (!(s->t = malloc(sizeof *s->t))) {
         prof_shutdown(&s->prof);
         return gs_fail(err, GS_EFAIL, "out of memory");
     }
-    if ((rc = trainer_open(s->t, cfg, err))) {
+    if ((rc = trainer_open(s->t, cfg, &s->env, err))) {
         trainer_close(s->t);
         free(s->t);
         prof_shutdown(&s->prof);
@@ -234,7 +236,7 @@ int session_open(session_t *s, train_cfg_t *cfg, long max_epochs, const char *ch
         snprintf(s->gpu_note, sizeof s->gpu_note, "no GPU timeline: CUPTI: %s", why);
     s->max_epochs = max_epochs;
     s->paused = start_paused != 0;
-    s->dist = s->t->dist != NULL;
+    s->dist = s->t->kind.driver == DRIVER_DIST;
     publish(s, NULL, 0, "");
     if (pthread_create(&s->engine, NULL, engine_main, s) != 0) {
         trainer_close(s->t);
@@ -349,7 +351,7 @@ static int c_set(session_t *s, int argc, char **argv, char *r, int n)
     pthread_mutex_unlock(&s->snap_lock);
     pthread_mutex_lock(&s->lock);
     train_cfg_t c = base_cfg(s);
-    int rc = knob_parse(&c, argv[1], argv[2], &facts, &err);
+    int rc = knob_parse_run(&c, argv[1], argv[2], &facts, &err);
     if (!rc) s->want = c, s->has_want = 1, s->idle = 0, pthread_cond_broadcast(&s->wake);
     pthread_mutex_unlock(&s->lock);
     if (rc) return say(r, n, rc, "%s", err.msg);
@@ -476,18 +478,27 @@ static int c_load(session_t *s, int argc, char **argv, char *r, int n)
     return queue_reload(s, &c, r, n, what);
 }
 
+/* The options that shape a model, "a, b, c" (OPTF_MODEL). */
+static const char *model_options(void)
+{
+    static char list[128];
+    int n, w = 0;
+    const opt_t *k = knob_table(&n);
+    for (int i = 0; i < n; i++)
+        if (k[i].flags & OPTF_MODEL) w += snprintf(list + w, sizeof list - (size_t)w, "%s%s", w ? ", " : "", k[i].name);
+    return list;
+}
+
 static int c_model(session_t *s, int argc, char **argv, char *r, int n)
 {
-    if (argc < 2 || argc % 2) return say(r, n, GS_EINPUT, "model: usage: model NAME [layers L] [hidden H] [heads K] [dropout X]");
+    if (argc < 2 || argc % 2) return say(r, n, GS_EINPUT, "model: usage: model NAME [OPTION VALUE]... (options: %s)", model_options());
     if (s->dist) return say(r, n, GS_EINPUT, "model: a distributed run keeps its model (restart gnnscope with --model)");
     train_cfg_t c = reload_base(s);
     char why[256], what[64];
     if (opt_parse(knob_find("model"), &c, argv[1], why, sizeof why)) return say(r, n, GS_EINPUT, "model: %s", why);
     for (int i = 2; i < argc; i += 2) {
         const opt_t *o = knob_find(argv[i]);
-        int ok = o && (!strcmp(argv[i], "layers") || !strcmp(argv[i], "hidden") || !strcmp(argv[i], "heads") ||
-                       !strcmp(argv[i], "dropout"));
-        if (!ok) return say(r, n, GS_EINPUT, "model: '%s' is not one of layers, hidden, heads, dropout", argv[i]);
+        if (!o || !(o->flags & OPTF_MODEL)) return say(r, n, GS_EINPUT, "model: '%s' is not one of %s", argv[i], model_options());
         if (opt_parse(o, &c, argv[i + 1], why, sizeof why)) return say(r, n, GS_EINPUT, "model: %s %s", argv[i], why);
     }
     snprintf(what, sizeof what, "switching to %s", c.model);

@@ -20,6 +20,7 @@
 
 typedef struct {
     trainer_t *t;              /* the engine thread's alone (a load swaps it) */
+    train_env_t env;           /* the trainer's observers (the profiler) and, on rank 0, its MPI communication */
     prof_t prof;
     pthread_t engine;
     pthread_mutex_t lock;      /* requests and the run state */
@@ -44,10 +45,11 @@ typedef struct {
     char gpu_note[256];        /* set when CUPTI could not start */
 } session_t;
 
-/* checkpoint and metrics may be empty. With start_paused the engine waits
- * for a step (or resume) before its first epoch. */
-int session_open(session_t *s, train_cfg_t *cfg, long max_epochs, const char *checkpoint, const char *metrics,
-                 int start_paused, gs_err_t *err);
+/* comm: rank 0's MPI communication of a distributed run (cfg->dist), or
+ * NULL. checkpoint and metrics may be empty. With start_paused the engine
+ * waits for a step (or resume) before its first epoch. */
+int session_open(session_t *s, const train_cfg_t *cfg, struct dist_comm *comm, long max_epochs, const char *checkpoint,
+                 const char *metrics, int start_paused, gs_err_t *err);
 /* Asks the engine to stop after the current chunk and joins it. */
 void session_close(session_t *s);
 void session_snapshot(session_t *s, session_snapshot_t *out);

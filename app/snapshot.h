@@ -8,7 +8,8 @@
 
 #include <stdint.h>
 
-#include "engine/train/knobs.h"
+#include "engine/train/knob_table.h"
+#include "engine/train/train.h"
 #include "profiler/profiler.h"
 
 #define SESSION_HISTORY 512
@@ -32,7 +33,8 @@ typedef struct {
     char dataset[64], model[32], topology[32];
     char backend[16]; /* where the kernels run: memory (host), cpu (virtual devices) or cuda */
     char gpu_note[256]; /* why the GPU timeline is missing, if it is */
-    int devices, chunks, streaming, gpu, ranks; /* ranks: of a distributed run, else 0 */
+    run_kind_t kind;                  /* the run's driver, engine (its devices) and place (its ranks) */
+    int chunks, gpu;                  /* gpu: a run on the CUDA plugin (in memory or on its logical devices) */
     double link_scale;
     int nlinks;
     char link_name[TOPO_MAX_LINKS][24];

@@ -17,24 +17,24 @@
 static const opt_t run_flags[] = {
     {"backend", OPT_CHOICE, F(backend), "memory|cpu|cuda|auto", NULL, 0, 0, "NAME",
      "memory: host only; cpu: emulated devices (implied by the device flags); cuda: the GPU; auto: cuda if a GPU answers",
-     NULL, WHEN_START, 0, 0, 0},
-    {"checkpoint", OPT_STR, F(checkpoint), NULL, NULL, 0, 0, "FILE", "save a checkpoint after every epoch", NULL, WHEN_START, 0, 0, 0},
-    {"resume", OPT_STR, F(resume), NULL, NULL, 0, 0, "FILE", "continue the run saved in FILE", NULL, WHEN_START, 0, 0, 0},
-    {"quiet", OPT_BOOL, F(quiet), NULL, NULL, 0, 0, "", "no per-epoch lines", NULL, WHEN_START, 0, 0, 0},
-    {"json", OPT_BOOL, F(json), NULL, NULL, 0, 0, "", "print a JSON summary as the last line", NULL, WHEN_START, 0, 0, 0},
-    {"trace", OPT_STR, F(trace), NULL, NULL, 0, 0, "FILE.json", "write a Chrome/Perfetto trace of every chunk", NULL, WHEN_START, 0, 0, 0},
-    {"metrics", OPT_STR, F(metrics), NULL, NULL, 0, 0, "FILE.csv", "write one CSV row per epoch", NULL, WHEN_START, 0, 0, 0},
-    {"profile", OPT_CHOICE, F(profile), "off|on", NULL, 0, 0, "MODE", "record profiler events (on with --trace/--metrics)", NULL, WHEN_START, 0, 0, 0},
-    {"ranks", OPT_INT, F(ranks), NULL, "none", 1, 256, "N", "train over N MPI ranks (starts mpirun; NeutronStar's dependency management)", NULL, WHEN_START, 0, 0, 0},
-    {"hostfile", OPT_STR, F(hostfile), NULL, NULL, 0, 0, "FILE", "with --ranks: the machines mpirun starts ranks on", NULL, WHEN_START, 0, 0, 0},
-    {"dist", OPT_BOOL, F(dist), NULL, NULL, 0, 0, "", "run as one rank of an MPI job (under your own mpirun)", NULL, WHEN_START, 0, 0, 0},
+     NULL, WHEN_START, 0, 0, 0, 0, NULL, NULL},
+    {"checkpoint", OPT_STR, F(checkpoint), NULL, NULL, 0, 0, "FILE", "save a checkpoint after every epoch", NULL, WHEN_START, 0, 0, 0, 0, NULL, NULL},
+    {"resume", OPT_STR, F(resume), NULL, NULL, 0, 0, "FILE", "continue the run saved in FILE", NULL, WHEN_START, 0, 0, 0, 0, NULL, NULL},
+    {"quiet", OPT_BOOL, F(quiet), NULL, NULL, 0, 0, "", "no per-epoch lines", NULL, WHEN_START, 0, 0, 0, 0, NULL, NULL},
+    {"json", OPT_BOOL, F(json), NULL, NULL, 0, 0, "", "print a JSON summary as the last line", NULL, WHEN_START, 0, 0, 0, 0, NULL, NULL},
+    {"trace", OPT_STR, F(trace), NULL, NULL, 0, 0, "FILE.json", "write a Chrome/Perfetto trace of every chunk", NULL, WHEN_START, 0, 0, 0, 0, NULL, NULL},
+    {"metrics", OPT_STR, F(metrics), NULL, NULL, 0, 0, "FILE.csv", "write one CSV row per epoch", NULL, WHEN_START, 0, 0, 0, 0, NULL, NULL},
+    {"profile", OPT_CHOICE, F(profile), "off|on", NULL, 0, 0, "MODE", "record profiler events (on with --trace/--metrics)", NULL, WHEN_START, 0, 0, 0, 0, NULL, NULL},
+    {"ranks", OPT_INT, F(ranks), NULL, "none", 1, 256, "N", "train over N MPI ranks (starts mpirun; NeutronStar's dependency management)", NULL, WHEN_START, 0, 0, 0, 0, NULL, NULL},
+    {"hostfile", OPT_STR, F(hostfile), NULL, NULL, 0, 0, "FILE", "with --ranks: the machines mpirun starts ranks on", NULL, WHEN_START, 0, 0, 0, 0, NULL, NULL},
+    {"dist", OPT_BOOL, F(dist), NULL, NULL, 0, 0, "", "run as one rank of an MPI job (under your own mpirun)", NULL, WHEN_START, 0, 0, 0, 0, NULL, NULL},
 };
 
 static const opt_t tui_flags[] = {
-    {"max-epochs", OPT_I64, F(max_epochs), NULL, "never", 0, 1e9, "N", "quit after N epochs", NULL, WHEN_START, 0, 0, 0},
-    {"script", OPT_STR, F(script), NULL, NULL, 0, 0, "FILE", "run console commands from FILE", NULL, WHEN_START, 0, 0, 0},
+    {"max-epochs", OPT_I64, F(max_epochs), NULL, "never", 0, 1e9, "N", "quit after N epochs", NULL, WHEN_START, 0, 0, 0, 0, NULL, NULL},
+    {"script", OPT_STR, F(script), NULL, NULL, 0, 0, "FILE", "run console commands from FILE", NULL, WHEN_START, 0, 0, 0, 0, NULL, NULL},
     {"serve", OPT_STR, F(serve), NULL, NULL, 0, 0, "PATH", "serve the run on a Unix socket instead of drawing it (gnnscope attach PATH)", NULL,
-     WHEN_START, 0, 0, 0},
+     WHEN_START, 0, 0, 0, 0, NULL, NULL},
 };
 #undef F
 

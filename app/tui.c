@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "engine/train/driver_dist.h"
+#include "engine/dist/dist_comm.h"
 #include "cli.h"
 #include "launch.h"
 #include "remote.h"
@@ -24,24 +24,24 @@
 
 /* A rank other than 0 in a distributed workbench: trains in step with rank
  * 0's session, which decides each epoch's knobs and when to stop. */
-static int follow(train_cfg_t *cfg)
+static int follow(const train_cfg_t *cfg, dist_comm_t *comm)
 {
     static trainer_t t;
     gs_err_t err;
     stop_signal_install(); /* a stop request is rank 0's to decide: here it only ends a failed run */
-    int rc = trainer_open(&t, cfg, &err);
+    train_env_t env = {.comm = comm};
+    int rc = trainer_open(&t, cfg, &env, &err);
     cli_print_warnings(&t.warnings);
-    for (int stop = 0; !rc;) {
-        if ((rc = trainer_dist_sync(&t, &stop, &err)) || stop) break;
+    for (int stopped = 0; !rc && !stopped;) {
         epoch_stats_t st;
-        rc = trainer_epoch(&t, &st, &err);
+        rc = trainer_next(&t, 0, &stopped, &st, &err);
     }
     if (rc) {
-        fprintf(stderr, "gnnscope: error: rank %d: %s\n", dist_comm_rank(cfg->comm), err.msg);
-        dist_comm_abort(cfg->comm, rc == GS_EINPUT ? 2 : 1);
+        fprintf(stderr, "gnnscope: error: rank %d: %s\n", dist_comm_rank(comm), err.msg);
+        dist_comm_abort(comm, rc == GS_EINPUT ? 2 : 1);
     }
     trainer_close(&t);
-    dist_comm_close(cfg->comm);
+    dist_comm_close(comm);
     return rc ? 1 : 0;
 }
 
@@ -172,38 +172,39 @@ int tui_run(opts_cmd_t kind, int argc, char **argv)
     if (o.ranks && !o.dist) /* a demo's flags, --script included, are in argv */
         return tty && !o.serve[0] ? launch_workbench(argc, argv, &o) : launch_ranks("tui", argc, argv, &o);
     int rank = 0;
+    dist_comm_t *comm = NULL;
     if (o.dist) { /* one rank of a job: rank 0 runs the workbench's session, the others follow it */
         int size;
-        if (dist_comm_open(&o.cfg.comm, &rank, &size, &err)) {
+        if (dist_comm_open(&comm, &rank, &size, &err)) {
             fprintf(stderr, "gnnscope: error: %s\n", err.msg);
             return err.code == GS_EINPUT ? 2 : 1;
         }
         o.cfg.dist = 1;
-        if (rank != 0) return follow(&o.cfg);
+        if (rank != 0) return follow(&o.cfg, comm);
     }
     if (!tty && !o.script[0] && !o.serve[0]) {
         fprintf(stderr, "gnnscope: error: the workbench needs a terminal; for headless runs use 'gnnscope train' "
                         "(or --serve PATH, then gnnscope attach PATH)\n");
-        if (o.cfg.comm) dist_comm_abort(o.cfg.comm, 2);
+        if (comm) dist_comm_abort(comm, 2);
         return 2;
     }
     if (o.serve[0] && o.script[0]) {
         fprintf(stderr, "gnnscope: error: --serve: a served run takes its commands from the workbench that attaches; "
                         "give --script to that one\n");
-        if (o.cfg.comm) dist_comm_abort(o.cfg.comm, 2);
+        if (comm) dist_comm_abort(comm, 2);
         return 2;
     }
     if ((o.script[0] && workbench_load_script(o.script, &err)) || (o.serve[0] && remote_serve_check(o.serve, &err))) {
         fprintf(stderr, "gnnscope: error: %s\n", err.msg);
-        if (o.cfg.comm) dist_comm_abort(o.cfg.comm, 2);
+        if (comm) dist_comm_abort(comm, 2);
         return 2;
     }
     static session_t s;
     int lockstep = !tty && !o.serve[0] && o.script[0]; /* a headless script drives the epochs (workbench_headless) */
-    if (session_open(&s, &o.cfg, o.max_epochs, o.checkpoint, o.metrics, lockstep, &err)) {
+    if (session_open(&s, &o.cfg, comm, o.max_epochs, o.checkpoint, o.metrics, lockstep, &err)) {
         fprintf(stderr, "gnnscope: error: %s\n", err.msg);
         workbench_free_script();
-        if (o.cfg.comm) dist_comm_abort(o.cfg.comm, err.code == GS_EINPUT ? 2 : 1); /* the other ranks wait for this one */
+        if (comm) dist_comm_abort(comm, err.code == GS_EINPUT ? 2 : 1); /* the other ranks wait for this one */
         return err.code == GS_EINPUT ? 2 : 1;
     }
     if (o.trace[0] && prof_trace_start(&s.prof, o.trace, &err)) {
@@ -216,6 +217,6 @@ int tui_run(opts_cmd_t kind, int argc, char **argv)
     int rc = o.serve[0] ? serve_session(&s, o.serve) : tty ? workbench_screen(&ifc) : workbench_headless(&ifc);
     session_close(&s); /* finishes the current epoch, flushes the trace; on a rank, stops the others */
     workbench_free_script();
-    if (o.cfg.comm) dist_comm_close(o.cfg.comm);
+    if (comm) dist_comm_close(comm);
     return rc;
 }

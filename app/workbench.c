@@ -207,22 +207,22 @@ static int run_loop(const session_if_t *s)
         }
         v.t_end = u.t_end, v.span = u.span, v.follow = u.follow;
         v.epochs = snap.epochs, v.nepochs = snap.nepochs, v.totals = snap.last_totals;
-        v.sampled = snap.cfg.batch_size > 0;
+        v.kind = snap.kind;
+        int sampled = snap.kind.driver == DRIVER_SAMPLED, streaming = snap.kind.engine == ENGINE_STREAM;
         /* a sampled run's steps run on the topology's first GPU, emulated */
-        v.ndev = snap.streaming ? snap.devices : snap.gpu || v.sampled ? 1 : 0;
-        v.emulated = (snap.streaming && strcmp(snap.backend, "cpu") == 0) || v.sampled;
+        v.ndev = streaming ? snap.kind.devices : snap.gpu || sampled ? 1 : 0;
+        v.emulated = (streaming && strcmp(snap.backend, "cpu") == 0) || sampled;
         v.gpu = snap.gpu && gs_cuda_loaded();
         if (v.gpu) gs_cuda_loaded()->metrics(&v.gpu_m);
         v.gpu_note = snap.gpu_note;
         snprintf(v.topology, sizeof v.topology, "%s", snap.topology);
         v.nlinks = snap.nlinks, v.link_name = snap.link_name, v.link_rate = snap.link_rate;
-        v.ranks = snap.ranks;
         v.parts = snap.parts;
         snprintf(v.network, sizeof v.network, "%s", snap.cfg.network);
         char where[96];
-        if (v.ranks) snprintf(where, sizeof where, "%d ranks: %s network (emulated)", v.ranks, v.network);
-        else snprintf(where, sizeof where, "%s%s%s", v.sampled ? "sampled batches, " : v.emulated ? "cpu backend: " : v.gpu ? "cuda: " : "host memory",
-                      v.emulated ? snap.topology : v.gpu ? v.gpu_m.gpu : "", v.emulated ? " (emulated)" : snap.streaming ? " streamed" : "");
+        if (v.kind.ranks) snprintf(where, sizeof where, "%d ranks: %s network (emulated)", v.kind.ranks, v.network);
+        else snprintf(where, sizeof where, "%s%s%s", sampled ? "sampled batches, " : v.emulated ? "cpu backend: " : v.gpu ? "cuda: " : "host memory",
+                      v.emulated ? snap.topology : v.gpu ? v.gpu_m.gpu : "", v.emulated ? " (emulated)" : streaming ? " streamed" : "");
         snprintf(v.title, sizeof v.title, " gnnscope  %s / %s  %s  epoch %d%s", snap.dataset, snap.model, where,
                  snap.nepochs ? (int)snap.epochs[snap.nepochs - 1].epoch : 0,
                  snap.failed ? "  ERROR" : snap.paused ? "  PAUSED" : snap.finished ? "  done" : "  running");
@@ -272,11 +272,11 @@ int workbench_headless(const session_if_t *s)
         }
         if (snap->nepochs && snap->epochs_total != shown) {
             const epoch_stats_t *e = &snap->epochs[snap->nepochs - 1];
-            if (snap->ranks)
+            if (snap->kind.driver == DRIVER_DIST)
                 printf("epoch %4lld  loss %.4f  test %.4f  %.3f ms  net %.2f MB  wait %.3f ms  replica %.3f ms  comm hidden %.0f%%\n",
                        (long long)e->epoch, e->loss, e->test_acc, e->epoch_ms, e->net_bytes / 1e6, e->stall_ms, e->replica_ms,
                        100 * e->comm_hidden);
-            else if (snap->cfg.batch_size > 0)
+            else if (snap->kind.driver == DRIVER_SAMPLED)
                 printf("epoch %4lld  loss %.4f  test %.4f  %.3f ms  %.0f batches  S %.2f ms  R %.2f ms  K %.2f ms  T %.2f ms  "
                        "steps %.2f ms  step waits %.2f ms\n",
                        (long long)e->epoch, e->loss, e->test_acc, e->epoch_ms, e->batches, e->sample_ms, e->reindex_ms,

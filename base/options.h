@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "error.h"
+
 typedef enum {
     OPT_BOOL,   /* a flag without a value: sets an int to 1 */
     OPT_INT,    /* int in [lo, hi] */
@@ -63,7 +65,23 @@ typedef struct opt {
     opt_scope_t scope;     /* which runs it applies to */
     char key;              /* the workbench key that cycles it (0: none) */
     double word_value;     /* what zero_word stores (0 unless given: a value outside [lo, hi]) */
+    unsigned flags;        /* OPTF_* */
+    /* Beyond the range: the owner's rule for a new value in `next` (the
+     * whole struct, which it may adjust: a field that follows this one),
+     * given what the owner knows of the run (`facts`, NULL when nothing
+     * is known). GS_EINPUT with err naming the option. May be NULL. */
+    int (*check)(void *next, const void *facts, gs_err_t *err);
+    /* The value as shown when it is resolved at run time (auto chunks as
+     * "8 (auto)"): `live` describes the run whose value is in `base`, NULL
+     * for a value not yet in force. Returns 0 when opt_format shows it as
+     * well. May be NULL. */
+    int (*text)(const void *base, const void *live, char *out, size_t n);
 } opt_t;
+
+/* opt_t.flags */
+enum {
+    OPTF_MODEL = 1, /* shapes the model: `model NAME [OPTION VALUE]...` takes it */
+};
 
 /* Parses value into base's field. 0, or -1 with why = the reason. */
 int opt_parse(const opt_t *o, void *base, const char *value, char *why, size_t n);

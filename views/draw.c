@@ -103,8 +103,8 @@ static void draw_timeline(rect_t r, const view_state_t *v)
         }
     }
     if (row < r.h)
-        line(r, row, " = forward  - backward  o optimiser%s   digits: %s when zoomed in", v->sampled ? "  s preprocessing" : "",
-             v->ranks ? "the peer rank" : v->sampled ? "the batch" : "chunk column");
+        line(r, row, " = forward  - backward  o optimiser%s   digits: %s when zoomed in", (v->kind.driver == DRIVER_SAMPLED) ? "  s preprocessing" : "",
+             v->kind.ranks ? "the peer rank" : (v->kind.driver == DRIVER_SAMPLED) ? "the batch" : "chunk column");
 }
 
 /* Live metrics of the real GPU; a metric the machine cannot give says n/a. */
@@ -150,7 +150,7 @@ static void draw_ranks(rect_t r, const view_state_t *v)
 {
     const prof_window_t *w = &v->window;
     int row = 1;
-    for (int d = 0; d < v->ranks && d + 1 < PROF_MAX_DEV && row + 1 < r.h; d++) {
+    for (int d = 0; d < v->kind.ranks && d + 1 < PROF_MAX_DEV && row + 1 < r.h; d++) {
         char out[32], in[32], sp[VIEW_HIST + 1];
         plot_rate(w->bytes_per_s[d + 1][PL_NETSEND], out, sizeof out);
         plot_rate(w->bytes_per_s[d + 1][PL_NETRECV], in, sizeof in);
@@ -159,22 +159,22 @@ static void draw_ranks(rect_t r, const view_state_t *v)
         double link = w->busy[d + 1][PL_NETSEND] > w->busy[d + 1][PL_NETRECV] ? w->busy[d + 1][PL_NETSEND] : w->busy[d + 1][PL_NETRECV];
         line(r, row++, "   net out %s  in %s  link busy %.0f%%", out, in, 100 * link);
     }
-    if (v->ranks >= PROF_MAX_DEV && row < r.h) line(r, row++, "(the first %d ranks)", PROF_MAX_DEV - 1);
+    if (v->kind.ranks >= PROF_MAX_DEV && row < r.h) line(r, row++, "(the first %d ranks)", PROF_MAX_DEV - 1);
     draw_parts(r, row, &v->parts, "compute");
 }
 
 static void draw_util(rect_t r, const view_state_t *v)
 {
     char hdr[128];
-    if (v->ranks) snprintf(hdr, sizeof hdr, " Utilisation (emulated %s network)", v->network);
+    if (v->kind.ranks) snprintf(hdr, sizeof hdr, " Utilisation (emulated %s network)", v->network);
     else snprintf(hdr, sizeof hdr, " Utilisation%s", v->emulated ? " (emulated)" : "");
     head(r, hdr);
     const prof_window_t *w = &v->window;
-    if (v->ranks) {
+    if (v->kind.ranks) {
         draw_ranks(r, v);
         return;
     }
-    if (v->sampled) /* the host prepares batches; the emulated device trains on them */
+    if (v->kind.driver == DRIVER_SAMPLED) /* the host prepares batches; the emulated device trains on them */
         line(r, 1, "host prep S %3.0f%% R %3.0f%% K %3.0f%%", 100 * w->busy[0][PL_SAMPLE], 100 * w->busy[0][PL_REINDEX],
              100 * w->busy[0][PL_LOOKUP]);
     else line(r, 1, "host cpu busy %3.0f%%", 100 * w->busy[0][PL_COMPUTE]);
@@ -229,12 +229,12 @@ static void draw_train(rect_t r, const view_state_t *v)
     char cell[2][64];
     int filled = 0;
     /* the breakdown (its terms add up to the epoch and its evaluation), then the counters, two to a line */
-    int devices = v->ndev && !v->sampled; /* a sampled run's device is its steps' (no streaming counters) */
+    int devices = v->kind.engine == ENGINE_STREAM; /* a sampled run's device is its steps' (no streaming counters) */
     if (devices) line(r, row++, "time of epoch + eval %.1f ms:", e->epoch_ms + e->eval_ms);
     for (int pass = 0; pass < 2; pass++) {
         unsigned want = pass == 0 ? STAT_BREAKDOWN : STAT_PANEL;
         for (int i = 0; i < nstats && row < r.h; i++) {
-            if (!(d[i].flags & want) || !stat_applies(&d[i], devices, v->ranks, v->sampled) || (pass == 0 && !devices)) continue;
+            if (!(d[i].flags & want) || !stat_applies(&d[i], &v->kind) || (pass == 0 && !devices)) continue;
             plot_stat(d[i].label, d[i].unit, d[i].flags & STAT_FRACTION, stat_get(e, &d[i]), cell[filled], sizeof cell[0]);
             if (++filled == 2) line(r, row++, " %-*s %s", r.w / 2 - 2, cell[0], cell[1]), filled = 0;
         }

@@ -26,9 +26,9 @@ static int add_groups(lane_row_t *rows, int n, int g, char prefix, const int *la
 int timeline_lanes(const view_state_t *v, lane_row_t *rows)
 {
     static const int rank_lanes[] = {PL_COMPUTE, PL_NETSEND, PL_NETRECV}, dev_lanes[] = {PL_H2D, PL_COMPUTE, PL_D2H, PL_D2D};
-    if (v->ranks) return add_groups(rows, 0, v->ranks, 'r', rank_lanes, 3);
+    if (v->kind.ranks) return add_groups(rows, 0, v->kind.ranks, 'r', rank_lanes, 3);
     int n = 0;
-    if (v->sampled) {
+    if (v->kind.driver == DRIVER_SAMPLED) {
         n = add(rows, n, -1, PL_SAMPLE, "S sample");
         n = add(rows, n, -1, PL_REINDEX, "R reindex");
         n = add(rows, n, -1, PL_LOOKUP, "K lookup");

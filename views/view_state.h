@@ -6,7 +6,9 @@
 #include <stdint.h>
 
 #include "engine/device/cuda_plugin.h"
-#include "engine/train/train.h"
+#include "engine/exec/stats.h"
+#include "engine/partition/part_online.h"
+#include "engine/train/run_kind.h"
 #include "profiler/profiler.h"
 
 #define VIEW_HIST 64
@@ -27,9 +29,8 @@ typedef struct {
     int nknobs;
     prof_window_t window;
     double busy_hist[PROF_MAX_DEV][VIEW_HIST]; /* compute busy fraction per device, oldest first */
-    int nhist, ndev, emulated;
-    int ranks;            /* of a distributed run (its lanes are ranks), else 0 */
-    int sampled;        /* a sampled run (--batch-size): its stage counters are shown */
+    run_kind_t kind;      /* the run's driver, engine and place (its ranks are the lanes of a distributed run) */
+    int nhist, ndev, emulated; /* ndev: the devices drawn (a sampled run's emulated one, a GPU) */
     char network[24];     /* its emulated network */
     int gpu;              /* a real GPU: gpu_m holds its live metrics */
     gpu_metrics_t gpu_m;

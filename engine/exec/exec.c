@@ -13,6 +13,7 @@
 #include "base/rng.h"
 #include "engine/machine/vclock.h"
 #include "base/mono_clock.h"
+#include "engine/program/op_table.h"
 
 /* ---------------- levels and hops ---------------- */
 

@@ -1,81 +1,84 @@
-/* memplan_run.c - the memory plan at run time (memplan.h plans, streamer.h
- * lists the calls). The first epoch with a plan kind other than stream is
- * recorded: every streamed op's reads and writes, with the H2D bytes each
- * read moved, and every host write of a vertex tensor. At its end the plan
- * is made, and from the next epoch on each step keeps the tensors the plan
- * says on every device, in the capacity the streaming buffers leave free.
- * Each step is checked against the recorded one; if the epoch differs
- * (a rewritten program, an extra forward pass), every device copy is
- * dropped and the next epoch is recorded again.
- * Host memory always holds every value: outputs still go D2H (the host's
- * elementwise ops read them), so a plan saves H2D bytes only. A device copy
- * is trusted row by row: rows are valid on a device once copied in or
- * written there, and go stale when another device or a host op writes them. */
+/* memplan_run.c - see memplan_run.h. */
+#include "memplan_run.h"
+
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "engine/stream/streamer.h"
 #include "base/mono_clock.h"
 
-static int find_index(const streamer_t *s, int key)
+void mp_run_init(memplan_rt_t *m, mp_devices_t dev)
 {
-    for (int i = 0; i < s->mp.nres; i++)
-        if (s->mp.res[i].key == key) return i;
+    memset(m, 0, sizeof *m);
+    m->dev = dev;
+}
+
+static int find_index(const memplan_rt_t *m, int key)
+{
+    for (int i = 0; i < m->nres; i++)
+        if (m->res[i].key == key) return i;
     return -1;
 }
 
-static resident_t *find(streamer_t *s, int key)
+static resident_t *find(memplan_rt_t *m, int key)
 {
-    int i = find_index(s, key);
-    return i < 0 ? NULL : &s->mp.res[i];
+    int i = find_index(m, key);
+    return i < 0 ? NULL : &m->res[i];
 }
 
 /* Frees r's device copies; r's slot takes the last entry. */
-static void drop(streamer_t *s, resident_t *r)
+static void drop(memplan_rt_t *m, resident_t *r)
 {
-    for (int d = 0; d < s->ndev; d++) {
-        if (r->dev[d]) s->ops->free(s->b, d, r->dev[d], r->bytes);
+    for (int d = 0; d < m->dev.ndev; d++) {
+        if (r->dev[d]) m->dev.ops->free(m->dev.b, d, r->dev[d], r->bytes);
         free(r->valid[d]);
     }
-    *r = s->mp.res[--s->mp.nres];
+    *r = m->res[--m->nres];
 }
 
 /* Drops every copy whose tensor is outside keep (a mask over the trace). */
-static void drop_unkept(streamer_t *s, uint64_t keep)
+static void drop_unkept(memplan_rt_t *m, uint64_t keep)
 {
-    for (int i = 0; i < s->mp.nres;) {
-        int j = mp_trace_find(&s->mp.trace, s->mp.res[i].key);
+    for (int i = 0; i < m->nres;) {
+        int j = mp_trace_find(&m->trace, m->res[i].key);
         if (j >= 0 && j < MP_MAX_TENSORS && (keep >> j & 1)) i++;
-        else drop(s, &s->mp.res[i]);
+        else drop(m, &m->res[i]);
     }
 }
 
-void streamer_mp_reset(streamer_t *s)
+void mp_run_reset(memplan_rt_t *m)
 {
-    while (s->mp.nres) drop(s, &s->mp.res[0]);
-    mp_plan_free(&s->mp.plan);
-    mp_trace_reset(&s->mp.trace);
-    s->mp.planned = s->mp.recording = 0;
+    while (m->nres) drop(m, &m->res[0]);
+    mp_plan_free(&m->plan);
+    mp_trace_reset(&m->trace);
+    m->planned = m->recording = 0;
 }
+
+void mp_run_free(memplan_rt_t *m)
+{
+    mp_run_reset(m);
+    mp_trace_free(&m->trace);
+}
+
+int mp_run_holding(const memplan_rt_t *m) { return m->nres > 0; }
 
 /* Gives every tensor in set a copy on each device (none where it does
  * not fit: that tensor then streams). */
-static void hold(streamer_t *s, uint64_t set)
+static void hold(memplan_rt_t *m, uint64_t set)
 {
-    const mp_trace_t *tr = &s->mp.trace;
+    const mp_trace_t *tr = &m->trace;
     for (int j = 0; j < tr->nkeys && j < MP_MAX_TENSORS; j++) {
-        if (!(set >> j & 1) || find(s, tr->key[j])) continue;
-        resident_t *r = &s->mp.res[s->mp.nres];
+        if (!(set >> j & 1) || find(m, tr->key[j])) continue;
+        resident_t *r = &m->res[m->nres];
         memset(r, 0, sizeof *r);
         r->key = tr->key[j], r->bytes = tr->bytes[j];
-        s->mp.nres++;
-        for (int d = 0; d < s->ndev; d++) {
-            r->dev[d] = s->ops->alloc(s->b, d, r->bytes);
-            r->valid[d] = calloc((size_t)s->g->n, 1);
+        m->nres++;
+        for (int d = 0; d < m->dev.ndev; d++) {
+            r->dev[d] = m->dev.ops->alloc(m->dev.b, d, r->bytes);
+            r->valid[d] = calloc((size_t)m->dev.n, 1);
             if (!r->dev[d] || !r->valid[d]) {
-                drop(s, r);
+                drop(m, r);
                 break;
             }
         }
@@ -90,20 +93,19 @@ static int keys_match(const mp_trace_t *tr, const int16_t *idx, const xtensor_t 
 }
 
 /* The trace's index of tensor t (bytes of its N rows). */
-static int traced(streamer_t *s, const xtensor_t *t)
+static int traced(memplan_rt_t *m, const xtensor_t *t)
 {
-    return mp_trace_tensor(&s->mp.trace, t->key, sizeof(float) * (uint64_t)s->g->n * (uint64_t)t->cols);
+    return mp_trace_tensor(&m->trace, t->key, sizeof(float) * (uint64_t)m->dev.n * (uint64_t)t->cols);
 }
 
-void streamer_mp_op_begin(streamer_t *s, const xtensor_t *reads, int nr, const xtensor_t *writes, int nw)
+void mp_run_op_begin(memplan_rt_t *m, const xtensor_t *reads, int nr, const xtensor_t *writes, int nw)
 {
-    memplan_rt_t *m = &s->mp;
-    m->op_nr = nr < MP_MAX_IO ? nr : MP_MAX_IO;
+        m->op_nr = nr < MP_MAX_IO ? nr : MP_MAX_IO;
     for (int i = 0; i < m->op_nr; i++) m->op_reads[i] = reads[i].key, m->op_cost[i] = 0;
     if (m->recording) {
         int ri[MP_MAX_IO], wi[MP_MAX_IO];
-        for (int i = 0; i < m->op_nr; i++) ri[i] = traced(s, &reads[i]);
-        for (int i = 0; i < nw && i < MP_MAX_IO; i++) wi[i] = traced(s, &writes[i]);
+        for (int i = 0; i < m->op_nr; i++) ri[i] = traced(m, &reads[i]);
+        for (int i = 0; i < nw && i < MP_MAX_IO; i++) wi[i] = traced(m, &writes[i]);
         if (!m->trace.overflow) mp_trace_step(&m->trace, 0, ri, nr, wi, nw);
         return;
     }
@@ -111,19 +113,18 @@ void streamer_mp_op_begin(streamer_t *s, const xtensor_t *reads, int nr, const x
     const mp_step_t *st = m->step < m->trace.nstep ? &m->trace.step[m->step] : NULL;
     if (!st || st->host || st->nr != nr || st->nw != nw || !keys_match(&m->trace, st->reads, reads, nr) ||
         !keys_match(&m->trace, st->writes, writes, nw)) {
-        streamer_mp_reset(s); /* the epoch left the recorded path: the next one is recorded */
+        mp_run_reset(m); /* the epoch left the recorded path: the next one is recorded */
         return;
     }
     uint64_t during = m->plan.hold[m->step];
-    drop_unkept(s, during);
-    hold(s, during);
+    drop_unkept(m, during);
+    hold(m, during);
 }
 
-void streamer_mp_op_end(streamer_t *s, int failed)
+void mp_run_op_end(memplan_rt_t *m, int failed)
 {
-    memplan_rt_t *m = &s->mp;
-    if (failed) {
-        streamer_mp_reset(s);
+        if (failed) {
+        mp_run_reset(m);
         return;
     }
     if (m->recording && !m->trace.overflow && m->trace.nstep > 0) {
@@ -131,112 +132,109 @@ void streamer_mp_op_end(streamer_t *s, int failed)
         for (int i = 0; i < st->nr; i++) st->read_cost[i] = m->op_cost[i];
     }
     if (!m->planned) return;
-    drop_unkept(s, m->plan.keep[m->step]);
+    drop_unkept(m, m->plan.keep[m->step]);
     m->step++;
 }
 
-void streamer_host_wrote(streamer_t *s, const xtensor_t *t)
+void mp_run_host_wrote(memplan_rt_t *m, const xtensor_t *t)
 {
-    memplan_rt_t *m = &s->mp;
-    if (m->recording) {
-        int j = traced(s, t);
+        if (m->recording) {
+        int j = traced(m, t);
         if (!m->trace.overflow) mp_trace_step(&m->trace, 1, NULL, 0, &j, 1);
         return;
     }
     if (!m->planned) return;
     const mp_step_t *st = m->step < m->trace.nstep ? &m->trace.step[m->step] : NULL;
     if (!st || !st->host || st->nw != 1 || m->trace.key[st->writes[0]] != t->key) {
-        streamer_mp_reset(s);
+        mp_run_reset(m);
         return;
     }
-    resident_t *r = find(s, t->key);
-    if (r) drop(s, r); /* its device copies no longer match */
-    drop_unkept(s, m->plan.keep[m->step]);
+    resident_t *r = find(m, t->key);
+    if (r) drop(m, r); /* its device copies no longer match */
+    drop_unkept(m, m->plan.keep[m->step]);
     m->step++;
 }
 
-void streamer_mp_epoch_begin(streamer_t *s)
+void mp_run_epoch_begin(memplan_rt_t *m, memplan_kind_t kind)
 {
-    memplan_rt_t *m = &s->mp;
     m->step = 0;
     m->kept_bytes = 0;
-    if (!m->planned && s->kn.memplan != MP_STREAM) {
+    if (!m->planned && kind != MP_STREAM) {
         mp_trace_reset(&m->trace);
         m->recording = 1;
     }
 }
 
-void streamer_mp_epoch_end(streamer_t *s)
+void mp_run_epoch_end(memplan_rt_t *m, memplan_kind_t kind, uint64_t reserved)
 {
-    memplan_rt_t *m = &s->mp;
-    if (m->planned && m->step != m->trace.nstep) streamer_mp_reset(s);
+    if (m->planned && m->step != m->trace.nstep) mp_run_reset(m);
     if (m->recording && !m->trace.overflow && m->trace.nstep > 0) {
         mp_trace_compact(&m->trace);
-        uint64_t cap = s->ops->capacity(s->b, 0), used = s->region_bytes + cap / 64; /* 1/64 left for rounding */
+        uint64_t cap = m->dev.ops->capacity(m->dev.b, 0), used = reserved + cap / 64; /* 1/64 left for rounding */
         uint64_t budget = cap > used ? cap - used : 0;
         if (cap == 0) { /* no cap: the copies are host memory here; take at most a quarter of what is free */
             long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-            budget = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page / 4 / (uint64_t)s->ndev : 0;
+            budget = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page / 4 / (uint64_t)m->dev.ndev : 0;
         }
         double t0 = gs_mono_s();
-        m->planned = mp_plan(&m->trace, s->kn.memplan, budget, &m->plan) == 0;
+        m->planned = mp_plan(&m->trace, kind, budget, &m->plan) == 0;
         m->plan_ms = 1e3 * (gs_mono_s() - t0);
     }
     m->recording = 0;
     m->step = 0;
 }
 
-float *streamer_mp_slot(streamer_t *s, int key, int d)
+float *mp_run_slot(memplan_rt_t *m, int key, int d)
 {
-    resident_t *r = s->mp.planned ? find(s, key) : NULL;
+    resident_t *r = m->planned ? find(m, key) : NULL;
     return r ? r->dev[d] : NULL;
 }
 
 /* Whether rows [lo, lo + rows) of key's copy on device d are current. */
-static int rows_valid(const streamer_t *s, int key, int d, int64_t lo, int64_t rows)
+static int rows_valid(const memplan_rt_t *m, int key, int d, int64_t lo, int64_t rows)
 {
-    int i = find_index(s, key);
-    return i >= 0 && memchr(s->mp.res[i].valid[d] + lo, 0, (size_t)rows) == NULL;
+    int i = find_index(m, key);
+    return i >= 0 && memchr(m->res[i].valid[d] + lo, 0, (size_t)rows) == NULL;
 }
 
-static void mark(streamer_t *s, int key, int d, int64_t lo, int64_t rows, int here, int others)
+static void mark(memplan_rt_t *m, int key, int d, int64_t lo, int64_t rows, int here, int others)
 {
-    resident_t *r = s->mp.planned ? find(s, key) : NULL;
+    resident_t *r = m->planned ? find(m, key) : NULL;
     if (!r) return;
-    for (int e = 0; e < s->ndev; e++)
+    for (int e = 0; e < m->dev.ndev; e++)
         if (e == d) memset(r->valid[e] + lo, here, (size_t)rows);
         else if (others >= 0) memset(r->valid[e] + lo, others, (size_t)rows);
 }
 
-void streamer_mp_wrote(streamer_t *s, int key, int d, int64_t lo, int64_t rows, int kept)
+void mp_run_wrote(memplan_rt_t *m, int key, int d, int64_t lo, int64_t rows, int kept)
 {
-    mark(s, key, d, lo, rows, kept != 0, 0);
+    mark(m, key, d, lo, rows, kept != 0, 0);
 }
 
-void streamer_mp_count(streamer_t *s, int key, double bytes)
+void mp_run_count(memplan_rt_t *m, int key, double bytes)
 {
-    for (int i = 0; i < s->mp.op_nr; i++)
-        if (s->mp.op_reads[i] == key) {
-            s->mp.op_cost[i] += bytes;
+    for (int i = 0; i < m->op_nr; i++)
+        if (m->op_reads[i] == key) {
+            m->op_cost[i] += bytes;
             return;
         }
 }
 
-const float *streamer_mp_load(streamer_t *s, int d, const xtensor_t *src, int64_t lo, int64_t rows, float *staging,
+const float *mp_run_load(memplan_rt_t *m, int d, const xtensor_t *src, int64_t lo, int64_t rows, float *staging,
                               chunk_tag_t tag, double *copied)
 {
     int64_t cols = src->cols;
     size_t bytes = sizeof(float) * (size_t)(rows * cols);
-    float *slot = streamer_mp_slot(s, src->key, d);
+    float *slot = mp_run_slot(m, src->key, d);
     *copied = 0;
-    if (slot && rows_valid(s, src->key, d, lo, rows)) {
-        s->mp.kept_bytes += (double)bytes;
+    if (slot && rows_valid(m, src->key, d, lo, rows)) {
+        m->kept_bytes += (double)bytes;
         return slot + lo * cols;
     }
     float *dst = slot ? slot + lo * cols : staging;
-    s->ops->copy(s->b, d, LANE_H2D, -1, dst, src->data + lo * cols, bytes, tag);
-    streamer_mp_count(s, src->key, (double)bytes);
-    if (slot) mark(s, src->key, d, lo, rows, 1, -1); /* a read leaves other devices' rows as they were */
+    m->dev.ops->copy(m->dev.b, d, LANE_H2D, -1, dst, src->data + lo * cols, bytes, tag);
+    mp_run_count(m, src->key, (double)bytes);
+    if (slot) mark(m, src->key, d, lo, rows, 1, -1); /* a read leaves other devices' rows as they were */
     *copied = (double)bytes;
     return dst;
 }

@@ -7,19 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *names[OP__COUNT] = {
-    [OP_MATMUL] = "matmul",         [OP_BIAS] = "bias",           [OP_ADD] = "add",
-    [OP_MUL] = "mul",               [OP_LERP] = "lerp",           [OP_RELU] = "relu",
-    [OP_LEAKY_RELU] = "leaky_relu", [OP_ELU] = "elu",             [OP_SIGMOID] = "sigmoid",
-    [OP_TANH] = "tanh",             [OP_DROPOUT] = "dropout",     [OP_HEAD_DOT] = "head_dot",
-    [OP_GATHER] = "gather",         [OP_GATHER_MAX] = "gather_max", [OP_SCATTER_SRC] = "scatter_src",
-    [OP_SCATTER_DST] = "scatter_dst", [OP_GATHER_EDGE] = "gather_edge", [OP_EDGE_UADDV] = "edge_uaddv",
-    [OP_EDGE_SOFTMAX] = "edge_softmax", [OP_GATHER_ATTN] = "gather_attn", [OP_GATHER_TYPED] = "gather_typed",
-    [OP_GATHER_FUSED] = "gather_fused", [OP_SCATTER_TYPED] = "scatter_typed",
-    [OP_EDGE_MATMUL_TYPED] = "edge_matmul_typed",
-};
-
-const char *op_name(op_kind_t op) { return op < OP__COUNT ? names[op] : "?"; }
+#include "op_table.h"
 
 void prog_init(program_t *p, int ntypes)
 {
@@ -93,7 +81,6 @@ static int code_room(program_t *p)
 }
 
 static int is_rowwise(val_domain_t d) { return d == DOM_INPUT || d == DOM_VERTEX || d == DOM_EDGE; }
-static val_domain_t rows_dom(val_domain_t d) { return d == DOM_EDGE ? DOM_EDGE : DOM_VERTEX; }
 
 int prog_op(program_t *p, op_kind_t op, int a, int b, int c, float fparam, int iparam)
 {
@@ -105,67 +92,15 @@ int prog_op(program_t *p, op_kind_t op, int a, int b, int c, float fparam, int i
         nin++;
     }
     if (nin == 0) return bad(p, op, "no inputs");
-    const value_t *A = &p->vals[a], *B = nin > 1 ? &p->vals[b] : NULL, *C = nin > 2 ? &p->vals[c] : NULL;
-    if (!is_rowwise(A->dom)) return bad(p, op, "first input must be a vertex or edge tensor");
-    val_domain_t dom = rows_dom(A->dom);
-    int64_t cols = A->cols;
-    switch (op) {
-    case OP_MATMUL:
-        if (!B || B->dom != DOM_PARAM || B->rows != A->cols) return bad(p, op, "needs a (K, M) parameter with K = cols");
-        cols = B->cols;
-        break;
-    case OP_BIAS:
-        if (!B || B->dom != DOM_PARAM || B->rows != 1 || B->cols != A->cols) return bad(p, op, "needs a (1, cols) parameter");
-        break;
-    case OP_ADD:
-    case OP_MUL:
-        if (!B || rows_dom(B->dom) != dom || B->cols != cols) return bad(p, op, "shapes differ");
-        break;
-    case OP_LERP:
-        if (!B || !C || rows_dom(B->dom) != dom || rows_dom(C->dom) != dom || B->cols != cols || C->cols != cols)
-            return bad(p, op, "shapes differ");
-        break;
-    case OP_DROPOUT:
-        if (!(fparam >= 0.0f && fparam < 1.0f)) return bad(p, op, "drop probability must be in [0, 1)");
-        iparam = p->ndropout++; /* the site's mask key survives program rewrites */
-        break;
-    case OP_RELU: case OP_LEAKY_RELU: case OP_ELU: case OP_SIGMOID: case OP_TANH:
-        break;
-    case OP_HEAD_DOT:
-        if (!B || B->dom != DOM_PARAM || B->rows != 1 || B->cols != cols || iparam < 1 || cols % iparam)
-            return bad(p, op, "needs a (1, K*H) parameter and K dividing cols");
-        cols = iparam;
-        break;
-    case OP_GATHER: case OP_GATHER_MAX: case OP_SCATTER_SRC: case OP_SCATTER_DST:
-        if (dom != DOM_VERTEX) return bad(p, op, "needs a vertex tensor");
-        dom = (op == OP_SCATTER_SRC || op == OP_SCATTER_DST) ? DOM_EDGE : DOM_VERTEX;
-        break;
-    case OP_GATHER_EDGE: case OP_EDGE_SOFTMAX:
-        if (dom != DOM_EDGE) return bad(p, op, "needs an edge tensor");
-        if (op == OP_GATHER_EDGE) dom = DOM_VERTEX;
-        break;
-    case OP_EDGE_UADDV:
-        if (dom != DOM_VERTEX || !B || rows_dom(B->dom) != DOM_VERTEX || B->cols != cols) return bad(p, op, "needs two vertex tensors of equal width");
-        dom = DOM_EDGE;
-        break;
-    case OP_GATHER_ATTN:
-        if (dom != DOM_VERTEX || !B || B->dom != DOM_EDGE || B->cols != iparam || iparam < 1 || cols % iparam)
-            return bad(p, op, "needs X (N, K*H) and A (E, K)");
-        break;
-    case OP_GATHER_TYPED:
-    case OP_SCATTER_TYPED:
-        if (dom != DOM_VERTEX || p->ntypes < 1 || cols % p->ntypes) return bad(p, op, "needs (N, T*H)");
-        cols /= p->ntypes;
-        if (op == OP_SCATTER_TYPED) dom = DOM_EDGE;
-        break;
-    case OP_EDGE_MATMUL_TYPED:
-        if (dom != DOM_EDGE || !B || B->dom != DOM_PARAM || B->rows != A->cols || p->ntypes < 1 || B->cols % p->ntypes)
-            return bad(p, op, "needs an edge tensor (E, K) and a (K, T*M) parameter");
-        cols = B->cols / p->ntypes;
-        break;
-    default:
-        return bad(p, op, "unknown op");
-    }
+    const op_desc_t *d = op_desc(op);
+    if (!d || !d->shape) return bad(p, op, "unknown op");
+    const value_t *v[3] = {&p->vals[a], nin > 1 ? &p->vals[b] : NULL, nin > 2 ? &p->vals[c] : NULL};
+    if (!is_rowwise(v[0]->dom)) return bad(p, op, "first input must be a vertex or edge tensor");
+    val_domain_t dom = v[0]->dom == DOM_EDGE ? DOM_EDGE : DOM_VERTEX;
+    int64_t cols = v[0]->cols;
+    const char *why = d->shape(p, v, nin, fparam, iparam, &dom, &cols);
+    if (why) return bad(p, op, why);
+    if (d->flags & OPF_MASKED) iparam = p->ndropout++; /* the site's mask key survives program rewrites */
     int rg = 0;
     for (int i = 0; i < nin; i++) rg |= p->vals[ins[i]].requires_grad;
     int out = new_value(p, dom, 0, cols, rg);

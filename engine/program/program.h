@@ -120,7 +120,6 @@ static inline void prog_at(program_t *p, int layer, saga_stage_t stage)
     p->cur_layer = layer;
     p->cur_stage = stage;
 }
-const char *op_name(op_kind_t op);
 /* Removes instructions whose results are never used (after rewrites), and
  * the values nothing reads or writes any more, renumbering the rest in
  * order (parameters keep their order and indices). */

@@ -74,7 +74,7 @@ void stream_plan_free(stream_plan_t *plan)
 }
 
 /* The order for P intervals; with --order none, back to the original numbering. */
-static int order_for(const train_cfg_t *c, const graph_t *g, stream_plan_t *plan, gs_err_t *err)
+static int order_for(const stream_cfg_t *c, const graph_t *g, stream_plan_t *plan, gs_err_t *err)
 {
     int64_t n = g->n;
     free(plan->bounds);
@@ -86,7 +86,7 @@ static int order_for(const train_cfg_t *c, const graph_t *g, stream_plan_t *plan
     return rc;
 }
 
-int stream_cap_check(const train_cfg_t *c, const program_t *prog, int64_t n, gs_err_t *err)
+int stream_cap_check(const stream_cfg_t *c, const program_t *prog, int64_t n, gs_err_t *err)
 {
     int k = c->knobs.subchunks < 1 ? 1 : c->knobs.subchunks;
     uint64_t least = stream_working_set(prog, n, (int)(n < 4096 ? n : 4096), k);
@@ -97,7 +97,7 @@ int stream_cap_check(const train_cfg_t *c, const program_t *prog, int64_t n, gs_
     return GS_OK;
 }
 
-int stream_plan_fits(const train_cfg_t *c, const program_t *prog, int64_t n, const stream_plan_t *plan, gs_err_t *err)
+int stream_plan_fits(const stream_cfg_t *c, const program_t *prog, int64_t n, const stream_plan_t *plan, gs_err_t *err)
 {
     int k = c->knobs.subchunks < 1 ? 1 : c->knobs.subchunks;
     uint64_t need = need_of_bounds(prog, n, plan->p, k, plan->bounds);
@@ -107,7 +107,7 @@ int stream_plan_fits(const train_cfg_t *c, const program_t *prog, int64_t n, con
     return GS_OK;
 }
 
-int stream_plan(const train_cfg_t *c, const program_t *prog, const graph_t *g, stream_plan_t *plan, gs_err_t *err)
+int stream_plan(const stream_cfg_t *c, const program_t *prog, const graph_t *g, stream_plan_t *plan, gs_err_t *err)
 {
     memset(plan, 0, sizeof *plan);
     int k = c->knobs.subchunks < 1 ? 1 : c->knobs.subchunks, p = c->chunks;
@@ -158,11 +158,12 @@ static void task_hook(void *user, int dev, lane_t lane, chunk_tag_t tag, double 
     if (se->on_task) se->on_task(se->observer, dev, lane, tag, t0, t1, bytes);
 }
 
-int stream_engine_open(stream_engine_t *se, const train_cfg_t *c, const graph_t *g, const stream_plan_t *plan,
+int stream_engine_open(stream_engine_t *se, const stream_cfg_t *c, const graph_t *g, const stream_plan_t *plan,
                        const atomic_int *abort_flag, gs_err_t *err)
 {
     memset(se, 0, sizeof *se);
-    se->real = c->device == DEVICE_CUDA; /* real GPUs: no interconnect model, every device in one group */
+    se->cfg = *c;
+    se->real = c->real; /* real GPUs: no interconnect model, every device in one group */
     se->host = kplace_host();
     se->on_task = c->on_task, se->observer = c->observer;
     if (!se->real && topology_get(c->topology, &se->topo) != 0)
@@ -234,7 +235,7 @@ static int se_matmul_bwd(void *self, const matmul_call_t *c, gs_err_t *err)
     return streamer_matmul_bwd(&se->streamer, c, err);
 }
 
-static void se_host_wrote(void *self, const xtensor_t *t) { streamer_host_wrote(&((stream_engine_t *)self)->streamer, t); }
+static void se_host_wrote(void *self, const xtensor_t *t) { mp_run_host_wrote(&((stream_engine_t *)self)->streamer.mp, t); }
 
 static const exec_engine_ops_t stream_ops = {
     .name = "stream",
@@ -258,7 +259,7 @@ void stream_engine_epoch_begin(stream_engine_t *se, int have_profile)
     se->streamer.profiling = 1;
     se->streamer.have_profile = have_profile;
     memset(se->streamer.part_s, 0, sizeof(double) * PROG_MAX_LAYERS * (size_t)se->streamer.p);
-    streamer_mp_epoch_begin(&se->streamer);
+    mp_run_epoch_begin(&se->streamer.mp, se->streamer.kn.memplan);
 }
 
 void stream_engine_epoch_end(stream_engine_t *se, epoch_stats_t *st)
@@ -284,7 +285,7 @@ void stream_engine_epoch_end(stream_engine_t *se, epoch_stats_t *st)
     st->filtered_blocks = k->filtered_blocks, st->full_blocks = k->full_blocks;
     st->swapped_cols = k->swapped_cols, st->swap_saved_ms = 1e3 * k->swap_saved_s;
     st->kept_bytes = se->streamer.mp.kept_bytes;
-    streamer_mp_epoch_end(&se->streamer);
+    mp_run_epoch_end(&se->streamer.mp, se->streamer.kn.memplan, se->streamer.region_bytes);
 }
 
 /* ---------------- facts ---------------- */
@@ -302,8 +303,9 @@ static void fact(facts_t *f, const char *group, const char *name, double value, 
     snprintf(e->name, sizeof e->name, "%s", name);
 }
 
-int stream_engine_facts(const stream_engine_t *se, const train_cfg_t *c, double epoch_s, engine_fact_t *out, int max)
+int stream_engine_facts(const stream_engine_t *se, double epoch_s, engine_fact_t *out, int max)
 {
+    const stream_cfg_t *c = &se->cfg;
     static const char *lanes[LANE__COUNT] = {"h2d", "d2h", "d2d", "compute"};
     facts_t f = {out, 0, max};
     const streamer_t *s = &se->streamer;

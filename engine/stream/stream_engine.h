@@ -13,13 +13,32 @@
 
 #include <stdatomic.h>
 
-#include "engine/train/config.h"
 #include "engine/exec/exec_engine.h"
 #include "engine/kernels/kops.h"
 #include "engine/program/program.h"
-#include "engine/train/stats.h"
-#include "streamer.h"
+#include "engine/exec/stats.h"
+#include "engine/graph/order.h"
 #include "engine/machine/vclock.h"
+#include "streamer.h"
+
+/* What a streamed run asks of its devices (the trainer's configuration,
+ * projected: train/trainer_stream.c). */
+typedef struct {
+    int real;              /* the CUDA plugin's logical devices: no link model, real counters */
+    int devices;
+    uint64_t device_mem;   /* bytes per device, 0 = unlimited */
+    char topology[32];     /* the interconnect model (machine/topology.h) */
+    double link_scale;     /* 0 = auto */
+    int links_native;      /* 1: no interconnect model */
+    clock_kind_t clock;
+    ktime_kind_t ktime;
+    int chunks;            /* P, 0 = auto */
+    order_kind_t order;
+    uint64_t seed;         /* the random order's */
+    stream_knobs_t knobs;
+    task_hook_t on_task;   /* the observer's hook (the profiler), or NULL */
+    void *observer;
+} stream_cfg_t;
 
 /* P and the vertex order: perm[new] = old (NULL: keep the numbering) and
  * the P + 1 interval bounds in the new numbering. */
@@ -30,6 +49,7 @@ typedef struct {
 } stream_plan_t;
 
 typedef struct {
+    stream_cfg_t cfg;          /* what it was opened with */
     topology_t topo;
     backend_t *backend;
     const backend_ops_t *bops; /* the cpu backend's table, or the CUDA plugin's */
@@ -47,17 +67,17 @@ typedef struct {
 
 /* Chooses P and the vertex order of g (the current numbering) under c for
  * program p. plan's arrays are the caller's to free (stream_plan_free). */
-int stream_plan(const train_cfg_t *c, const program_t *p, const graph_t *g, stream_plan_t *plan, gs_err_t *err);
+int stream_plan(const stream_cfg_t *c, const program_t *p, const graph_t *g, stream_plan_t *plan, gs_err_t *err);
 /* Whether c's device cap can hold program p's widest pass over n vertices
  * at the most chunks allowed (checked before anything of the model's size
  * is allocated). */
-int stream_cap_check(const train_cfg_t *c, const program_t *p, int64_t n, gs_err_t *err);
+int stream_cap_check(const stream_cfg_t *c, const program_t *p, int64_t n, gs_err_t *err);
 void stream_plan_free(stream_plan_t *plan);
 /* Whether plan's intervals (say, a partitioner's uneven ones) fit c's
  * device cap with program p over n vertices. */
-int stream_plan_fits(const train_cfg_t *c, const program_t *p, int64_t n, const stream_plan_t *plan, gs_err_t *err);
+int stream_plan_fits(const stream_cfg_t *c, const program_t *p, int64_t n, const stream_plan_t *plan, gs_err_t *err);
 /* Opens the devices and the chunks of g (already in plan's order). */
-int stream_engine_open(stream_engine_t *se, const train_cfg_t *c, const graph_t *g, const stream_plan_t *plan,
+int stream_engine_open(stream_engine_t *se, const stream_cfg_t *c, const graph_t *g, const stream_plan_t *plan,
                        const atomic_int *abort_flag, gs_err_t *err);
 void stream_engine_close(stream_engine_t *se);
 /* The engine's clock for the executor's host ops: NULL on the wall clock. */
@@ -76,7 +96,7 @@ typedef struct {
     const char *text;  /* non-NULL: a text value */
 } engine_fact_t;
 /* Fills up to max facts of the run so far; returns how many. */
-int stream_engine_facts(const stream_engine_t *se, const train_cfg_t *c, double epoch_s, engine_fact_t *out, int max);
+int stream_engine_facts(const stream_engine_t *se, double epoch_s, engine_fact_t *out, int max);
 
 /* Device bytes the largest streamed op of p needs with P = chunks and k
  * sub-chunks over n vertices in equal intervals. */

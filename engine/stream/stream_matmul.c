@@ -141,7 +141,7 @@ int streamer_matmul(streamer_t *s, const matmul_call_t *mc, gs_err_t *err)
     mm_need_t need = {c, f, 0, 1, 0, 0, 0};
     int slots = s->kn.pipeline ? 2 : 1, rc = carve(s, &need, m, err);
     if (rc) return rc;
-    streamer_mp_op_begin(s, &mc->a, 1, &mc->out, 1);
+    mp_run_op_begin(&s->mp, &mc->a, 1, &mc->out, 1);
     broadcast_weight(s, m, mc->w, sizeof(float) * (size_t)(c * f), tag_of(layer, PHASE_FWD, -1));
     slot_events_t ev = slot_events_none();
     mm_block_t k;
@@ -151,19 +151,19 @@ int streamer_matmul(streamer_t *s, const matmul_call_t *mc, gs_err_t *err)
         chunk_tag_t tag = tag_of(layer, PHASE_FWD, t);
         double copied;
         ops->wait(b, d, LANE_H2D, ev.comp[d][q]); /* the slot's last gemm has read its input */
-        const float *ad = streamer_mp_load(s, d, &mc->a, lo, rows, m[d].a[q], tag, &copied);
+        const float *ad = mp_run_load(&s->mp, d, &mc->a, lo, rows, m[d].a[q], tag, &copied);
         ops->wait(b, d, LANE_COMPUTE, ops->record(b, d, LANE_H2D));
         ops->wait(b, d, LANE_COMPUTE, ev.d2h[d][q]); /* the slot's last output has left */
-        float *kept = streamer_mp_slot(s, mc->out.key, d), *y = kept ? kept + lo * f : m[d].y[q];
+        float *kept = mp_run_slot(&s->mp, mc->out.key, d), *y = kept ? kept + lo * f : m[d].y[q];
         launch_gemm(s, d, 0, 0, rows, f, c, ad, m[d].w, y, 0, tag);
         ev.comp[d][q] = ops->record(b, d, LANE_COMPUTE);
         ops->wait(b, d, LANE_D2H, ev.comp[d][q]);
         ops->copy(b, d, LANE_D2H, -1, out + lo * f, y, sizeof(float) * (size_t)(rows * f), tag);
         ev.d2h[d][q] = ops->record(b, d, LANE_D2H);
-        streamer_mp_wrote(s, mc->out.key, d, lo, rows, kept != NULL);
+        mp_run_wrote(&s->mp, mc->out.key, d, lo, rows, kept != NULL);
     }
     ops->sync(b);
-    streamer_mp_op_end(s, rc != 0);
+    mp_run_op_end(&s->mp, rc != 0);
     streamer_fold_overlap(s, 0);
     return rc;
 }
@@ -220,7 +220,7 @@ int streamer_matmul_bwd(streamer_t *s, const matmul_call_t *mc, gs_err_t *err)
     int nr = 1;
     if (dw) reads[nr++] = mc->a;
     if (da && acc_a) reads[nr++] = mc->da;
-    streamer_mp_op_begin(s, reads, nr, &mc->da, da != NULL);
+    mp_run_op_begin(&s->mp, reads, nr, &mc->da, da != NULL);
     size_t wbytes = sizeof(float) * (size_t)(c * f);
     chunk_tag_t wtag = tag_of(layer, PHASE_BWD, -1);
     if (da) broadcast_weight(s, m, mc->w, wbytes, wtag);
@@ -242,10 +242,10 @@ int streamer_matmul_bwd(streamer_t *s, const matmul_call_t *mc, gs_err_t *err)
         double copied;
         ops->wait(b, d, LANE_H2D, ev.comp[d][q]);
         if (da && acc_a) ops->wait(b, d, LANE_H2D, ev.d2h[d][q]); /* da's slot is refilled when adding */
-        const float *dyd = streamer_mp_load(s, d, &mc->dy, lo, rows, m[d].y[q], tag, &copied);
-        const float *ad = dw ? streamer_mp_load(s, d, &mc->a, lo, rows, m[d].a[q], tag, &copied) : NULL;
-        float *kept = da ? streamer_mp_slot(s, mc->da.key, d) : NULL, *dad = kept ? kept + lo * c : m[d].da[q];
-        if (da && acc_a) streamer_mp_load(s, d, &mc->da, lo, rows, dad, tag, &copied);
+        const float *dyd = mp_run_load(&s->mp, d, &mc->dy, lo, rows, m[d].y[q], tag, &copied);
+        const float *ad = dw ? mp_run_load(&s->mp, d, &mc->a, lo, rows, m[d].a[q], tag, &copied) : NULL;
+        float *kept = da ? mp_run_slot(&s->mp, mc->da.key, d) : NULL, *dad = kept ? kept + lo * c : m[d].da[q];
+        if (da && acc_a) mp_run_load(&s->mp, d, &mc->da, lo, rows, dad, tag, &copied);
         ops->wait(b, d, LANE_COMPUTE, ops->record(b, d, LANE_H2D));
         ops->wait(b, d, LANE_COMPUTE, ev.d2h[d][q]);
         if (da) launch_gemm(s, d, 0, 1, rows, c, f, dyd, m[d].w, dad, acc_a, tag);
@@ -255,7 +255,7 @@ int streamer_matmul_bwd(streamer_t *s, const matmul_call_t *mc, gs_err_t *err)
         ops->wait(b, d, LANE_D2H, ev.comp[d][q]);
         ops->copy(b, d, LANE_D2H, -1, da + lo * c, dad, sizeof(float) * (size_t)(rows * c), tag);
         ev.d2h[d][q] = ops->record(b, d, LANE_D2H);
-        streamer_mp_wrote(s, mc->da.key, d, lo, rows, kept != NULL);
+        mp_run_wrote(&s->mp, mc->da.key, d, lo, rows, kept != NULL);
     }
     if (dw && !rc) {
         if (nd > 1) ring_allreduce(s, m, c * f, layer);
@@ -263,7 +263,7 @@ int streamer_matmul_bwd(streamer_t *s, const matmul_call_t *mc, gs_err_t *err)
         ops->copy(b, 0, LANE_D2H, -1, dw, m[0].dw, wbytes, wtag);
     }
     ops->sync(b);
-    streamer_mp_op_end(s, rc != 0);
+    mp_run_op_end(&s->mp, rc != 0);
     streamer_fold_overlap(s, 0);
     return rc;
 }

@@ -119,6 +119,7 @@ int streamer_init(streamer_t *s, const backend_ops_t *ops, backend_t *b, const t
     s->ops = ops, s->b = b, s->ndev = ops->ndev(b), s->topo = topo, s->g = g, s->kn = *kn;
     s->p = p, s->k = kn->subchunks < 1 ? 1 : kn->subchunks, s->nblocks = p * s->k;
     s->theta_threshold = 0.5;
+    mp_run_init(&s->mp, (mp_devices_t){ops, b, s->ndev, g->n});
     chunk_grid_t cg;
     int rc = grid_build(&cg, g, p, bounds, err);
     if (rc) return rc;
@@ -160,8 +161,7 @@ oom:
 void streamer_free(streamer_t *s)
 {
     if (!s->g) return;
-    streamer_mp_reset(s);
-    mp_trace_free(&s->mp.trace);
+    mp_run_free(&s->mp);
     release_buffers(s);
     free_orient(s, &s->fwd);
     free_orient(s, &s->bwd);
@@ -411,7 +411,7 @@ static void release_buffers(streamer_t *s)
 
 void streamer_set_knobs(streamer_t *s, const stream_knobs_t *kn)
 {
-    if (memcmp(&s->kn, kn, sizeof *kn) != 0) streamer_mp_reset(s);
+    if (memcmp(&s->kn, kn, sizeof *kn) != 0) mp_run_reset(&s->mp);
     s->kn = *kn;
 }
 
@@ -423,8 +423,8 @@ int streamer_reserve(streamer_t *s, size_t bytes, gs_err_t *err)
     s->region_bytes = bytes;
     for (int d = 0; d < s->ndev; d++) {
         s->region[d] = s->ops->alloc(s->b, d, bytes);
-        if (!s->region[d] && s->mp.nres) { /* the streaming buffers come first: give up the kept tensors */
-            streamer_mp_reset(s);
+        if (!s->region[d] && mp_run_holding(&s->mp)) { /* the streaming buffers come first: give up the kept tensors */
+            mp_run_reset(&s->mp);
             s->region[d] = s->ops->alloc(s->b, d, bytes);
         }
         if (!s->region[d]) {
@@ -504,13 +504,13 @@ static void column_begin(streamer_t *s, pass_run_t *pr, int r, int d)
     pr->col[d] = c;
     if (c < 0) return;
     int64_t rows = s->bounds[c + 1] - s->bounds[c];
-    float *kept = streamer_mp_slot(s, ps->out.key, d);
+    float *kept = mp_run_slot(&s->mp, ps->out.key, d);
     pr->acc[d] = kept ? kept + s->bounds[c] * ps->out.cols : pr->accs[d][ra];
     chunk_tag_t tag = {(int16_t)ps->layer, (int8_t)ps->phase, -1, c, -1};
     if (ps->acc) {
         double copied;
         if (pr->ev_d2h[d][ra] >= 0) ops->wait(s->b, d, LANE_H2D, pr->ev_d2h[d][ra]);
-        streamer_mp_load(s, d, &ps->out, s->bounds[c], rows, pr->acc[d], tag, &copied);
+        mp_run_load(&s->mp, d, &ps->out, s->bounds[c], rows, pr->acc[d], tag, &copied);
         s->ctr.gather_h2d_bytes += copied;
         ops->wait(s->b, d, LANE_COMPUTE, ops->record(s->b, d, LANE_H2D));
     } else {
@@ -550,17 +550,17 @@ static void naive_step(streamer_t *s, pass_run_t *pr, int t)
         chunk_tag_t tag = block_tag(s, ps, blk, pr->col[d]);
         if (pr->ev_comp[d][slot] >= 0) ops->wait(s->b, d, LANE_H2D, pr->ev_comp[d][slot]);
         /* a kept input is brought in whole, for the columns after this one */
-        int filt = !streamer_mp_slot(s, ps->in.key, d) && use_filter(s, u->nrows, rows);
+        int filt = !mp_run_slot(&s->mp, ps->in.key, d) && use_filter(s, u->nrows, rows);
         const float *src = pr->buf[d][slot];
         if (filt) {
             double bytes = sizeof(float) * (double)(u->nrows * ps->in.cols);
             ops->copy_rows(s->b, d, pr->buf[d][slot], ps->in.data, sizeof(float) * (size_t)ps->in.cols, u->rows, u->nrows, tag);
             s->ctr.filtered_blocks++;
             s->ctr.gather_h2d_bytes += bytes;
-            streamer_mp_count(s, ps->in.key, bytes);
+            mp_run_count(&s->mp, ps->in.key, bytes);
         } else {
             double copied;
-            src = streamer_mp_load(s, d, &ps->in, lo, rows, pr->buf[d][slot], tag, &copied);
+            src = mp_run_load(&s->mp, d, &ps->in, lo, rows, pr->buf[d][slot], tag, &copied);
             s->ctr.full_blocks++;
             s->ctr.gather_h2d_bytes += copied;
         }
@@ -667,7 +667,7 @@ static void chained_step(streamer_t *s, pass_run_t *pr, int t)
                                    rs->nrows, tag);
                 else ops->copy(s->b, d, LANE_H2D, -1, pr->buf[d][slot], ps->in.data + lo * ps->in.cols, bytes, tag);
                 s->ctr.gather_h2d_bytes += (double)bytes;
-                streamer_mp_count(s, ps->in.key, (double)bytes);
+                mp_run_count(&s->mp, ps->in.key, (double)bytes);
             } else {
                 int prev = seq[qs][q - 1];
                 ops->wait(s->b, d, LANE_D2D, pr->ev_ready[prev][slot]);
@@ -699,7 +699,7 @@ static void column_end(streamer_t *s, pass_run_t *pr, int d)
     ops->copy(s->b, d, LANE_D2H, -1, ps->out.data + s->bounds[c] * ps->out.cols, pr->acc[d],
               sizeof(float) * (size_t)(rows * ps->out.cols), (chunk_tag_t){(int16_t)ps->layer, (int8_t)ps->phase, -1, c, -1});
     pr->ev_d2h[d][ra] = ops->record(s->b, d, LANE_D2H);
-    streamer_mp_wrote(s, ps->out.key, d, s->bounds[c], rows, pr->acc[d] != pr->accs[d][ra]);
+    mp_run_wrote(&s->mp, ps->out.key, d, s->bounds[c], rows, pr->acc[d] != pr->accs[d][ra]);
 }
 
 static int run_pass(streamer_t *s, orient_t *o, const pass_t *ps, gs_err_t *err)
@@ -707,7 +707,7 @@ static int run_pass(streamer_t *s, orient_t *o, const pass_t *ps, gs_err_t *err)
     pass_run_t pr;
     int rc = pass_setup(s, ps, o, &pr, err);
     xtensor_t reads[2] = {ps->in, ps->out};
-    streamer_mp_op_begin(s, reads, ps->acc ? 2 : 1, &ps->out, 1);
+    mp_run_op_begin(&s->mp, reads, ps->acc ? 2 : 1, &ps->out, 1);
     if (!rc && !pr.naive) rc = ensure_groups(s, o, err);
     for (int r = 0; !rc && r * pr.nd < s->p; r++) {
         pr.round = r, pr.ra = r % pr.slots;
@@ -723,7 +723,7 @@ static int run_pass(streamer_t *s, orient_t *o, const pass_t *ps, gs_err_t *err)
         for (int d = 0; d < pr.nd; d++) column_end(s, &pr, d);
     }
     s->ops->sync(s->b);
-    streamer_mp_op_end(s, rc != 0);
+    mp_run_op_end(&s->mp, rc != 0);
     streamer_fold_overlap(s, 1);
     free(pr.order);
     return rc;

@@ -40,7 +40,7 @@
 #include "engine/graph/graph.h"
 #include "engine/graph/order.h"
 #include "engine/program/program.h"
-#include "engine/memplan/memplan.h"
+#include "engine/memplan/memplan_run.h"
 
 typedef enum { SEL_OFF = 0, SEL_ON = 1, SEL_AUTO = 2 } selective_t;
 typedef enum { MD_NAIVE = 0, MD_CHAIN = 1, MD_RING = 2 } multidev_t;
@@ -94,30 +94,6 @@ typedef struct {
     double swapped_cols, swap_saved_s; /* columns the swap heuristic reordered, simulated seconds saved */
 } stream_counters_t;
 
-/* A host tensor's copy on the devices, kept by the memory plan. */
-typedef struct {
-    int key;                      /* the tensor's key (xtensor_t) */
-    size_t bytes;
-    float *dev[TOPO_MAX_DEV];     /* device copy, NULL where not held */
-    uint8_t *valid[TOPO_MAX_DEV]; /* (N) per row: the device copy equals the host's */
-} resident_t;
-
-/* The memory plan at run time (memplan_run.c). */
-typedef struct {
-    mp_trace_t trace;   /* the recorded epoch (the plan's input) */
-    mp_plan_t plan;
-    int planned;        /* plan is in force (its trace matched so far) */
-    int recording;      /* this epoch's steps go into trace */
-    int step;           /* the next step of the epoch */
-    resident_t res[MP_MAX_TENSORS];
-    int nres;
-    int op_reads[MP_MAX_IO];  /* keys the op in progress reads */
-    int op_nr;
-    double op_cost[MP_MAX_IO]; /* H2D bytes of each read of the op in progress */
-    double kept_bytes;         /* this epoch: H2D bytes served by device copies */
-    double plan_ms;            /* how long making the plan took */
-} memplan_rt_t;
-
 typedef struct streamer {
     const backend_ops_t *ops;
     backend_t *b;
@@ -142,7 +118,7 @@ typedef struct streamer {
     char *region[TOPO_MAX_DEV];
     size_t region_bytes;
     stream_counters_t ctr;
-    memplan_rt_t mp;
+    memplan_rt_t mp;        /* the memory plan (ROC §5): which tensors stay on the devices */
     /* per [layer][output interval]: the gathers' device compute seconds
      * since the epoch began (the partitioner's measurements) */
     double *part_s;
@@ -197,30 +173,6 @@ int streamer_matmul(streamer_t *s, const matmul_call_t *mc, gs_err_t *err);
 int streamer_matmul_bwd(streamer_t *s, const matmul_call_t *mc, gs_err_t *err);
 uint64_t streamer_matmul_working_set(int64_t n, int p, int k, int64_t c, int64_t f);
 
-/* memplan_run.c: the memory plan. A streamed op brackets itself with
- * op_begin/op_end, naming the tensors it reads and writes; between them
- * mp_slot gives a tensor's copy on device d (NULL: stream it through the
- * op's buffers), mp_load brings rows in (below), mp_wrote records rows
- * written on d (into its copy or not), and mp_count books a read's H2D
- * bytes that bypassed mp_load (the plan's costs). */
-void streamer_mp_op_begin(streamer_t *s, const xtensor_t *reads, int nr, const xtensor_t *writes, int nw);
-void streamer_mp_op_end(streamer_t *s, int failed);
-float *streamer_mp_slot(streamer_t *s, int key, int d);
-void streamer_mp_wrote(streamer_t *s, int key, int d, int64_t lo, int64_t rows, int kept);
-void streamer_mp_count(streamer_t *s, int key, double bytes);
-/* Rows [lo, lo + rows) of the host tensor src on device d: its device
- * copy's rows (copied in first when stale), or a copy into staging.
- * Returns the device address of row lo; *copied = H2D bytes. */
-const float *streamer_mp_load(streamer_t *s, int d, const xtensor_t *src, int64_t lo, int64_t rows, float *staging,
-                              chunk_tag_t tag, double *copied);
-/* A host op wrote the (N, cols) tensor t: device copies go stale. */
-void streamer_host_wrote(streamer_t *s, const xtensor_t *t);
-/* Epoch boundaries: the end plans a recorded epoch (budget: each device's
- * capacity less the streaming buffers). */
-void streamer_mp_epoch_begin(streamer_t *s);
-void streamer_mp_epoch_end(streamer_t *s);
-/* Drops the plan and every device copy (knob changes, failures). */
-void streamer_mp_reset(streamer_t *s);
 /* New knobs between epochs; a change of any drops the memory plan (its
  * recorded costs no longer hold). */
 void streamer_set_knobs(streamer_t *s, const stream_knobs_t *kn);

@@ -14,7 +14,7 @@
 #include "base/atomic_file.h"
 #include "base/checksum.h"
 #include "base/membudget.h"
-#include "train.h"
+#include "checkpoint.h"
 
 #define CKPT_MAGIC "GNSCKPT"
 #define CKPT_VERSION 2u

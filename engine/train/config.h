@@ -1,24 +1,28 @@
 /* config.h - the configuration of a training run: every field a flag or a
- * knob sets (knobs.c describes each one once). The streaming fields are
- * read by the streaming engine (engine/stream/stream_engine.c); stream = 0 trains
- * in memory. */
+ * knob sets (knob_table.c describes each one once), as values only. A
+ * configuration is copied into snapshots, sent to the workbench over the
+ * remote protocol, saved beside checkpoints and compared between epochs,
+ * so it holds no pointers: what a run reports to and runs over (its
+ * observers, a rank's MPI communication) is its environment, train_env_t.
+ * Each mechanism takes its own part (stream_cfg_of for the streaming
+ * engine, dep_params_t for the dependency plan). stream = 0 trains in
+ * memory; dist = 1 makes this process one rank of an MPI job. */
 #ifndef GS_CONFIG_H
 #define GS_CONFIG_H
 
 #include <stdint.h>
 
+#include "base/options.h"
 #include "engine/device/backend.h"
 #include "engine/dist/dep_plan.h"
-#include "engine/program/dkp.h"
-#include "base/options.h"
+#include "engine/exec/exec.h"
 #include "engine/graph/order.h"
-#include "engine/partition/partitioner.h"
-#include "engine/stream/streamer.h"
 #include "engine/machine/vclock.h"
+#include "engine/partition/partitioner.h"
+#include "engine/program/dkp.h"
+#include "engine/stream/streamer.h"
 
 typedef enum { FEAT_NORM_AUTO, FEAT_NORM_ROW, FEAT_NORM_NONE } feat_norm_t;
-struct dist_event_s; /* engine/dist/dist_engine.h */
-struct stage_span;   /* prepro_sched.h */
 /* Where training runs: the host (in memory, or streamed through the cpu
  * backend's virtual devices), or a GPU through the CUDA plugin (in memory
  * on the GPU, or streamed through its logical devices). */
@@ -35,9 +39,9 @@ typedef struct {
     uint64_t seed;
     int threads;
     dkp_mode_t dkp;
-    int fuse;              /* 1: hoist and fuse the plain SAGA-NN program (fuse.h) */
+    int fuse;              /* 1: hoist and fuse the plain SAGA-NN program (engine/program/fuse.h) */
     feat_norm_t feat_norm;
-    /* sampled mini-batch training (sampler.h, prepro_sched.h); batch_size = 0 trains full-batch */
+    /* sampled mini-batch training (engine/sample/); batch_size = 0 trains full-batch */
     int64_t batch_size;
     opt_list_t fanout;     /* per hop, the targets' own first; one value: every hop */
     int prepro;            /* prepro_mode_t */
@@ -54,26 +58,33 @@ typedef struct {
     ktime_kind_t ktime;    /* on the virtual clock: roofline or measured kernel times */
     int chunks;            /* P, 0 = auto */
     order_kind_t order;
-    partitioner_kind_t partitioner; /* where the intervals are cut (engine/partition/partitioner.h) */
+    partitioner_kind_t partitioner; /* where the intervals (or the ranks' ranges) are cut */
     stream_knobs_t knobs;
-    /* distributed engine (engine/dist, docs/ARCHITECTURE.md "Distributed
-     * training"); dist = 0 trains in one process */
+    /* distributed engine (engine/dist/); dist = 0 trains in one process */
     int dist;              /* this process is one MPI rank of a job */
     dep_mode_t dep;        /* remote dependencies: cached, communicated, hybrid */
     double dep_ratio;      /* hybrid: the cached fraction, -1 = Algorithm 4 */
     uint64_t dep_mem;      /* hybrid: the memory limit S, 0 = none */
     int ring, overlap;     /* ring-ordered sends; compute while mirrors arrive */
     char network[24];      /* the emulated cluster network (engine/machine/netmodel.h) */
-    struct dist_comm *comm; /* dist: the rank's MPI communication (from the app) */
-    /* dist, rank 0: every rank's spans, gathered each epoch (NULL: not wanted) */
-    void (*on_dist_event)(void *user, const struct dist_event_s *e);
-    /* optional observers (the profiler, from the app layer) */
-    task_hook_t on_task;
-    void (*on_op)(void *user, const instr_t *in, int phase, double t0, double t1, double flops);
-    /* sampled runs: each preprocessing subtask and each op of a step, on the emulated timeline */
-    void (*on_stage)(void *user, const struct stage_span *sp);
-    void *observer;
 } train_cfg_t;
+
+struct dist_event_s; /* engine/dist/dist_engine.h */
+struct stage_span;   /* engine/sample/prepro_sched.h */
+struct dist_comm;    /* engine/dist/dist_comm.h */
+
+/* A run's environment: its observers (the profiler, from the app layer;
+ * any may be NULL) and, for a rank (cfg.dist), its MPI communication. */
+typedef struct {
+    task_hook_t on_task;   /* every device task of a streamed run */
+    op_hook_t on_op;       /* every host op */
+    /* a distributed run's rank 0: every rank's spans, gathered each epoch */
+    void (*on_dist_event)(void *user, const struct dist_event_s *e);
+    /* a sampled run: each preprocessing subtask and each op of a step, on the emulated timeline */
+    void (*on_stage)(void *user, const struct stage_span *sp);
+    void *observer;        /* the observers' user pointer */
+    struct dist_comm *comm;
+} train_env_t;
 
 /* Fills the defaults documented in `gnnscope train --help`. */
 void train_cfg_defaults(train_cfg_t *c);

@@ -1,5 +1,9 @@
-/* train_dist.h - a trainer as one rank of a distributed job
- * (docs/ARCHITECTURE.md, "Distributed training"; NeutronStar).
+/* driver_dist.h - the distributed driver (driver.h): a trainer as one rank
+ * of a distributed job (docs/ARCHITECTURE.md, "Distributed training";
+ * NeutronStar). Its parts: opening a rank (driver_dist_open.c: the cut,
+ * the probes, the plan), the epoch boundary (driver_dist_boundary.c:
+ * rank 0's decisions, knob changes, a new cut) and the job's account
+ * (driver_dist_report.c); the table and the epoch are driver_dist.c.
  *
  * Every rank loads the dataset as a single process does, orders it
  * (--order) and cuts it into nranks contiguous owned ranges; the same
@@ -16,9 +20,10 @@
  * id; so every mode, ratio and rank count trains the same model. Rank 0
  * decides when to stop and which knob changes apply, and broadcasts both
  * at each epoch boundary (trainer_dist_sync). */
-#ifndef GS_TRAIN_DIST_H
-#define GS_TRAIN_DIST_H
+#ifndef GS_DRIVER_DIST_H
+#define GS_DRIVER_DIST_H
 
+#include "driver.h"
 #include "engine/graph/blocks.h"
 #include "engine/dist/dep_plan.h"
 #include "engine/dist/dist_comm.h"
@@ -58,33 +63,44 @@ typedef struct dist_run {
     double layer_s[PROG_MAX_LAYERS]; /* this epoch's compute per layer (the partitioner's samples) */
 } dist_run_t;
 
-struct trainer;
-/* Sets up t as rank comm's rank (t->data holds the loaded dataset). */
-int trainer_dist_open(struct trainer *t, gs_err_t *err);
-void trainer_dist_close(struct trainer *t);
-/* At an epoch boundary, on every rank: rank 0's *stop and pending knob
- * changes are sent to all (others' *stop is replaced by rank 0's). */
-int trainer_dist_sync(struct trainer *t, int *stop, gs_err_t *err);
-/* After an epoch's evaluation, on every rank: the loss, accuracies and
- * the distributed counters summed (or averaged) over the ranks into st. */
-int trainer_dist_epoch_end(struct trainer *t, void *st, gs_err_t *err);
+/* driver_dist_open.c: sets up t as rank env.comm's rank (t->data holds
+ * the loaded dataset); every rank calls it at once. Its close. */
+int trainer_dist_open(trainer_t *t, gs_err_t *err);
+void trainer_dist_close(trainer_t *t);
+/* driver_dist_open.c: the plan, blocks and routes for d->bounds (a
+ * collective), and their release. */
+int dist_plan_open(trainer_t *t, dist_run_t *d, gs_err_t *err);
+void dist_plan_close(dist_run_t *d);
+/* What a rank keeps: its feature rows, labels, sets and blocks, in bytes. */
+double dist_held_bytes(const trainer_t *t, const dist_run_t *d);
+/* driver_dist_boundary.c, at an epoch boundary, on every rank: rank 0's
+ * *stop and pending knob changes are sent to all (others' *stop is
+ * replaced by rank 0's). */
+int trainer_dist_sync(trainer_t *t, int *stop, gs_err_t *err);
+/* Parses a control message ("stop=0|1", "events=0|1" and "knob=value"
+ * lines for the knobs that change while a distributed run trains) into
+ * *stop and t's pending configuration; GS_EINPUT on anything else
+ * (fuzzed: tests/fuzz/fuzz_control.c). */
+int dist_control_apply(trainer_t *t, const char *msg, int *stop, gs_err_t *err);
+/* When the partitioner asked for a new split (roc's refit model, or the
+ * partitioner knob switched), rank 0 cuts it and every rank moves to it:
+ * the labels, split members and feature rows of newly owned and needed
+ * vertices come from their old owners, then the plan, blocks and routes
+ * are rebuilt. */
+int trainer_dist_resplit(trainer_t *t, gs_err_t *err);
+/* Puts want in force (old was): re-plans when the split changed; a
+ * device or streaming knob is refused. */
+int trainer_dist_apply(trainer_t *t, const train_cfg_t *old, const train_cfg_t *want, gs_err_t *err);
+/* driver_dist_report.c, after an epoch's evaluation, on every rank: the
+ * loss, accuracies and the distributed counters summed (or averaged)
+ * over the ranks into st, the partitioner's samples, and the spans to
+ * rank 0's observer. */
+int trainer_dist_epoch_end(trainer_t *t, epoch_stats_t *st, gs_err_t *err);
 /* The executor's op observer on a rank: the op's span into the rank's log. */
 void dist_log_op(void *user, const instr_t *in, int phase, double t0, double t1, double flops);
 /* At the end of a run, on every rank: the job's account into rank 0's
- * t->dist->report. */
-int trainer_dist_gather(struct trainer *t, gs_err_t *err);
-/* Parses a control message ("stop=0|1" and "knob=value" lines for the
- * knobs above) into *stop and t's pending configuration; GS_EINPUT on
- * anything else (fuzzed: tests/fuzz/fuzz_control.c). */
-int dist_control_apply(struct trainer *t, const char *msg, int *stop, gs_err_t *err);
-/* At an epoch boundary, on every rank: when the partitioner asked for a
- * new split (roc's refit model, or the partitioner knob switched), rank 0
- * cuts it and every rank moves to it: the labels, split members and
- * feature rows of newly owned and needed vertices come from their old
- * owners, then the plan, blocks and routes are rebuilt. */
-int trainer_dist_resplit(struct trainer *t, gs_err_t *err);
-/* Applies dist knob changes (dep, dep-ratio, dep-mem, ring, overlap,
- * network) from t->cfg: re-plans when the split changed. */
-int trainer_dist_apply(struct trainer *t, const void *old_cfg, gs_err_t *err);
+ * t->dist->report; its release. */
+int trainer_dist_gather(trainer_t *t, gs_err_t *err);
+void dist_report_free(dist_report_t *r);
 
 #endif

@@ -1,137 +1,49 @@
-/* epoch_full.c - the epoch driver (train.h): knob changes at the
- * boundary, then the full-batch epoch (one training step over the whole
- * graph: forward, loss, backward, optimiser, then the evaluation forward,
- * with the engine's counters folded into the stats) or the sampled one
- * (epoch_sampled.c), then the epoch's bookkeeping. */
-#include <math.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
+/* driver_full.c - the full-batch driver (driver.h): every epoch is one
+ * training step over the whole graph and the evaluation forward, in
+ * memory or chunk by chunk on the streaming engine's devices (with
+ * --stream, or any device knob), whose counters fold into the epoch's;
+ * after each streamed epoch the partitioner learns from the parts' times
+ * and may re-cut the intervals at the next boundary. */
+#include "driver.h"
 
-#include "knobs.h"
-#include "base/mono_clock.h"
-#include "train.h"
-#include "driver_dist.h"
-
-/* Milliseconds on the run's clock: the emulated one, or the wall. */
-static double now_ms(const trainer_t *t)
+static int full_check(const train_cfg_t *c, int nhops, gs_err_t *err)
 {
-    return 1e3 * (t->ex.clock ? t->ex.clock->now : gs_mono_s());
-}
-
-/* Accuracy on one split, computed where the logits are. */
-static double split_accuracy(const trainer_t *t, const tensor_t *logits, int s)
-{
-    const train_data_t *d = &t->data;
-    if (!d->split_labelled[s]) return 0.0;
-    int64_t ok = t->kp.K->correct(t->kp.cx, logits->data, logits->cols, d->label_k, d->split_k[s], d->split_n[s]);
-    return (double)ok / (double)d->split_labelled[s];
-}
-
-double trainer_loss(trainer_t *t, const tensor_t *out, const int32_t *label, const int32_t *idx, int64_t n, int64_t labelled)
-{
-    exec_mark_t mark = exec_mark(&t->ex);
-    double loss = t->kp.K->xent(t->kp.cx, out->data, out->rows, out->cols, label, idx, n, labelled, t->dlogits.data);
-    double logit_bytes = 4.0 * (double)tensor_numel(out);
-    exec_host_work(&t->ex, mark, NULL, 0, 6.0 * (double)tensor_numel(out), 2 * logit_bytes);
-    return loss;
-}
-
-int trainer_optimise(trainer_t *t, gs_err_t *err)
-{
-    const kops_t *K = t->kp.K;
-    if (K->annotate) K->annotate(t->kp.cx, -1, 2, "adam");
-    exec_mark_t mark = exec_mark(&t->ex);
-    model_step(&t->model, t->cfg.lr, t->cfg.weight_decay);
-    int rc = K->sync(t->kp.cx, err);
-    double nparams = (double)params_count(&t->model.params);
-    exec_host_work(&t->ex, mark, NULL, 2, 10.0 * nparams, 28.0 * nparams); /* w, g, m, v read, w, m, v written */
-    return rc;
-}
-
-int trainer_evaluate(trainer_t *t, const tensor_t *out, epoch_stats_t *st, gs_err_t *err)
-{
-    exec_mark_t mark = exec_mark(&t->ex);
-    st->train_acc = split_accuracy(t, out, SPLIT_TRAIN);
-    st->val_acc = split_accuracy(t, out, SPLIT_VALID);
-    st->test_acc = split_accuracy(t, out, SPLIT_TEST);
-    exec_host_work(&t->ex, mark, NULL, 0, (double)tensor_numel(out), 4.0 * (double)tensor_numel(out));
-    return t->kp.K->sync(t->kp.cx, err);
-}
-
-static int failed(trainer_t *t, gs_err_t *err)
-{
-    if (!t->ex.failed) return GS_OK;
-    *err = t->ex.err;
-    return err->code;
-}
-
-/* A rank: the parameter gradients summed over the ranks, in one message. */
-static int dist_sum_gradients(trainer_t *t, gs_err_t *err)
-{
-    params_t *ps = &t->model.params;
-    int64_t total = params_count(ps), off = 0;
-    float *buf = malloc(sizeof(float) * (size_t)(total + 1));
-    if (!buf) return gs_fail(err, GS_EFAIL, "out of memory for the gradient all-reduce");
-    for (int k = 0; k < ps->n; off += tensor_numel(&ps->g[k]), k++) memcpy(buf + off, ps->g[k].data, tensor_bytes(&ps->g[k]));
-    int rc = dist_engine_allreduce(&t->dist->engine, buf, total, 0, err);
-    off = 0;
-    for (int k = 0; !rc && k < ps->n; off += tensor_numel(&ps->g[k]), k++) memcpy(ps->g[k].data, buf + off, tensor_bytes(&ps->g[k]));
-    free(buf);
-    return rc;
-}
-
-static int epoch_full(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
-{
-    int64_t e = t->epoch; /* 0-based index of this epoch: the dropout counter */
-    int rc;
-    if (t->sampled && !t->streaming && !t->dist) t->ex.clock = NULL; /* back from sampled training: in memory, the wall */
-    train_data_t *d = &t->data;
-    model_state_t *m = &t->model;
-    if (t->streaming) stream_engine_epoch_begin(&t->stream, t->epoch > 0);
-    if (t->dist) memset(&t->dist->engine.ctr, 0, sizeof t->dist->engine.ctr);
-    t->ex.samples = t->epoch == 0 && m->ndkp > 0 ? &m->dkp_model : NULL;
-    t->ex.own_s = 0;
-    double t0 = now_ms(t);
-    const tensor_t *out = exec_forward(&t->ex, &d->x, 1, e);
-    st->loss = trainer_loss(t, out, d->label_k, d->split_k[SPLIT_TRAIN], d->split_n[SPLIT_TRAIN], d->split_labelled[SPLIT_TRAIN]);
-    exec_backward(&t->ex, &t->dlogits);
-    if ((rc = failed(t, err))) return rc;
-    if (t->dist && (rc = dist_sum_gradients(t, err))) return rc; /* each rank's part of the whole graph's gradient */
-    st->flops = t->ex.flops;
-    for (int l = 0; l < PROG_MAX_LAYERS; l++) st->agg_flops += t->ex.agg_flops[l][0] + t->ex.agg_flops[l][1];
-    if ((rc = trainer_optimise(t, err))) return rc;
-    double t1 = now_ms(t);
-    if (t->ex.samples) { /* first epoch: fit the DKP cost model on its kernel timings */
-        dkp_fit(&m->dkp_model, m->dkp, m->ndkp < MODEL_MAX_DKP ? m->ndkp : MODEL_MAX_DKP);
-        t->ex.samples = NULL;
-    }
-    out = exec_forward(&t->ex, &d->x, 0, e);
-    if ((rc = trainer_evaluate(t, out, st, err))) return rc;
-    if (t->dist && (rc = trainer_dist_epoch_end(t, st, err))) return rc; /* each rank's share of the whole graph's */
-    st->epoch_ms = t1 - t0;
-    st->eval_ms = now_ms(t) - t1;
-    st->host_ms = 1e3 * t->ex.own_s;
-    st->edge_bytes = prog_edge_bytes(&m->prog, d->g.m);
-    if (t->streaming) stream_engine_epoch_end(&t->stream, st); /* counters cover the training step and the evaluation */
-    if (t->streaming && (rc = part_learn(t, st, err))) return rc;
-    return failed(t, err);
-}
-
-int trainer_epoch(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
-{
-    memset(st, 0, sizeof *st);
-    int rc = knob_apply(t, err);
-    if (!rc) rc = t->dist ? trainer_dist_resplit(t, err) : trainer_stream_resplit(t, err);
-    if (!rc && t->cfg.batch_size <= 0) rc = trainer_dkp_resize(t, NULL, err); /* back from blocks: the whole graph's sizes */
-    if (!rc) rc = t->cfg.batch_size > 0 ? trainer_epoch_sampled(t, st, err) : epoch_full(t, st, err);
-    if (rc) return rc;
-    st->epoch = ++t->epoch;
-    if (!isfinite(st->loss)) return gs_fail(err, GS_EFAIL, "epoch %lld: loss is not finite (try a lower --lr)", (long long)st->epoch);
-    if (st->val_acc > t->best_val) {
-        t->best_val = st->val_acc;
-        t->test_at_best = st->test_acc;
-        t->best_epoch = st->epoch;
-    }
+    (void)c, (void)nhops, (void)err;
     return GS_OK;
 }
+
+static int full_open(trainer_t *t, gs_err_t *err)
+{
+    t->bind = (exec_binding_t){0};
+    return t->cfg.stream ? trainer_stream_open(t, err) : trainer_exec_open(t, err);
+}
+
+static void full_close(trainer_t *t) { trainer_stream_close(t); }
+
+static int full_boundary(trainer_t *t, gs_err_t *err)
+{
+    int rc = trainer_stream_resplit(t, err);
+    return rc ? rc : trainer_dkp_resize(t, NULL, err); /* back from blocks: the whole graph's sizes */
+}
+
+static int full_epoch(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
+{
+    int streaming = t->kind.engine == ENGINE_STREAM;
+    if (streaming) stream_engine_epoch_begin(&t->stream, t->epoch > 0);
+    int rc = trainer_full_epoch(t, st, NULL, err);
+    if (!streaming) return rc;
+    stream_engine_epoch_end(&t->stream, st); /* counters cover the training step and the evaluation */
+    if (rc) return rc;
+    const streamer_t *s = &t->stream.streamer;
+    return part_online_learn(&t->part, t->cfg.partitioner, &t->data.g, s->p, s->part_s, st, err);
+}
+
+const train_driver_t train_driver_full = {
+    .kind = DRIVER_FULL,
+    .check = full_check,
+    .open = full_open,
+    .close = full_close,
+    .apply = trainer_reconfigure,
+    .boundary = full_boundary,
+    .epoch = full_epoch,
+};

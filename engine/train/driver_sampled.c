@@ -1,4 +1,4 @@
-/* epoch_sampled.c - the mini-batch epoch driver (train.h, --batch-size):
+/* driver_sampled.c - the sampled mini-batch driver (driver.h, --batch-size):
  * the training vertices in an order keyed by (seed, epoch), cut into
  * batches; each batch sampled and looked up (sampler.h), then one step on
  * its blocks (forward, loss on the targets, backward, optimiser); then
@@ -14,10 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/sample/prepro_sched.h"
-#include "engine/machine/vclock.h"
-#include "train.h"
 #include "base/mono_clock.h"
+#include "driver.h"
+#include "engine/machine/vclock.h"
+#include "engine/sample/prepro_sched.h"
+#include "engine/sample/sampler.h"
+#include "engine/program/op_table.h"
 
 struct sampled_run {
     sampler_t sampler;
@@ -31,9 +33,8 @@ struct sampled_run {
     int64_t stepping; /* the batch whose step runs (-1: evaluation), for the ops' spans */
 };
 
-int trainer_sampled_check(const train_cfg_t *c, int nhops, gs_err_t *err)
+static int sampled_check(const train_cfg_t *c, int nhops, gs_err_t *err)
 {
-    if (c->batch_size <= 0) return GS_OK;
     if (c->stream) return gs_fail(err, GS_EINPUT, "--batch-size: sampled training runs in host memory; it does not stream (drop the device and streaming flags)");
     if (c->dist) return gs_fail(err, GS_EINPUT, "--batch-size: sampled training runs in one process (drop --ranks)");
     if (c->device == DEVICE_CUDA)
@@ -45,7 +46,7 @@ int trainer_sampled_check(const train_cfg_t *c, int nhops, gs_err_t *err)
     return GS_OK;
 }
 
-void trainer_sampled_free(trainer_t *t)
+static void sampled_close(trainer_t *t)
 {
     struct sampled_run *s = t->sampled;
     if (!s) return;
@@ -57,6 +58,13 @@ void trainer_sampled_free(trainer_t *t)
 }
 
 static int sampled_open(trainer_t *t, gs_err_t *err)
+{
+    t->bind = (exec_binding_t){0};
+    return trainer_exec_open(t, err);
+}
+
+/* The driver's state, from its first epoch. */
+static int sampled_state(trainer_t *t, gs_err_t *err)
 {
     if (t->sampled) return GS_OK;
     struct sampled_run *s = calloc(1, sizeof *s);
@@ -104,7 +112,7 @@ static void step_op(void *user, const instr_t *in, int phase, double t0, double 
     trainer_t *t = user;
     stage_span_t sp = {STAGE_COMPUTE, 0, phase, in ? in->layer : -1, t->sampled->stepping, t0, t1, 0, flops,
                        in ? op_name(in->op) : "adam"};
-    t->cfg.on_stage(t->cfg.observer, &sp);
+    t->env.on_stage(t->env.observer, &sp);
 }
 
 /* DKP decided for this epoch's blocks (Table I with n_src != n_dst): each
@@ -139,10 +147,10 @@ static int step(trainer_t *t, batch_t *b, int64_t e, double *loss, gs_err_t *err
     return trainer_optimise(t, err);
 }
 
-int trainer_epoch_sampled(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
+static int sampled_epoch(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
 {
-    int rc = trainer_sampled_check(&t->cfg, t->ex.nhops, err);
-    if (!rc) rc = sampled_open(t, err);
+    int rc = sampled_check(&t->cfg, t->ex.nhops, err);
+    if (!rc) rc = sampled_state(t, err);
     if (rc) return rc;
     struct sampled_run *s = t->sampled;
     train_data_t *d = &t->data;
@@ -157,13 +165,13 @@ int trainer_epoch_sampled(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
     if ((rc = job.rc)) return *err = job.err, rc;
     if ((rc = dkp_for_blocks(t, &s->batch[0], err))) return rc; /* may reopen the executor */
     s->sched.mode = (prepro_mode_t)t->cfg.prepro;
-    s->sched.on_span = t->cfg.on_stage, s->sched.span_user = t->cfg.observer;
+    s->sched.on_span = t->env.on_stage, s->sched.span_user = t->env.observer;
     prepro_sched_init(&s->sched, &s->topo, d->g.n, s->clock.now);
     t->ex.samples = NULL;
     t->ex.clock = &s->clock;
     op_hook_t host_ops = t->ex.on_op;
     void *host_user = t->ex.op_user;
-    if (host_ops && t->cfg.on_stage) t->ex.on_op = step_op, t->ex.op_user = t;
+    if (host_ops && t->env.on_stage) t->ex.on_op = step_op, t->ex.op_user = t;
     t->ex.own_s = 0;
     double t0 = s->clock.now, loss_sum = 0, labelled = 0, flops = 0, agg = 0, edges = 0, end = t0;
     double host_s = job.wall_s, ready = prepro_sched_batch(&s->sched, &s->batch[0], 0, d->x.cols);
@@ -211,3 +219,19 @@ int trainer_epoch_sampled(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
     st->edge_bytes = prog_edge_bytes(&t->model.prog, d->g.m);
     return GS_OK;
 }
+
+static int sampled_boundary(trainer_t *t, gs_err_t *err)
+{
+    (void)t, (void)err;
+    return GS_OK; /* DKP is decided for each epoch's blocks, in the epoch */
+}
+
+const train_driver_t train_driver_sampled = {
+    .kind = DRIVER_SAMPLED,
+    .check = sampled_check,
+    .open = sampled_open,
+    .close = sampled_close,
+    .apply = trainer_reconfigure,
+    .boundary = sampled_boundary,
+    .epoch = sampled_epoch,
+};

@@ -15,7 +15,7 @@ static void open_trainer(trainer_t *t, const char *model)
     snprintf(c.dataset, sizeof c.dataset, "gen:nodes=64,degree=4,feats=8,classes=3,seed=1");
     snprintf(c.model, sizeof c.model, "%s", model);
     c.threads = 1, c.hidden = 4, c.heads = 2;
-    if (trainer_open(t, &c, &err)) {
+    if (trainer_open(t, &c, NULL, &err)) {
         fprintf(stderr, "fuzz_checkpoint: %s\n", err.msg);
         abort();
     }

@@ -19,7 +19,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     train_cfg_defaults(&c);
     snprintf(c.dataset, sizeof c.dataset, "gen:nodes=64,degree=4,feats=8,classes=3,seed=1");
     c.threads = 1;
-    if (session_open(&session, &c, 0, NULL, NULL, 0, &err)) {
+    if (session_open(&session, &c, NULL, 0, NULL, NULL, 0, &err)) {
         fprintf(stderr, "fuzz_console: %s\n", err.msg);
         abort();
     }

@@ -13,6 +13,7 @@
 
 #include "engine/device/cuda_plugin.h"
 #include "engine/train/train.h"
+#include "engine/program/op_table.h"
 
 static const gs_cuda_t *cu;
 static const kops_t *K;
@@ -336,10 +337,10 @@ static void losses(const char *dataset, const char *model, device_kind_t dev, in
         c.knobs = (stream_knobs_t){.pipeline = 1, .subchunks = 4, .selective = SEL_ON, .swap = 1, .multidev = MD_CHAIN,
                                    .memplan = MP_ROC};
     }
-    if (spans) c.on_task = count_task, c.observer = spans;
+    train_env_t env = {.on_task = spans ? count_task : NULL, .observer = spans};
     trainer_t t;
     gs_err_t err;
-    if (trainer_open(&t, &c, &err)) fail_msg("%s: %s", dataset, err.msg);
+    if (trainer_open(&t, &c, &env, &err)) fail_msg("%s: %s", dataset, err.msg);
     for (int i = 0; i < 5; i++) {
         epoch_stats_t st;
         if (trainer_epoch(&t, &st, &err)) fail_msg("%s epoch %d: %s", dataset, i + 1, err.msg);

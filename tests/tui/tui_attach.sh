@@ -40,11 +40,16 @@ wait_for() { # wait_for REGEX [TRIES]: up to TRIES/5 s (default 30 s) for the sc
 }
 wait_exit() { for _ in $(seq 150); do [ -s "$tmp/exit" ] && return 0; sleep 0.2; done; return 1; }
 counter() { screen | grep -oE "(^| )$1 [0-9.]+ [kMG]?B( |$)" | head -1 | awk '{print $2}'; }
-# net_after KNOB VALUE: sets KNOB from the focused console, waits until it is in force, prints the net counter
+# epoch_now: the epoch in the title
+epoch_now() { screen | grep -oE " epoch [0-9]+" | head -1 | awk '{print $2}'; }
+# net_after KNOB VALUE: sets KNOB from the focused console, waits until it is in force and two more epochs
+# have run (a loaded machine can take seconds an epoch), prints the net counter
 net_after() {
     T send-keys -t tui "set $1 $2" Enter
     wait_for "$1 +$2( |$)" || bad "$1 $2 never applied"
-    sleep 1
+    local e
+    e=$(epoch_now)
+    for _ in $(seq 150); do [ "$(epoch_now)" -ge $((${e:-0} + 2)) ] 2>/dev/null && break; sleep 0.2; done
     counter net
 }
 # more_net HIGH LOW: HIGH is over ten times LOW (the network bytes of an epoch moved)

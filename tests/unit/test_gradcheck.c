@@ -15,6 +15,7 @@
 #include "engine/program/fuse.h"
 #include "engine/program/models/model.h"
 #include "engine/train/train.h"
+#include "engine/program/op_table.h"
 
 #define NV 10
 #define FX 4

@@ -62,7 +62,7 @@ static void test_commands_drive_the_engine(void **state)
     session_t s;
     gs_err_t err;
     char r[512];
-    if (session_open(&s, &cfg, 0, NULL, NULL, 0, &err)) fail_msg("%s", err.msg);
+    if (session_open(&s, &cfg, NULL, 0, NULL, NULL, 0, &err)) fail_msg("%s", err.msg);
     assert_int_equal(session_command(&s, "pause", r, sizeof r), 0);
     session_snapshot_t snap;
     wait_idle(&s, &snap);
@@ -150,7 +150,7 @@ static void losses(const train_cfg_t *cfg, const char *resume, int to, double *o
 {
     trainer_t t;
     gs_err_t err;
-    if (trainer_open(&t, cfg, &err) || (resume && trainer_resume(&t, resume, &err))) fail_msg("%s", err.msg);
+    if (trainer_open(&t, cfg, NULL, &err) || (resume && trainer_resume(&t, resume, &err))) fail_msg("%s", err.msg);
     *from = t.epoch;
     for (int64_t e = t.epoch; e < to; e++) {
         epoch_stats_t st;
@@ -181,7 +181,7 @@ static void test_console_checkpoint_resumes_exactly(void **state)
     char r[512], path[4200], cmd[4300];
     snprintf(path, sizeof path, "%s/console.ckpt", gen.work_dir);
     train_cfg_t run = cfg;
-    if (session_open(&s, &run, 0, NULL, NULL, 0, &err)) fail_msg("%s", err.msg);
+    if (session_open(&s, &run, NULL, 0, NULL, NULL, 0, &err)) fail_msg("%s", err.msg);
     assert_true(wait_epochs(&s, 2) >= 2);
     session_snapshot_t snap;
     session_snapshot(&s, &snap);

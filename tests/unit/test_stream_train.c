@@ -51,7 +51,7 @@ static void losses(const train_cfg_t *c, double *out, uint64_t *hw, epoch_stats_
 {
     trainer_t t;
     gs_err_t err;
-    if (trainer_open(&t, c, &err)) fail_msg("%s", err.msg);
+    if (trainer_open(&t, c, NULL, &err)) fail_msg("%s", err.msg);
     for (int i = 0; i < 5; i++) {
         epoch_stats_t st;
         if (trainer_epoch(&t, &st, &err)) fail_msg("%s", err.msg);
@@ -142,7 +142,7 @@ static void test_chunks_auto_respects_the_cap(void **state)
     trainer_t t;
     gs_err_t err;
     c.device_mem = 100; /* nothing fits: a clear error, not a crash */
-    assert_int_equal(trainer_open(&t, &c, &err), GS_EINPUT);
+    assert_int_equal(trainer_open(&t, &c, NULL, &err), GS_EINPUT);
     assert_non_null(strstr(err.msg, "--device-mem"));
     trainer_close(&t);
 }
@@ -194,14 +194,14 @@ static void test_knobs_change_between_epochs(void **state)
     epoch_stats_t st;
     {
         train_cfg_t m = c;
-        trainer_open(&t, &m, &err);
+        trainer_open(&t, &m, NULL, &err);
         for (int i = 0; i < 6; i++) {
             assert_int_equal(trainer_epoch(&t, &st, &err), GS_OK);
             ref[i] = st.loss;
         }
         trainer_close(&t);
     }
-    assert_int_equal(trainer_open(&t, &c, &err), GS_OK);
+    assert_int_equal(trainer_open(&t, &c, NULL, &err), GS_OK);
     const char *steps[6][2][2] = {
         {{NULL, NULL}},
         {{"chunks", "4"}, {"memplan", "lru"}},
@@ -217,7 +217,7 @@ static void test_knobs_change_between_epochs(void **state)
         if (i == 1) { /* pending is visible, current is unchanged until the epoch boundary */
             assert_int_equal(knob_get(&t, "chunks", 1, buf, sizeof buf, &err), 1);
             assert_string_equal(buf, "4");
-            assert_false(t.streaming);
+            assert_false((t.kind.engine == ENGINE_STREAM));
         }
         if (trainer_epoch(&t, &st, &err)) fail_msg("step %d: %s", i, err.msg);
         got[i] = st.loss;
@@ -236,12 +236,12 @@ static void test_knobs_change_between_epochs(void **state)
     assert_non_null(strstr(err.msg, "device-mem"));
     /* a value that fails when applied (too small for the 2 chunks asked for,
      * though enough for more) restores the previous configuration */
-    knob_facts_t facts = knob_facts(&t);
+    knob_facts_t facts = trainer_knob_facts(&t);
     snprintf(buf, sizeof buf, "%llu", (unsigned long long)facts.min_device_mem);
     assert_int_equal(knob_set(&t, "device-mem", buf, &err), GS_OK);
     assert_int_equal(trainer_epoch(&t, &st, &err), GS_EINPUT);
     assert_int_equal(t.cfg.device_mem, 0);
-    assert_true(t.streaming);
+    assert_true((t.kind.engine == ENGINE_STREAM));
     assert_int_equal(trainer_epoch(&t, &st, &err), GS_OK);
     trainer_close(&t);
 }

@@ -40,7 +40,7 @@ static void run_losses(const train_cfg_t *c, int epochs, double *loss)
 {
     trainer_t t;
     gs_err_t err;
-    if (trainer_open(&t, c, &err)) fail_msg("%s", err.msg);
+    if (trainer_open(&t, c, NULL, &err)) fail_msg("%s", err.msg);
     for (int i = 0; i < epochs; i++) {
         epoch_stats_t st;
         assert_int_equal(trainer_epoch(&t, &st, &err), GS_OK);
@@ -81,7 +81,7 @@ static void test_checkpoint_resume_is_exact(void **state)
         trainer_t t;
         gs_err_t err;
         epoch_stats_t st;
-        assert_int_equal(trainer_open(&t, &cfg, &err), GS_OK);
+        assert_int_equal(trainer_open(&t, &cfg, NULL, &err), GS_OK);
         for (int i = 0; i < 3; i++) {
             assert_int_equal(trainer_epoch(&t, &st, &err), GS_OK);
             resumed[i] = st.loss;
@@ -89,7 +89,7 @@ static void test_checkpoint_resume_is_exact(void **state)
         }
         trainer_close(&t);
         cfg.seed = 1234; /* the checkpoint's seed wins, so masks continue */
-        assert_int_equal(trainer_open(&t, &cfg, &err), GS_OK);
+        assert_int_equal(trainer_open(&t, &cfg, NULL, &err), GS_OK);
         if (trainer_resume(&t, ck, &err)) fail_msg("%s", err.msg);
         assert_int_equal(t.epoch, 3);
         for (int i = 3; i < 8; i++) {
@@ -110,20 +110,20 @@ static void test_bad_checkpoints_are_refused(void **state)
     trainer_t t;
     gs_err_t err;
     epoch_stats_t st;
-    assert_int_equal(trainer_open(&t, &cfg, &err), GS_OK);
+    assert_int_equal(trainer_open(&t, &cfg, NULL, &err), GS_OK);
     assert_int_equal(trainer_epoch(&t, &st, &err), GS_OK);
     assert_int_equal(trainer_save(&t, ck, &err), GS_OK);
     trainer_close(&t);
     /* another model shape */
     cfg.hidden = 32;
-    assert_int_equal(trainer_open(&t, &cfg, &err), GS_OK);
+    assert_int_equal(trainer_open(&t, &cfg, NULL, &err), GS_OK);
     assert_int_equal(trainer_resume(&t, ck, &err), GS_EINPUT);
     assert_non_null(strstr(err.msg, "--hidden"));
     trainer_close(&t);
     cfg.hidden = 16;
     /* --heads does not shape a GCN: a different value is no mismatch */
     cfg.heads = 4;
-    assert_int_equal(trainer_open(&t, &cfg, &err), GS_OK);
+    assert_int_equal(trainer_open(&t, &cfg, NULL, &err), GS_OK);
     if (trainer_resume(&t, ck, &err)) fail_msg("%s", err.msg);
     trainer_close(&t);
     cfg.heads = 8;
@@ -131,7 +131,7 @@ static void test_bad_checkpoints_are_refused(void **state)
     char cmd[8600];
     snprintf(cmd, sizeof cmd, "cp %s %s.orig && printf 'garbage' >> %s", ck, ck, ck);
     assert_int_equal(system(cmd), 0);
-    assert_int_equal(trainer_open(&t, &cfg, &err), GS_OK);
+    assert_int_equal(trainer_open(&t, &cfg, NULL, &err), GS_OK);
     assert_int_equal(trainer_resume(&t, ck, &err), GS_EINPUT);
     assert_non_null(strstr(err.msg, "checksum"));
     trainer_close(&t);
@@ -145,7 +145,7 @@ static void test_bad_checkpoints_are_refused(void **state)
         fseek(h, at, SEEK_SET);
         fputc(b ^ 0x5a, h);
         fclose(h);
-        assert_int_equal(trainer_open(&t, &cfg, &err), GS_OK);
+        assert_int_equal(trainer_open(&t, &cfg, NULL, &err), GS_OK);
         assert_int_equal(trainer_resume(&t, ck, &err), GS_EINPUT);
         if (!strstr(err.msg, "checksum")) fail_msg("byte %ld: %s", at, err.msg);
         trainer_close(&t);
@@ -158,13 +158,13 @@ static void test_bad_checkpoints_are_refused(void **state)
     fseek(f, 400, SEEK_SET);
     fputc(c ^ 0xff, f);
     fclose(f);
-    assert_int_equal(trainer_open(&t, &cfg, &err), GS_OK);
+    assert_int_equal(trainer_open(&t, &cfg, NULL, &err), GS_OK);
     assert_int_equal(trainer_resume(&t, ck, &err), GS_EINPUT);
     assert_non_null(strstr(err.msg, "checksum"));
     trainer_close(&t);
     /* truncated */
     assert_int_equal(truncate(ck, 100), 0);
-    assert_int_equal(trainer_open(&t, &cfg, &err), GS_OK);
+    assert_int_equal(trainer_open(&t, &cfg, NULL, &err), GS_OK);
     assert_int_equal(trainer_resume(&t, ck, &err), GS_EINPUT);
     trainer_close(&t);
     /* the temporary file of an atomic write never survives */
@@ -202,7 +202,7 @@ static void test_dkp_counts_aggregation_flops(void **state)
         trainer_t t;
         gs_err_t err;
         epoch_stats_t st;
-        if (trainer_open(&t, &cfg, &err)) fail_msg("%s", err.msg);
+        if (trainer_open(&t, &cfg, NULL, &err)) fail_msg("%s", err.msg);
         assert_int_equal(trainer_epoch(&t, &st, &err), GS_OK);
         double m2 = 2.0 * (double)t.data.g.m;
         double want[2][2] = {{m2 * (on ? 16 : 24), on ? m2 * 16 : 0}, {m2 * (on ? 4 : 16), m2 * (on ? 4 : 16)}};

@@ -128,7 +128,7 @@ static void test_timeline_lanes(void **state)
     assert_string_equal(rows[5].label, "d1 H2D");
     assert_int_equal(rows[6].device, 1);
     assert_int_equal(rows[6].lane, PL_COMPUTE);
-    v.sampled = 1, v.ndev = 1;
+    v.kind.driver = DRIVER_SAMPLED, v.ndev = 1;
     assert_int_equal(timeline_lanes(&v, rows), 5);
     static const int want_dev[5] = {-1, -1, -1, 0, 0}, want_lane[5] = {PL_SAMPLE, PL_REINDEX, PL_LOOKUP, PL_H2D, PL_COMPUTE};
     for (int k = 0; k < 5; k++) {
@@ -136,12 +136,12 @@ static void test_timeline_lanes(void **state)
         assert_int_equal(rows[k].lane, want_lane[k]);
     }
     assert_string_equal(rows[0].label, "S sample");
-    v.sampled = 0, v.ranks = 3;
+    v.kind = (run_kind_t){DRIVER_DIST, ENGINE_DIST, PLACE_HOST, 0, 3};
     assert_int_equal(timeline_lanes(&v, rows), 9);
     assert_string_equal(rows[4].label, "r1 NETSEND");
-    v.ranks = 64;
+    v.kind.ranks = 64;
     assert_int_equal(timeline_lanes(&v, rows), 3 * (PROF_MAX_DEV - 1));
-    v.ranks = 0, v.ndev = 64;
+    v.kind = (run_kind_t){DRIVER_FULL, ENGINE_STREAM, PLACE_HOST, 64, 0}, v.ndev = 64;
     assert_int_equal(timeline_lanes(&v, rows), LANES_MAX);
 }
 

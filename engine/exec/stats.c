@@ -11,11 +11,3 @@ const stat_desc_t *stat_descs(int *n)
     *n = (int)(sizeof table / sizeof table[0]);
     return table;
 }
-
-int stat_applies(const stat_desc_t *d, int devices, int ranks, int sampled)
-{
-    if ((d->flags & STAT_STREAM) && !devices) return 0;
-    if ((d->flags & STAT_DIST) && !ranks) return 0;
-    if ((d->flags & STAT_SAMPLED) && !sampled) return 0;
-    return !(d->flags & STAT_SPLIT) || devices || ranks;
-}

@@ -127,9 +127,6 @@ typedef struct {
 
 /* The counters in declaration order; *n receives how many. */
 const stat_desc_t *stat_descs(int *n);
-/* Whether counter d means something for a run with devices (streamed, or
- * on a GPU where the caller counts that), ranks, or sampled batches. */
-int stat_applies(const stat_desc_t *d, int devices, int ranks, int sampled);
 static inline double stat_get(const epoch_stats_t *s, const stat_desc_t *d)
 {
     return *(const double *)((const char *)s + d->off);

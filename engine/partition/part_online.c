@@ -1,12 +1,9 @@
-/* train_partition.c - see train_partition.h. */
-#include "train_partition.h"
+/* part_online.c - see part_online.h. */
+#include "part_online.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "train.h"
-#include "driver_dist.h"
 
 void part_state_free(part_state_t *ps)
 {
@@ -16,7 +13,7 @@ void part_state_free(part_state_t *ps)
     memset(ps, 0, sizeof *ps);
 }
 
-/* The model for t's program: kept while the layers' gathered widths stay
+/* The model for prog: kept while the layers' gathered widths stay
  * (its samples describe this program), started again otherwise. */
 static void model_for_program(part_state_t *ps, const program_t *prog)
 {
@@ -43,17 +40,18 @@ static double max_of(const double *x, int n)
     return m;
 }
 
-int part_plan(trainer_t *t, int p, int64_t *bounds, gs_err_t *err)
+int part_online_cut(part_state_t *ps, partitioner_kind_t kind, const graph_t *g, const program_t *prog, int p,
+                    int64_t *bounds, gs_err_t *err)
 {
-    part_state_t *ps = &t->part;
-    model_for_program(ps, &t->model.prog);
+    model_for_program(ps, prog);
     roc_features_free(&ps->feat);
-    int rc = roc_features_build(&ps->feat, &t->data.g, &ps->model, err);
-    if (!rc && t->cfg.partitioner != PART_EQUAL_VERTEX)
-        rc = partition_split(t->cfg.partitioner, &t->data.g, &ps->model, &ps->feat, p, bounds, err);
-    stream_plan_t plan = {p, NULL, bounds};
-    if (!rc && !t->dist) rc = stream_plan_fits(&t->cfg, &t->model.prog, t->data.g.n, &plan, err); /* ranks have no device cap */
-    if (rc) return rc;
+    int rc = roc_features_build(&ps->feat, g, &ps->model, err);
+    if (!rc && kind != PART_EQUAL_VERTEX) rc = partition_split(kind, g, &ps->model, &ps->feat, p, bounds, err);
+    return rc;
+}
+
+int part_online_adopt(part_state_t *ps, int p, const int64_t *bounds, gs_err_t *err)
+{
     if (p != ps->p) {
         free(ps->bounds), free(ps->pred_s), free(ps->shown_pred_s), free(ps->meas_s);
         ps->bounds = malloc(sizeof(int64_t) * (size_t)(p + 1));
@@ -71,12 +69,11 @@ int part_plan(trainer_t *t, int p, int64_t *bounds, gs_err_t *err)
     return GS_OK;
 }
 
-/* The epoch's (layer, part) times, y[l * p + j]: samples, the refit, the
- * imbalance and the prediction error, and with roc whether to re-cut. */
-static int learn(trainer_t *t, const double *y_lp, epoch_stats_t *st, gs_err_t *err)
+int part_online_learn(part_state_t *ps, partitioner_kind_t kind, const graph_t *g, int p, const double *y_lp,
+                      epoch_stats_t *st, gs_err_t *err)
 {
-    part_state_t *ps = &t->part;
-    int p = ps->p, L = ps->model.nlayers;
+    if (p < 1 || ps->p != p || ps->feat.n != g->n) return GS_OK;
+    int L = ps->model.nlayers;
     double sum = 0, err_sum = 0;
     for (int j = 0; j < p; j++) {
         ps->meas_s[j] = 0;
@@ -96,12 +93,12 @@ static int learn(trainer_t *t, const double *y_lp, epoch_stats_t *st, gs_err_t *
     ps->have_shown_pred = ps->have_pred, ps->have_meas = 1;
     roc_model_fit(&ps->model);
     predict_parts(ps);
-    if (t->cfg.partitioner != PART_ROC || p < 2) return GS_OK;
+    if (kind != PART_ROC || p < 2) return GS_OK;
     /* the model's split, taken when it predicts a slowest part at least 3% shorter
      * (a new split reopens the devices or moves rows between ranks, and profiles start again) */
     int64_t *b = malloc(sizeof(int64_t) * (size_t)(p + 1));
     if (!b) return gs_fail(err, GS_EFAIL, "out of memory for the partitioner's split");
-    int rc = partition_split(PART_ROC, &t->data.g, &ps->model, &ps->feat, p, b, err);
+    int rc = partition_split(PART_ROC, g, &ps->model, &ps->feat, p, b, err);
     double now = max_of(ps->pred_s, p), then = 0;
     for (int j = 0; !rc && j < p; j++) {
         double x = roc_predict(&ps->model, &ps->feat, b[j], b[j + 1]);
@@ -112,27 +109,11 @@ static int learn(trainer_t *t, const double *y_lp, epoch_stats_t *st, gs_err_t *
     return rc;
 }
 
-int part_learn(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
+void part_online_report(const part_state_t *ps, partitioner_kind_t kind, part_report_t *r)
 {
-    part_state_t *ps = &t->part;
-    const streamer_t *s = &t->stream.streamer;
-    if (!t->streaming || ps->p != s->p || ps->feat.n != t->data.g.n) return GS_OK;
-    return learn(t, s->part_s, st, err);
-}
-
-int part_learn_ranks(trainer_t *t, const double *y_lp, epoch_stats_t *st, gs_err_t *err)
-{
-    part_state_t *ps = &t->part;
-    if (!t->dist || ps->p != t->dist->nranks || ps->feat.n != t->data.g.n) return GS_OK;
-    return learn(t, y_lp, st, err);
-}
-
-void part_report(const trainer_t *t, part_report_t *r)
-{
-    const part_state_t *ps = &t->part;
     memset(r, 0, sizeof *r);
-    r->kind = t->cfg.partitioner;
-    if ((!t->streaming && !t->dist) || !ps->p) return;
+    r->kind = kind;
+    if (!ps->p) return;
     r->p = ps->p;
     r->shown = ps->p < PART_REPORT_MAX ? ps->p : PART_REPORT_MAX;
     for (int j = 0; j <= r->shown; j++) r->bounds[j] = ps->bounds[j];

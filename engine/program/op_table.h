@@ -1,0 +1,72 @@
+/* op_table.h - one description per op of the SAGA-NN programs (program.h),
+ * read by everything that needs to know an op: the program builder (its
+ * name, arity and shape rule), the executor (which engine runs it, how it
+ * moves between levels, which operands it reads by source index, its
+ * FLOPs and bytes forward and backward), the fusion pass (elementwise,
+ * hoistable, scatter), DKP and the partitioner (aggregations), the
+ * distributed cost model (a vertex op's FLOPs per row) and the streaming
+ * engine (what it streams). The ops' arithmetic lives with the kernels
+ * (engine/kernels/); their vector-Jacobian rules with the executor. */
+#ifndef GS_OP_TABLE_H
+#define GS_OP_TABLE_H
+
+#include "program.h"
+
+/* op_desc_t.flags */
+enum {
+    OPF_ENGINE = 1,      /* runs on the execution engine (matmuls and sum gathers), not the place's op table */
+    OPF_EW = 2,          /* elementwise over rows: the place's elementwise kernel runs it */
+    OPF_FUSABLE = 4,     /* elementwise without a parameter or a mask: a fused gather evaluates it per edge */
+    OPF_HOISTABLE = 8,   /* has a parameter operand and acts on each row alone: commutes with a scatter */
+    OPF_SCATTER = 16,    /* puts a vertex row on each edge, by its source or destination */
+    OPF_AGGREGATE = 32,  /* sums (or maxes) onto the vertices: a Gather */
+    OPF_MASKED = 64,     /* draws a counter-keyed mask: its site gets a key that survives rewrites */
+};
+
+/* How an op moves between levels (exec.h, "Vertex sets"). */
+typedef enum {
+    OPS_NONE,   /* stays on its operands' level */
+    OPS_UP,     /* from its first operand's level to the next, through that hop's block */
+    OPS_UP_ALL, /* the same from its latest operand's level (a fused gather's leaves) */
+    OPS_EDGES,  /* on the edges of its first operand's hop (edge to edge, edge to vertex) */
+} op_step_t;
+
+/* The sizes an op's cost depends on: its output's rows and width, its
+ * first operand's width, the edges of its hop, and backward the gradients
+ * it computes (a fused gather: its passes over the edges, and its steps). */
+typedef struct {
+    double rows, cols, in_cols, edges;
+    int grads;
+    int nstep;
+} op_dims_t;
+
+typedef struct {
+    const char *name;
+    int8_t nin_min, nin_max;
+    uint8_t flags;
+    op_step_t step;
+    uint8_t by_source;   /* operands read by source index (bit k: operand k); a fused gather: its source leaves */
+    /* The output's domain and width from the operands (v[k], nin of them,
+     * the rest NULL) and the op's parameters: *dom and *cols start as the
+     * first operand's rows and width. Returns NULL, or why they do not fit. */
+    const char *(*shape)(const program_t *p, const value_t *const *v, int nin, float fparam, int iparam, val_domain_t *dom,
+                         int64_t *cols);
+    /* FLOPs forward (backward = 0) or backward. */
+    double (*flops)(const op_dims_t *d, int backward);
+} op_desc_t;
+
+/* The op's name ("?" for an unknown op). */
+const char *op_name(op_kind_t op);
+/* The description of op (NULL for an unknown op). */
+const op_desc_t *op_desc(op_kind_t op);
+static inline int op_has(op_kind_t op, unsigned flag)
+{
+    const op_desc_t *d = op_desc(op);
+    return d && (d->flags & flag);
+}
+/* FLOPs of instruction in of program p at sizes d. */
+double op_flops(const program_t *p, const instr_t *in, op_dims_t d, int backward);
+/* Whether instruction in of p reads operand k by source index. */
+int op_reads_by_source(const program_t *p, const instr_t *in, int k);
+
+#endif

@@ -1,0 +1,206 @@
+/* driver_dist_open.c - opening a rank (driver_dist.h): the cut every rank
+ * computes alike, the widths and vertex costs each hop moves, T_v, T_e and
+ * T_c probed on rank 0, and the dependency plan with its blocks and
+ * routes. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/checksum.h"
+#include "base/mono_clock.h"
+#include "base/rng.h"
+#include "driver_dist.h"
+#include "engine/kernels/kernels.h"
+
+/* ---------------- the cut ---------------- */
+
+/* Orders the vertices and cuts nranks contiguous ranges, the same on every
+ * rank; a hash of the cut proves it. */
+static int cut(trainer_t *t, dist_run_t *d, gs_err_t *err)
+{
+    train_data_t *data = &t->data;
+    int64_t n = data->g.n;
+    if (d->nranks > n) return gs_fail(err, GS_EINPUT, "--ranks %d: more ranks than the graph's %lld vertices", d->nranks, (long long)n);
+    int32_t *perm = malloc(sizeof(int32_t) * (size_t)n);
+    if (!perm) return gs_fail(err, GS_EFAIL, "out of memory");
+    int rc = partition_order(&data->g, t->cfg.order, d->nranks, t->cfg.seed, perm, d->bounds, err);
+    for (int r = 0; !rc && r < d->nranks; r++)
+        if (d->bounds[r + 1] <= d->bounds[r])
+            rc = gs_fail(err, GS_EINPUT, "--order %s left rank %d no vertices; use fewer ranks or --order none",
+                         t->cfg.order == ORDER_METIS ? "metis" : "random", r);
+    int identity = 1;
+    for (int64_t v = 0; !rc && v < n && identity; v++) identity = perm[v] == v;
+    if (!rc && !identity && !(rc = data_renumber(data, perm, err))) rc = data_place(data, t->kp, t->cfg.feat_norm, err);
+    if (!rc) rc = trainer_part_plan(t, d->nranks, d->bounds, err); /* --partitioner: the ranges in this numbering */
+    uint64_t h = gs_checksum(GS_CHECKSUM_SEED, d->bounds, sizeof(int64_t) * (size_t)(d->nranks + 1));
+    h = gs_checksum(h, perm, sizeof(int32_t) * (size_t)n);
+    h = gs_checksum(h, data->g.in_src, sizeof(int32_t) * (size_t)data->g.m);
+    free(perm);
+    if (rc) return rc;
+    int64_t lo_hi[2] = {(int64_t)(h >> 1), -(int64_t)(h >> 1)}; /* min and -max in one all-reduce */
+    if ((rc = dist_allreduce(d->comm, lo_hi, 2, DIST_I64, DIST_MIN, err))) return rc;
+    if (lo_hi[0] != -lo_hi[1])
+        return gs_fail(err, GS_EFAIL, "the ranks cut the graph differently (different datasets or builds?)");
+    return GS_OK;
+}
+
+/* ---------------- what each hop moves ---------------- */
+
+/* w(h): the floats per row of the values first read by source index at
+ * hop h (what a mirror row carries, and each of its edges); d(k): what a
+ * cached level-k row holds. */
+static void widths(const exec_t *ex, const trainer_t *t, dist_run_t *d)
+{
+    const program_t *P = ex->prog;
+    memset(d->width, 0, sizeof d->width);
+    for (int i = 0; i < P->ncode; i++)
+        for (int k = 0; k < P->code[i].nin; k++)
+            if (ex->first_src[i] >> k & 1) d->width[ex->hop[i]] += P->vals[P->code[i].in[k]].cols;
+    d->dim[0] = t->data.ds.f;
+    for (int k = 1; k < ex->nhops; k++) d->dim[k] = d->width[k + 1];
+    d->dim[ex->nhops] = t->data.ds.c;
+}
+
+/* c(k): the time per row of level k's vertex ops (not graph ops): each
+ * op's roofline on the virtual clock, else T_v times its FLOPs. */
+static void vertex_costs(const exec_t *ex, dist_run_t *d)
+{
+    const program_t *P = ex->prog;
+    memset(d->vcost, 0, sizeof d->vcost);
+    for (int i = 0; i < P->ncode; i++) {
+        const instr_t *in = &P->code[i];
+        if (ex->hop[i] != 0 || P->vals[in->out].dom != DOM_VERTEX) continue;
+        double out = (double)P->vals[in->out].cols, a = (double)P->vals[in->in[0]].cols;
+        double flops = in->op == OP_MATMUL ? 2.0 * a * out : in->op == OP_HEAD_DOT ? 2.0 * a : out;
+        double bytes = 4.0 * out;
+        for (int k = 0; k < in->nin; k++)
+            if (P->vals[in->in[k]].dom != DOM_PARAM) bytes += 4.0 * (double)P->vals[in->in[k]].cols;
+        d->vcost[ex->level[in->out]] += d->virtual_clock ? vclock_host_s(&d->clock, flops, bytes, 0) : flops * d->tv;
+    }
+}
+
+/* ---------------- probing T_v, T_e, T_c (rank 0) ---------------- */
+
+/* A gather and a product on a small random graph of the real one's mean
+ * degree, timed on the rank's clock (modeled or measured): T_v per FLOP of
+ * a vertex op, T_e per float an edge gathers, T_c per float sent. */
+static int probe(const trainer_t *t, dist_run_t *d, gs_err_t *err)
+{
+    enum { N0 = 4096 };
+    int64_t w = d->dim[1] > 0 ? d->dim[1] : 16;
+    double deg = fmin(64, fmax(1, (double)t->data.g.m / (double)t->data.g.n));
+    dataset_t ds;
+    memset(&ds, 0, sizeof ds);
+    ds.n = N0, ds.f = 1, ds.c = 2, ds.npairs = (int64_t)(N0 * deg / 2) + 1;
+    ds.pair_src = malloc(sizeof(int32_t) * (size_t)ds.npairs);
+    ds.pair_dst = malloc(sizeof(int32_t) * (size_t)ds.npairs);
+    float *x = malloc(sizeof(float) * (size_t)(N0 * w)), *y = malloc(sizeof(float) * (size_t)(N0 * w));
+    float *m = malloc(sizeof(float) * (size_t)(w * w));
+    graph_t g;
+    int rc = ds.pair_src && ds.pair_dst && x && y && m ? GS_OK : gs_fail(err, GS_EFAIL, "out of memory probing");
+    for (int64_t i = 0; !rc && i < ds.npairs; i++)
+        ds.pair_src[i] = (int32_t)(gs_hash2(7, (uint64_t)i) % N0), ds.pair_dst[i] = (int32_t)(gs_hash2(8, (uint64_t)i) % N0);
+    for (int64_t i = 0; !rc && i < N0 * w; i++) x[i] = (float)(i % 7) * 0.1f;
+    for (int64_t i = 0; !rc && i < w * w; i++) m[i] = (float)(i % 5) * 0.1f;
+    if (!rc) rc = graph_build(&g, &ds, err);
+    if (!rc) {
+        double c0 = vclock_cpu_s(), t0 = gs_mono_s();
+        k_gather_sum(&g, AGG_NORM, x, w, y, 0);
+        double c1 = vclock_cpu_s(), t1 = gs_mono_s();
+        k_gemm(0, 0, N0, w, w, x, m, y, 0);
+        double c2 = vclock_cpu_s(), t2 = gs_mono_s();
+        double ge = d->virtual_clock ? vclock_host_s(&d->clock, 2.0 * g.m * w, 4.0 * (g.m * w + 2.0 * N0 * w), c1 - c0) : t1 - t0;
+        double gv = d->virtual_clock ? vclock_host_s(&d->clock, 2.0 * N0 * w * w, 4.0 * (2.0 * N0 * w + w * w), c2 - c1) : t2 - t1;
+        d->te = ge / ((double)g.m * w);            /* per edge float gathered */
+        d->tv = gv / (2.0 * (double)N0 * w * w);  /* per vertex-op FLOP */
+        d->tc = d->net.bw > 0 ? 4.0 / d->net.bw : d->virtual_clock ? 0 : 4.0 / d->clock.host_bw;
+        graph_free(&g);
+    }
+    free(ds.pair_src), free(ds.pair_dst), free(x), free(y), free(m);
+    return rc;
+}
+
+/* ---------------- planning ---------------- */
+
+int dist_plan_open(trainer_t *t, dist_run_t *d, gs_err_t *err)
+{
+    double t0 = gs_mono_s();
+    dep_params_t p = {.nranks = d->nranks, .rank = d->rank, .bounds = d->bounds, .nhops = t->ex.nhops, .mode = t->cfg.dep,
+                      .ratio = t->cfg.dep == DEP_HYBRID ? t->cfg.dep_ratio : -1, .mem_limit = (double)t->cfg.dep_mem,
+                      .te = d->te, .tc = d->tc};
+    memcpy(p.width, d->width, sizeof p.width);
+    memcpy(p.vcost, d->vcost, sizeof p.vcost);
+    memcpy(p.dim, d->dim, sizeof p.dim);
+    if (p.nhops < 1) return gs_fail(err, GS_EINPUT, "--ranks: the model has no gather, nothing to distribute");
+    int rc = dep_plan(&t->data.g, &p, &d->plan, err);
+    const int32_t *set[DEP_MAX_HOPS + 1], *extra[DEP_MAX_HOPS + 1];
+    for (int k = 0; k <= p.nhops; k++) set[k] = d->plan.set[k], extra[k] = d->plan.extra[k];
+    if (!rc) rc = blocks_build(&t->data.g, p.nhops, set, d->plan.nset, extra, d->plan.nextra, &d->bs, err);
+    if (!rc) rc = dist_engine_open(&d->engine, d->comm, d->rank, d->nranks, d->bounds, &d->plan, &d->bs, err);
+    d->engine.ring = t->cfg.ring, d->engine.overlap = t->cfg.overlap;
+    d->engine.nic = (nic_t){d->net, 0, 0};
+    d->engine.clock = d->virtual_clock ? &d->clock : NULL;
+    d->plan_ms = 1e3 * (gs_mono_s() - t0);
+    return rc;
+}
+
+void dist_plan_close(dist_run_t *d)
+{
+    dist_engine_close(&d->engine);
+    blocks_free(&d->bs);
+    dep_plan_free(&d->plan);
+}
+
+double dist_held_bytes(const trainer_t *t, const dist_run_t *d)
+{
+    const dep_plan_t *p = &d->plan;
+    double bytes = 4.0 * (double)(t->data.x.rows * t->data.x.cols) + 4.0 * (double)(p->hi - p->lo);
+    for (int h = 1; h <= p->nhops; h++) bytes += 24.0 * (double)d->bs.block[h].m;
+    return bytes;
+}
+
+/* ---------------- opening ---------------- */
+
+int trainer_dist_open(trainer_t *t, gs_err_t *err)
+{
+    dist_run_t *d = calloc(1, sizeof *d);
+    if (!d) return gs_fail(err, GS_EFAIL, "out of memory");
+    t->dist = d;
+    d->comm = t->env.comm;
+    d->rank = dist_comm_rank(d->comm), d->nranks = dist_comm_size(d->comm);
+    if (t->cfg.stream) return gs_fail(err, GS_EINPUT, "--ranks: the device and streaming flags do not apply to distributed runs");
+    int rc = network_get(t->cfg.network, &d->net, err);
+    if (rc) return rc;
+    topology_t topo;
+    topology_get("1gpu", &topo); /* a cluster node's host: its modeled FLOP/s and memory bandwidth */
+    d->virtual_clock = t->cfg.clock == CLOCK_VIRTUAL;
+    int threads = t->cfg.threads > 0 ? t->cfg.threads : 1;
+    vclock_init(&d->clock, &topo, t->cfg.ktime, topo.host_flops / threads, threads, 0);
+    if ((rc = cut(t, d, err))) return rc;
+    exec_free(&t->ex); /* the layout, for what each hop moves */
+    if ((rc = exec_init(&t->ex, &t->model.prog, t->kp, &t->model.params, t->cfg.seed, err))) return rc;
+    widths(&t->ex, t, d);
+    double costs[4] = {0, 0, 0, 0};
+    if (d->rank == 0 && (rc = probe(t, d, err))) return rc;
+    costs[0] = d->tv, costs[1] = d->te, costs[2] = d->tc, costs[3] = gs_mono_s();
+    if ((rc = dist_bcast(d->comm, costs, sizeof costs, 0, err))) return rc;
+    d->tv = costs[0], d->te = costs[1], d->tc = costs[2];
+    d->clock.now = costs[3]; /* every rank's timeline starts at rank 0's clock, as a streamed run's does at its host's */
+    vertex_costs(&t->ex, d);
+    if ((rc = dist_plan_open(t, d, err))) return rc;
+    const dep_plan_t *p = &d->plan;
+    if ((rc = data_localize(&t->data, p->set[0], p->nset[0], d->bs.block[1].nsrc, p->lo, p->hi, err))) return rc;
+    d->held_bytes = dist_held_bytes(t, d);
+    return GS_OK;
+}
+
+void trainer_dist_close(trainer_t *t)
+{
+    dist_run_t *d = t->dist;
+    if (!d) return;
+    dist_report_free(&d->report);
+    dist_plan_close(d);
+    free(d);
+    t->dist = NULL;
+}
+

@@ -1,0 +1,99 @@
+/* trainer_step.c - the steps every driver takes (trainer.h): the loss,
+ * the optimiser and the evaluation, each booked as host work on the run's
+ * clock, and one full-batch epoch over the bound blocks. */
+#include "trainer.h"
+
+#include <string.h>
+
+#include "base/mono_clock.h"
+
+/* Milliseconds on the run's clock: the emulated one, or the wall. */
+static double now_ms(const trainer_t *t)
+{
+    return 1e3 * (t->ex.clock ? t->ex.clock->now : gs_mono_s());
+}
+
+/* Accuracy on one split, computed where the logits are. */
+static double split_accuracy(const trainer_t *t, const tensor_t *logits, int s)
+{
+    const train_data_t *d = &t->data;
+    if (!d->split_labelled[s]) return 0.0;
+    int64_t ok = t->kp.K->correct(t->kp.cx, logits->data, logits->cols, d->label_k, d->split_k[s], d->split_n[s]);
+    return (double)ok / (double)d->split_labelled[s];
+}
+
+double trainer_loss(trainer_t *t, const tensor_t *out, const int32_t *label, const int32_t *idx, int64_t n, int64_t labelled)
+{
+    exec_mark_t mark = exec_mark(&t->ex);
+    double loss = t->kp.K->xent(t->kp.cx, out->data, out->rows, out->cols, label, idx, n, labelled, t->dlogits.data);
+    double logit_bytes = 4.0 * (double)tensor_numel(out);
+    exec_host_work(&t->ex, mark, NULL, 0, 6.0 * (double)tensor_numel(out), 2 * logit_bytes);
+    return loss;
+}
+
+int trainer_optimise(trainer_t *t, gs_err_t *err)
+{
+    const kops_t *K = t->kp.K;
+    if (K->annotate) K->annotate(t->kp.cx, -1, 2, "adam");
+    exec_mark_t mark = exec_mark(&t->ex);
+    model_step(&t->model, t->cfg.lr, t->cfg.weight_decay);
+    int rc = K->sync(t->kp.cx, err);
+    double nparams = (double)params_count(&t->model.params);
+    exec_host_work(&t->ex, mark, NULL, 2, 10.0 * nparams, 28.0 * nparams); /* w, g, m, v read, w, m, v written */
+    return rc;
+}
+
+int trainer_evaluate(trainer_t *t, const tensor_t *out, epoch_stats_t *st, gs_err_t *err)
+{
+    exec_mark_t mark = exec_mark(&t->ex);
+    st->train_acc = split_accuracy(t, out, SPLIT_TRAIN);
+    st->val_acc = split_accuracy(t, out, SPLIT_VALID);
+    st->test_acc = split_accuracy(t, out, SPLIT_TEST);
+    exec_host_work(&t->ex, mark, NULL, 0, (double)tensor_numel(out), 4.0 * (double)tensor_numel(out));
+    return t->kp.K->sync(t->kp.cx, err);
+}
+
+static int failed(trainer_t *t, gs_err_t *err)
+{
+    if (!t->ex.failed) return GS_OK;
+    *err = t->ex.err;
+    return err->code;
+}
+
+int trainer_full_epoch(trainer_t *t, epoch_stats_t *st, const full_epoch_hooks_t *h, gs_err_t *err)
+{
+    int64_t e = t->epoch; /* 0-based index of this epoch: the dropout counter */
+    int rc;
+    train_data_t *d = &t->data;
+    model_state_t *m = &t->model;
+    t->ex.samples = t->epoch == 0 && m->ndkp > 0 ? &m->dkp_model : NULL;
+    t->ex.own_s = 0;
+    double t0 = now_ms(t);
+    const tensor_t *out = exec_forward(&t->ex, &d->x, 1, e);
+    st->loss = trainer_loss(t, out, d->label_k, d->split_k[SPLIT_TRAIN], d->split_n[SPLIT_TRAIN], d->split_labelled[SPLIT_TRAIN]);
+    exec_backward(&t->ex, &t->dlogits);
+    if ((rc = failed(t, err))) return rc;
+    if (h && h->sum_gradients && (rc = h->sum_gradients(t, err))) return rc; /* each rank's part of the whole graph's gradient */
+    st->flops = t->ex.flops;
+    for (int l = 0; l < PROG_MAX_LAYERS; l++) st->agg_flops += t->ex.agg_flops[l][0] + t->ex.agg_flops[l][1];
+    if ((rc = trainer_optimise(t, err))) return rc;
+    double t1 = now_ms(t);
+    if (t->ex.samples) { /* first epoch: fit the DKP cost model on its kernel timings */
+        dkp_fit(&m->dkp_model, m->dkp, m->ndkp < MODEL_MAX_DKP ? m->ndkp : MODEL_MAX_DKP);
+        t->ex.samples = NULL;
+    }
+    out = exec_forward(&t->ex, &d->x, 0, e);
+    if ((rc = trainer_evaluate(t, out, st, err))) return rc;
+    if (h && h->after_evaluation && (rc = h->after_evaluation(t, st, err))) return rc;
+    st->epoch_ms = t1 - t0;
+    st->eval_ms = now_ms(t) - t1;
+    st->host_ms = 1e3 * t->ex.own_s;
+    st->edge_bytes = prog_edge_bytes(&m->prog, d->g.m);
+    return failed(t, err);
+}
+
+double train_xent(const tensor_t *logits, const int32_t *label, const int32_t *idx, int64_t n, tensor_t *dlogits)
+{
+    return kops_cpu.xent(NULL, logits->data, logits->rows, logits->cols, label, idx, n,
+                         data_count_labelled(label, idx, n), dlogits ? dlogits->data : NULL);
+}
