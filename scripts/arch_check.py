@@ -122,26 +122,34 @@ def strip_code(text):
 
 
 def functions(code):
-    """(name, first line, last line) of each function body at file scope."""
-    found, depth, i, n = [], 0, 0, len(code)
+    """(name, first line, last line) of each function body at file scope:
+    a '{' at depth 0 right after a parenthesised parameter list."""
+    found, depth, name, start = [], 0, None, 0
     line_at = lambda k: code.count("\n", 0, k) + 1
-    while i < n:
-        c = code[i]
+    for i, c in enumerate(code):
         if c == "{":
             if depth == 0:
-                head = code[max(0, i - 400):i]
-                m = re.search(r"(\w+)\s*\(([^;{}]|\n)*\)\s*(\w+\s*)*$", head)
-                is_func = m and m.group(1) not in ("if", "for", "while", "switch", "sizeof", "return") and not re.search(
-                    r"=\s*$", head.rstrip()[:-1] if head.rstrip().endswith(")") else head)
-                start = line_at(i - len(head) + m.start(1)) if is_func else None
-                name = m.group(1) if is_func else None
+                name = None
+                j = i - 1
+                while j >= 0 and code[j].isspace():
+                    j -= 1
+                if j >= 0 and code[j] == ")":
+                    level = 0
+                    while j >= 0:
+                        level += code[j] == ")"
+                        level -= code[j] == "("
+                        if level == 0:
+                            break
+                        j -= 1
+                    m = re.search(r"(\w+)\s*$", code[max(0, j - 200):j])
+                    if m and m.group(1) not in ("if", "for", "while", "switch", "sizeof", "return"):
+                        name, start = m.group(1), line_at(j)
             depth += 1
         elif c == "}":
             depth -= 1
             if depth == 0 and name:
                 found.append((name, start, line_at(i)))
                 name = None
-        i += 1
     return found
 
 

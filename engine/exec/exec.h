@@ -76,8 +76,13 @@ void exec_free(exec_t *ex);
 int exec_bind(exec_t *ex, const graph_t *const *block, gs_err_t *err);
 /* Binds g to every hop (full-graph training). */
 int exec_bind_graph(exec_t *ex, const graph_t *g, gs_err_t *err);
-/* Rows of a vertex value at level k under the current binding. */
+/* Rows of a vertex value at level k under the current binding; rows of
+ * value v; the block whose orig_id keys v's rows (dropout masks): the one
+ * reading its level, else (the last level, or a program without gathers)
+ * the one writing it. */
 int64_t exec_level_rows(const exec_t *ex, int k);
+int64_t exec_rows_of(const exec_t *ex, int v);
+const graph_t *exec_keys_of(const exec_t *ex, int v);
 /* Runs the program on features x (level 0 rows). Dropout is active when
  * training. A failed engine op sets ex->failed and ex->err. */
 const tensor_t *exec_forward(exec_t *ex, const tensor_t *x, int training, int64_t epoch);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/membudget.h"
+#include "engine/program/op_table.h"
 
 const char *partitioner_name(partitioner_kind_t k)
 {
@@ -21,9 +22,7 @@ void roc_model_init(roc_model_t *m, const program_t *prog)
         const instr_t *in = &prog->code[i];
         int l = in->layer < 0 ? 0 : in->layer >= PROG_MAX_LAYERS ? PROG_MAX_LAYERS - 1 : in->layer;
         if (l + 1 > m->nlayers) m->nlayers = l + 1;
-        int gather = in->op == OP_GATHER || in->op == OP_GATHER_MAX || in->op == OP_GATHER_EDGE ||
-                     in->op == OP_GATHER_ATTN || in->op == OP_GATHER_TYPED || in->op == OP_GATHER_FUSED;
-        if (gather && prog->vals[in->in[0]].cols > m->d_in[l]) m->d_in[l] = prog->vals[in->in[0]].cols;
+        if (op_has(in->op, OPF_AGGREGATE) && prog->vals[in->in[0]].cols > m->d_in[l]) m->d_in[l] = prog->vals[in->in[0]].cols;
     }
     if (m->nlayers < 1) m->nlayers = 1;
     for (int l = 0; l < m->nlayers; l++) {

@@ -5,6 +5,8 @@
 
 #include <math.h>
 
+#include "op_table.h"
+
 static int uses(const instr_t *in, int v)
 {
     for (int k = 0; k < in->nin; k++)
@@ -55,9 +57,10 @@ int dkp_rewrite(program_t *p, dkp_mode_t mode, const dkp_coef_t *k, const dkp_sh
         int swap = mode == DKP_ON || (mode == DKP_AUTO && c.cost_s[1] < c.cost_s[0] * (1 - 1e-9)); /* a tie stays as written */
         c.combination_first = swap;
         costs(k, &c); /* the saving of the order taken */
-        double e = (double)shape.edges;
-        c.agg_flops_fwd[0] = 2.0 * e * (double)din, c.agg_flops_fwd[1] = 2.0 * e * (double)dout;
-        c.agg_flops_bwd[0] = grad_in ? 2.0 * e * (double)din : 0.0, c.agg_flops_bwd[1] = 2.0 * e * (double)dout;
+        const op_desc_t *gather = op_desc(OP_GATHER); /* each order's gather, forward and backward */
+        op_dims_t in = {0, (double)din, 0, 0, (double)shape.edges, grad_in, 0}, out = {0, (double)dout, 0, 0, (double)shape.edges, 1, 0};
+        c.agg_flops_fwd[0] = gather->flops(&in, 0), c.agg_flops_fwd[1] = gather->flops(&out, 0);
+        c.agg_flops_bwd[0] = gather->flops(&in, 1), c.agg_flops_bwd[1] = gather->flops(&out, 1);
         if (count < max) choices[count] = c;
         count++;
         if (!swap) continue;

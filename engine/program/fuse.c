@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "op_table.h"
+
 /* The instruction producing each value (-1: none), and how many operand slots read it. */
 typedef struct {
     int *prod, *uses;
@@ -26,23 +28,13 @@ static int defuse(const program_t *p, defuse_t *d)
 
 static void defuse_free(defuse_t *d) { free(d->prod), free(d->uses); }
 
-static int is_scatter(op_kind_t op) { return op == OP_SCATTER_SRC || op == OP_SCATTER_DST; }
-
-static int is_elementwise(op_kind_t op)
-{
-    switch (op) {
-    case OP_ADD: case OP_MUL: case OP_LERP: case OP_RELU: case OP_LEAKY_RELU: case OP_ELU: case OP_SIGMOID: case OP_TANH:
-        return 1;
-    default: return 0;
-    }
-}
-
-/* The ops hoisting moves: those with a parameter operand (products, head
- * dots, biases). Each acts on every row alone, so it commutes with a
- * scatter. Parameter-free elementwise ops stay on the edges, where the
- * fused gather evaluates them for free (hoisting them would add leaves);
- * dropout would not commute (its mask is keyed by the row's vertex or edge). */
-static int is_hoistable(op_kind_t op) { return op == OP_MATMUL || op == OP_BIAS || op == OP_HEAD_DOT; }
+/* The op kinds the passes below read from the op table (op_table.h):
+ * scatters put a row on the edges; fusable ops are elementwise with no
+ * parameter or mask, so a fused gather evaluates them per edge (hoisting
+ * them would only add leaves); hoistable ops have a parameter operand and
+ * act on each row alone, so they commute with a scatter. Dropout never
+ * moves (its mask is keyed by the row's vertex or edge). */
+static int is_scatter(op_kind_t op) { return op_has(op, OPF_SCATTER); }
 
 /* ---------------- hoisting ---------------- */
 
@@ -66,7 +58,7 @@ static int hoist_one(program_t *p, const defuse_t *d, int i)
 {
     instr_t I = p->code[i];
     if (I.op == OP_EDGE_MATMUL_TYPED) return hoist_typed(p, d, i);
-    if (p->vals[I.out].dom != DOM_EDGE || !is_hoistable(I.op)) return 0;
+    if (p->vals[I.out].dom != DOM_EDGE || !op_has(I.op, OPF_HOISTABLE)) return 0;
     int side = -1, src[3] = {-1, -1, -1};
     for (int k = 0; k < I.nin; k++) {
         int v = I.in[k];
@@ -138,7 +130,7 @@ static void collect(const program_t *p, const defuse_t *d, expr_build_t *b, int 
         if (dst) b->e.leaf_dst |= (uint8_t)(1u << k);
         return;
     }
-    if (!is_elementwise(in->op) || b->e.nstep == FUSE_MAX_STEPS) {
+    if (!op_has(in->op, OPF_FUSABLE) || b->e.nstep == FUSE_MAX_STEPS) {
         b->failed = 1;
         return;
     }

@@ -131,7 +131,7 @@ SHAPE(shape_edge_matmul_typed)
 /* ---------------- FLOPs ---------------- */
 
 /* A product of each row, forward; backward once per gradient it computes. */
-static double flops_product(const op_dims_t *d, int backward) { return 2.0 * d->rows * d->in_cols * d->cols * (backward ? d->grads : 1); }
+static double flops_product(const op_dims_t *d, int backward) { return 2.0 * d->in_rows * d->in_cols * d->cols * (backward ? d->grads : 1); }
 static double flops_ew(const op_dims_t *d, int backward) { return backward ? (d->grads ? 2.0 * d->rows * d->cols : 0) : d->rows * d->cols; }
 static double flops_head_dot(const op_dims_t *d, int backward) { return (backward ? 4.0 : 2.0) * d->rows * d->in_cols; }
 static double flops_sum(const op_dims_t *d, int backward) { return backward && !d->grads ? 0 : 2.0 * d->edges * d->cols; }

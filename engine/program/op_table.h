@@ -10,7 +10,7 @@
 #ifndef GS_OP_TABLE_H
 #define GS_OP_TABLE_H
 
-#include "program.h"
+#include "program_types.h"
 
 /* op_desc_t.flags */
 enum {
@@ -32,10 +32,11 @@ typedef enum {
 } op_step_t;
 
 /* The sizes an op's cost depends on: its output's rows and width, its
- * first operand's width, the edges of its hop, and backward the gradients
- * it computes (a fused gather: its passes over the edges, and its steps). */
+ * first operand's rows and width, the edges of its hop, and backward the
+ * gradients it computes (a fused gather: its passes over the edges, and
+ * its steps). */
 typedef struct {
-    double rows, cols, in_cols, edges;
+    double rows, cols, in_rows, in_cols, edges;
     int grads;
     int nstep;
 } op_dims_t;

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "engine/device/cuda_plugin.h"
+#include "engine/program/op_table.h"
 #include "base/threadpool.h"
 #include "base/mono_clock.h"
 
@@ -43,8 +44,9 @@ static uint64_t need_of(const program_t *p, int64_t n, int64_t max_out, int64_t 
         uint64_t w = 0;
         int64_t a = p->vals[in->in[0]].cols, o = p->vals[in->out].cols;
         val_domain_t ad = p->vals[in->in[0]].dom;
-        if (in->op == OP_GATHER || in->op == OP_GATHER_TYPED) w = streamer_pass_need(max_out, max_blk, a > o ? a : o, a > o ? a : o);
-        else if (in->op == OP_MATMUL && (ad == DOM_VERTEX || ad == DOM_INPUT))
+        if (op_has(in->op, OPF_ENGINE) && op_has(in->op, OPF_AGGREGATE)) /* a sum gather */
+            w = streamer_pass_need(max_out, max_blk, a > o ? a : o, a > o ? a : o);
+        else if (op_has(in->op, OPF_ENGINE) && (ad == DOM_VERTEX || ad == DOM_INPUT)) /* a vertex product */
             w = streamer_matmul_working_set(n, 1, 1, a, o);
         if (w > ws) ws = w;
     }

@@ -1,0 +1,133 @@
+/* exec_calls.c - see exec_calls.h. */
+#include "exec_calls.h"
+
+#include <string.h>
+
+#include "base/mono_clock.h"
+#include "base/rng.h"
+#include "engine/machine/vclock.h"
+#include "engine/program/op_table.h"
+
+double exec_op_seconds(exec_t *ex, double t0)
+{
+    if (ex->kp.K->device) ex->kp.K->sync(ex->kp.cx, &ex->err);
+    return gs_mono_s() - t0;
+}
+
+void exec_sample(double (*rows)[3], int *n, double x1, double x2, double t)
+{
+    if (*n >= 64) return;
+    rows[*n][0] = x1, rows[*n][1] = x2, rows[*n][2] = t;
+    (*n)++;
+}
+
+const float *exec_data(exec_t *ex, int v) { return ex->val[v].data; }
+
+/* Bytes an op of the executor reads and writes (the host roofline's
+ * memory side): its tensors, and a graph op's per-edge rows. */
+static double op_bytes(const exec_t *ex, const instr_t *in)
+{
+    double b = 4.0 * (double)tensor_numel(&ex->val[in->out]), rows_per_edge = 1;
+    for (int k = 0; k < in->nin; k++) b += 4.0 * (double)tensor_numel(&ex->val[in->in[k]]);
+    if (in->op == OP_GATHER_FUSED) /* each edge reads a row of every source leaf */
+        rows_per_edge = in->nin - __builtin_popcount(ex->prog->fused[in->iparam].leaf_dst);
+    if (ex->hop[in - ex->prog->code])
+        b += 4.0 * rows_per_edge * (double)ex->block[ex->hop[in - ex->prog->code]]->m * (double)ex->val[in->out].cols;
+    return b;
+}
+
+/* Books op `in` (phase 0 forward, 1 backward) that started at wall time
+ * t0 and CPU time c0: host work is charged on the clock (or the wall),
+ * added to own_s and shown to the observer; a device engine's work was
+ * charged by its backend. */
+exec_mark_t exec_mark(const exec_t *ex) { return (exec_mark_t){gs_mono_s(), ex->clock ? vclock_cpu_s() : 0}; }
+
+void exec_host_work(exec_t *ex, exec_mark_t m, const instr_t *in, int phase, double flops, double bytes)
+{
+    double t0 = m.t0, t1 = gs_mono_s();
+    if (ex->clock) vclock_host_op(ex->clock, flops, bytes, vclock_cpu_s() - m.c0, &t0, &t1);
+    ex->own_s += t1 - t0;
+    if (ex->on_op && (in || phase == 2)) ex->on_op(ex->op_user, in, phase, t0, t1, flops);
+}
+
+void exec_op_done(exec_t *ex, const instr_t *in, int phase, int engine_op, exec_mark_t m, double flops)
+{
+    if (engine_op && !ex->engine.ops->on_host) return;
+    exec_host_work(ex, m, in, phase, flops, op_bytes(ex, in));
+}
+
+void exec_engine_failed(exec_t *ex, int rc)
+{
+    if (rc) ex->failed = 1;
+}
+
+void exec_host_wrote(exec_t *ex, int v, int grad)
+{
+    if (v < 0 || !ex->engine.ops->host_wrote || ex->prog->vals[v].dom != DOM_VERTEX) return;
+    xtensor_t t = exec_xtensor(ex, v, grad);
+    if (t.data) ex->engine.ops->host_wrote(ex->engine.self, &t);
+}
+
+static float dropout_p(const exec_t *ex, const instr_t *in)
+{
+    return in->op == OP_DROPOUT && !ex->training ? 0.0f : in->fparam;
+}
+
+void exec_count_aggregation(exec_t *ex, const instr_t *in, int phase, double flops)
+{
+    if (in->stage == STAGE_GATHER && in->layer >= 0 && in->layer < PROG_MAX_LAYERS)
+        ex->agg_flops[in->layer][phase] += flops;
+}
+
+gather_call_t exec_gather_call(const exec_t *ex, int i, int backward)
+{
+    const instr_t *in = &ex->prog->code[i];
+    const graph_t *g = ex->block[ex->hop[i]];
+    gather_call_t c = {.g = g, .hop = ex->hop[i], .layer = in->layer, .agg = (agg_weight_t)in->iparam,
+                       .f = ex->prog->vals[in->out].cols};
+    if (!backward) {
+        c.typed = in->op == OP_GATHER_TYPED ? TYPED_IN : TYPED_NONE;
+        c.in = exec_xtensor(ex, in->in[0], 0), c.out = exec_xtensor(ex, in->out, 0);
+        c.in.rows = g->nsrc;
+    } else {
+        c.typed = in->op == OP_GATHER_TYPED ? TYPED_OUT : TYPED_NONE;
+        c.in = exec_xtensor(ex, in->out, 1), c.out = exec_xtensor(ex, in->in[0], 1);
+        c.out.rows = g->nsrc;
+    }
+    return c;
+}
+
+matmul_call_t exec_matmul_call(const exec_t *ex, const instr_t *in)
+{
+    val_domain_t a = ex->prog->vals[in->in[0]].dom;
+    return (matmul_call_t){.layer = in->layer, .a_vertex = a == DOM_VERTEX || a == DOM_INPUT,
+                           .a = exec_xtensor(ex, in->in[0], 0), .w = ex->val[in->in[1]].data,
+                           .f = ex->prog->vals[in->out].cols, .out = exec_xtensor(ex, in->out, 0)};
+}
+
+void exec_src_ready(exec_t *ex, int i)
+{
+    const instr_t *in = &ex->prog->code[i];
+    int gathered = op_has(in->op, OPF_ENGINE) && op_has(in->op, OPF_AGGREGATE);
+    for (int k = 0; k < in->nin && ex->engine.ops->src_ready && !ex->failed; k++)
+        if (ex->first_src[i] >> k & 1)
+            exec_engine_failed(ex, ex->engine.ops->src_ready(ex->engine.self, ex, in->in[k], ex->hop[i], gathered && k == 0, &ex->err));
+}
+
+void exec_src_grad_ready(exec_t *ex, int i)
+{
+    const instr_t *in = &ex->prog->code[i];
+    for (int k = 0; k < in->nin && ex->engine.ops->src_grad_ready && !ex->failed; k++)
+        if ((ex->first_src[i] >> k & 1) && ex->prog->vals[in->in[k]].requires_grad && ex->grad_set[in->in[k]])
+            exec_engine_failed(ex, ex->engine.ops->src_grad_ready(ex->engine.self, ex, in->in[k], ex->hop[i], &ex->err));
+}
+
+ew_args_t exec_ew_args(const exec_t *ex, const instr_t *in)
+{
+    const tensor_t *out = &ex->val[in->out];
+    return (ew_args_t){.op = in->op, .a = ex->val[in->in[0]].data, .b = in->nin > 1 ? ex->val[in->in[1]].data : NULL,
+                       .c = in->nin > 2 ? ex->val[in->in[2]].data : NULL, .rows = out->rows, .cols = out->cols,
+                       .fp = dropout_p(ex, in), .g = exec_keys_of(ex, in->out),
+                       .edge = ex->prog->vals[in->out].dom == DOM_EDGE,
+                       .key = gs_hash3(ex->seed, (uint64_t)ex->epoch, (uint64_t)in->iparam)};
+}
