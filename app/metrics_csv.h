@@ -1,7 +1,7 @@
 /* metrics_csv.h - the per-epoch metrics file (--metrics FILE.csv): one row
  * per epoch, rewritten atomically after every epoch so an interrupted run
  * keeps every finished epoch. Columns: the epoch and every counter of
- * engine/train/stats.h. */
+ * engine/exec/stats.h. */
 #ifndef GS_METRICS_CSV_H
 #define GS_METRICS_CSV_H
 

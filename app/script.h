@@ -3,7 +3,7 @@
  *   wait epochs N       let N more epochs run before the next line
  *   mark                remember the last epoch's counters (the "before")
  *   effect NAME [NAME]  show "effect: NAME before X after Y (Zx)" for each
- *                       counter of engine/train/stats.h, before = the mark, after
+ *                       counter of engine/exec/stats.h, before = the mark, after
  *                       = the last epoch, Z = before / after
  * '#' starts a comment; "#flags ..." lines give the demo's own flags
  * (gnnscope demo puts them before the user's). The whole file is checked

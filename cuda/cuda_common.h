@@ -108,7 +108,7 @@ int cu_prof_start(gpu_span_hook_t hook, void *user, char *why, size_t n);
 void cu_prof_flush(void);
 void cu_prof_stop(void);
 void cu_prof_metrics(gpu_metrics_t *out);
-/* NVML (nvml_dl.c) */
+/* NVML (nvml_dl.cu) */
 void cu_nvml_metrics(gpu_metrics_t *out);
 
 #endif

@@ -47,6 +47,57 @@ static int cmp_u64(const void *a, const void *b)
 
 static double unit(uint64_t h) { return ((double)(h >> 11) + 0.5) / 9007199254740992.0; }
 
+/* Pairs drawn Chung-Lu style (a source by weight, its end by weight
+ * within its class with probability HOMOPHILY), deduplicated, as
+ * (low << 32 | high) keys; returns how many (at most target). keys has
+ * room for 2 * target + 16. */
+static int64_t draw_pairs(const gen_params_t *p, const dataset_t *d, const sampler_t *all, const sampler_t *cls, int64_t target,
+                          uint64_t *keys)
+{
+    int64_t have = 0;
+    uint64_t draw = 0;
+    for (int round = 0; round < 64 && have < target; round++) {
+        int64_t want = (target - have) + (target - have) / 8 + 16;
+        for (int64_t i = 0; i < want && have < target * 2 + 16; i++, draw++) {
+            int32_t u = sample(all, unit(gs_hash3(p->seed, 3, draw)));
+            uint64_t h = gs_hash3(p->seed, 4, draw);
+            const sampler_t *s = unit(h) < HOMOPHILY && cls[d->label[u]].n > 1 ? &cls[d->label[u]] : all;
+            int32_t v = sample(s, unit(gs_hash3(p->seed, 5, draw)));
+            if (u == v) continue;
+            uint64_t a = (uint64_t)(u < v ? u : v), b = (uint64_t)(u < v ? v : u);
+            keys[have++] = a << 32 | b;
+        }
+        qsort(keys, (size_t)have, sizeof *keys, cmp_u64);
+        int64_t uniq = 0;
+        for (int64_t i = 0; i < have; i++)
+            if (i == 0 || keys[i] != keys[i - 1]) keys[uniq++] = keys[i];
+        have = uniq;
+    }
+    return have < target ? have : target;
+}
+
+/* Each pair listed once in a hashed direction; each vertex's features
+ * (its class centroid plus noise) and its split. */
+static void fill(dataset_t *d, const gen_params_t *p, const uint64_t *keys)
+{
+    for (int64_t i = 0; i < d->npairs; i++) {
+        int32_t a = (int32_t)(keys[i] >> 32), b = (int32_t)(keys[i] & 0xffffffffu);
+        int flip = gs_hash3(p->seed, 6, (uint64_t)i) & 1;
+        d->pair_src[i] = flip ? b : a;
+        d->pair_dst[i] = flip ? a : b;
+    }
+    for (int64_t v = 0; v < d->n; v++) {
+        float *x = d->feat + v * p->feats;
+        for (int64_t j = 0; j < p->feats; j++) {
+            float mu = gs_normal(gs_hash4(p->seed, 7, (uint64_t)d->label[v], (uint64_t)j));
+            x[j] = SIGNAL * mu + gs_normal(gs_hash4(p->seed, 8, (uint64_t)v, (uint64_t)j));
+        }
+        int b = (int)(gs_hash3(p->seed, 9, (uint64_t)v) % 10);
+        int s = b < 6 ? SPLIT_TRAIN : b < 8 ? SPLIT_VALID : SPLIT_TEST;
+        d->split[s][d->nsplit[s]++] = (int32_t)v;
+    }
+}
+
 int gen_graph(dataset_t *d, const gen_params_t *p, gs_err_t *err)
 {
     memset(d, 0, sizeof *d);
@@ -90,49 +141,14 @@ int gen_graph(dataset_t *d, const gen_params_t *p, gs_err_t *err)
         s->cum[s->n] = (s->n ? s->cum[s->n - 1] : 0.0) + w[v];
         s->n++;
     }
-    int64_t have = 0;
-    uint64_t draw = 0;
-    for (int round = 0; round < 64 && have < target; round++) {
-        int64_t want = (target - have) + (target - have) / 8 + 16;
-        for (int64_t i = 0; i < want && have < target * 2 + 16; i++, draw++) {
-            int32_t u = sample(&all, unit(gs_hash3(p->seed, 3, draw)));
-            uint64_t h = gs_hash3(p->seed, 4, draw);
-            const sampler_t *s = unit(h) < HOMOPHILY && cls[d->label[u]].n > 1 ? &cls[d->label[u]] : &all;
-            int32_t v = sample(s, unit(gs_hash3(p->seed, 5, draw)));
-            if (u == v) continue;
-            uint64_t a = (uint64_t)(u < v ? u : v), b = (uint64_t)(u < v ? v : u);
-            keys[have++] = a << 32 | b;
-        }
-        qsort(keys, (size_t)have, sizeof *keys, cmp_u64);
-        int64_t uniq = 0;
-        for (int64_t i = 0; i < have; i++)
-            if (i == 0 || keys[i] != keys[i - 1]) keys[uniq++] = keys[i];
-        have = uniq;
-    }
-    if (have > target) have = target;
+    int64_t have = draw_pairs(p, d, &all, cls, target, keys);
     d->npairs = have;
     d->pair_src = malloc(sizeof(int32_t) * (size_t)(have + 1));
     d->pair_dst = malloc(sizeof(int32_t) * (size_t)(have + 1));
     d->feat = malloc(sizeof(float) * (size_t)(n * p->feats));
     for (int s = 0; s < 3; s++) d->split[s] = malloc(sizeof(int32_t) * (size_t)n);
     if (!d->pair_src || !d->pair_dst || !d->feat || !d->split[0] || !d->split[1] || !d->split[2]) goto oom;
-    for (int64_t i = 0; i < have; i++) {
-        /* list each pair once, in a hashed direction */
-        int32_t a = (int32_t)(keys[i] >> 32), b = (int32_t)(keys[i] & 0xffffffffu);
-        int flip = gs_hash3(p->seed, 6, (uint64_t)i) & 1;
-        d->pair_src[i] = flip ? b : a;
-        d->pair_dst[i] = flip ? a : b;
-    }
-    for (int64_t v = 0; v < n; v++) {
-        float *x = d->feat + v * p->feats;
-        for (int64_t j = 0; j < p->feats; j++) {
-            float mu = gs_normal(gs_hash4(p->seed, 7, (uint64_t)d->label[v], (uint64_t)j));
-            x[j] = SIGNAL * mu + gs_normal(gs_hash4(p->seed, 8, (uint64_t)v, (uint64_t)j));
-        }
-        int b = (int)(gs_hash3(p->seed, 9, (uint64_t)v) % 10);
-        int s = b < 6 ? SPLIT_TRAIN : b < 8 ? SPLIT_VALID : SPLIT_TEST;
-        d->split[s][d->nsplit[s]++] = (int32_t)v;
-    }
+    fill(d, p, keys);
     for (int64_t k = 0; k < c; k++) free(cls[k].ids), free(cls[k].cum);
     free(cls), free(w), free(all.ids), free(all.cum), free(keys);
     return GS_OK;

@@ -5,6 +5,8 @@
 #   tests/unit/test_*.c  cmocka binaries, built as BUILD_DIR/tests/unit/test_*
 #   tests/cli/*.sh, tests/tui/*.sh, tests/dist/*.sh  integration scripts
 #   tests/gpu/           the GPU tests (mode gpu)
+# and, in a normal run, scripts/arch_check.py (the layout docs/ARCHITECTURE.md
+# describes: no include cycles, dependencies downward, bounded sizes).
 # A sanitizer run (asan, tsan) takes the tests whose source says so on a
 # line "run-under: asan tsan" (a comment). A test that exits 77 is counted
 # as skipped (the GPU tests without a GPU).
@@ -70,7 +72,11 @@ tsan)
     export TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1 suppressions=$root/tests/tsan.supp"
     run_all unit cli tui dist
     ;;
-*) export GNNSCOPE_BIN="$root/gnnscope"; run_all unit cli tui dist ;;
+*)
+    export GNNSCOPE_BIN="$root/gnnscope"
+    run_one arch python3 scripts/arch_check.py # the layout: no include cycles, layers respected, sizes bounded
+    run_all unit cli tui dist
+    ;;
 esac
 [ ${#failed[@]} -gt 0 ] && echo "failed: ${failed[*]}"
 echo "tests: $pass passed, $fail failed, $skip skipped"

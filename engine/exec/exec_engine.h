@@ -5,7 +5,7 @@
  * op itself through the compute table of its place (kops.h); it never
  * knows which engine it holds. Engines:
  *   memory   exec_memory.c: the place's own kernels, tensors in its memory;
- *   stream   sched/exec_stream.c: chunk by chunk through the cpu backend's
+ *   stream   engine/stream/stream_engine.c: chunk by chunk through the cpu backend's
  *            virtual devices or the CUDA plugin's logical devices;
  * and wrappers that add to another engine (the distributed engine fills a
  * rank's ghost rows before a source-indexed read and returns their

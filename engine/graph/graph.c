@@ -26,17 +26,12 @@ static int cmp_in_edge(const void *a, const void *b)
     return (x->type > y->type) - (x->type < y->type);
 }
 
-int graph_build(graph_t *g, const dataset_t *d, gs_err_t *err)
+/* The in-edge lists of d's pairs (both directions, a self-loop each) into
+ * tmp, by destination, each sorted by source with duplicates dropped
+ * (the lowest type kept); g->in_ptr and g->m follow. cnt: (n + 1) zeroed. */
+static void in_lists(graph_t *g, const dataset_t *d, int32_t t_base, int64_t *cnt, in_edge_t *tmp)
 {
-    memset(g, 0, sizeof *g);
-    int64_t n = d->n, cap = d->npairs * 2 + n;
-    int32_t t_base = d->pair_type ? d->ntypes : 1;
-    g->n = g->nsrc = g->nbase = n;
-    g->ntypes = 2 * t_base + 1;
-    int64_t *cnt = calloc((size_t)n + 1, sizeof *cnt);
-    in_edge_t *tmp = malloc(sizeof *tmp * (size_t)cap);
-    g->in_ptr = calloc((size_t)n + 1, sizeof *g->in_ptr);
-    if (!cnt || !tmp || !g->in_ptr) goto oom;
+    int64_t n = d->n;
     for (int64_t i = 0; i < d->npairs; i++) {
         if (d->pair_src[i] == d->pair_dst[i]) continue; /* the self-loop is added below */
         cnt[d->pair_dst[i]]++;
@@ -51,7 +46,6 @@ int graph_build(graph_t *g, const dataset_t *d, gs_err_t *err)
         tmp[cnt[u]++] = (in_edge_t){v, 2 * t + 1};
     }
     for (int64_t v = 0; v < n; v++) tmp[cnt[v]++] = (in_edge_t){(int32_t)v, 2 * t_base};
-    /* sort each in-list by source and drop duplicate sources (keep the lowest type) */
     int64_t m = 0;
     for (int64_t v = 0; v < n; v++) {
         int64_t b = g->in_ptr[v], e = g->in_ptr[v + 1];
@@ -63,20 +57,13 @@ int graph_build(graph_t *g, const dataset_t *d, gs_err_t *err)
     }
     g->in_ptr[n] = m;
     g->m = m;
-    g->in_src = malloc(sizeof(int32_t) * (size_t)m);
-    g->in_dst = malloc(sizeof(int32_t) * (size_t)m);
-    g->etype = malloc(sizeof(int32_t) * (size_t)m);
-    g->w_norm = malloc(sizeof(float) * (size_t)m);
-    g->w_mean = malloc(sizeof(float) * (size_t)m);
-    g->out_ptr = calloc((size_t)n + 1, sizeof *g->out_ptr);
-    g->out_dst = malloc(sizeof(int32_t) * (size_t)m);
-    g->out_eid = malloc(sizeof(int64_t) * (size_t)m);
-    g->out_w_norm = malloc(sizeof(float) * (size_t)m);
-    g->out_w_mean = malloc(sizeof(float) * (size_t)m);
-    g->orig_id = malloc(sizeof(int32_t) * (size_t)n);
-    if (!g->in_src || !g->in_dst || !g->etype || !g->w_norm || !g->w_mean || !g->out_ptr || !g->out_dst ||
-        !g->out_eid || !g->out_w_norm || !g->out_w_mean || !g->orig_id)
-        goto oom;
+}
+
+/* The CSC arrays from the sorted lists, the weights (out-degrees counted
+ * in cnt) and the CSR in destination order within each source. */
+static void fill_arrays(graph_t *g, const in_edge_t *tmp, int64_t *cnt)
+{
+    int64_t n = g->n, m = g->m;
     memset(cnt, 0, sizeof *cnt * ((size_t)n + 1));
     for (int64_t v = 0; v < n; v++) {
         g->orig_id[v] = (int32_t)v;
@@ -104,6 +91,31 @@ int graph_build(graph_t *g, const dataset_t *d, gs_err_t *err)
         g->out_w_norm[k] = g->w_norm[e];
         g->out_w_mean[k] = g->w_mean[e];
     }
+}
+
+int graph_build(graph_t *g, const dataset_t *d, gs_err_t *err)
+{
+    memset(g, 0, sizeof *g);
+    int64_t n = d->n, cap = d->npairs * 2 + n;
+    int32_t t_base = d->pair_type ? d->ntypes : 1;
+    g->n = g->nsrc = g->nbase = n;
+    g->ntypes = 2 * t_base + 1;
+    int64_t *cnt = calloc((size_t)n + 1, sizeof *cnt);
+    in_edge_t *tmp = malloc(sizeof *tmp * (size_t)cap);
+    g->in_ptr = calloc((size_t)n + 1, sizeof *g->in_ptr);
+    if (!cnt || !tmp || !g->in_ptr) goto oom;
+    in_lists(g, d, t_base, cnt, tmp);
+    size_t m = (size_t)g->m;
+    g->in_src = malloc(sizeof(int32_t) * m), g->in_dst = malloc(sizeof(int32_t) * m), g->etype = malloc(sizeof(int32_t) * m);
+    g->w_norm = malloc(sizeof(float) * m), g->w_mean = malloc(sizeof(float) * m);
+    g->out_ptr = calloc((size_t)n + 1, sizeof *g->out_ptr);
+    g->out_dst = malloc(sizeof(int32_t) * m), g->out_eid = malloc(sizeof(int64_t) * m);
+    g->out_w_norm = malloc(sizeof(float) * m), g->out_w_mean = malloc(sizeof(float) * m);
+    g->orig_id = malloc(sizeof(int32_t) * (size_t)n);
+    if (!g->in_src || !g->in_dst || !g->etype || !g->w_norm || !g->w_mean || !g->out_ptr || !g->out_dst ||
+        !g->out_eid || !g->out_w_norm || !g->out_w_mean || !g->orig_id)
+        goto oom;
+    fill_arrays(g, tmp, cnt);
     free(cnt);
     free(tmp);
     return GS_OK;

@@ -11,7 +11,7 @@
  *      rows (H) run serially, in edge order;
  *   R  reindexing: block h's edges in local rows, CSC and CSR;
  *   K  embedding lookup: the feature rows of level 0, gathered compactly.
- * (T, the transfer to the device, is prepro.c's.) A kept edge keeps its
+ * (T, the transfer to the device, is prepro_sched.c's.) A kept edge keeps its
  * full-graph weight scaled by degree / kept, so a sampled gather estimates
  * the full one without bias and equals it when the fanout is at least the
  * degree; the edges keep the graph's CSC order, so with every neighbour
@@ -24,7 +24,7 @@
 #include "engine/graph/blocks.h"
 #include "engine/graph/tensor.h"
 
-/* One hop's work, for the preprocessing schedule (prepro.h). */
+/* One hop's work, for the preprocessing schedule (prepro_sched.h). */
 typedef struct {
     int64_t dst;     /* destinations sampled for */
     int64_t scanned; /* in-edges the draw looked at */

@@ -82,7 +82,7 @@ static int order_for(const stream_cfg_t *c, const graph_t *g, stream_plan_t *pla
     free(plan->bounds);
     plan->bounds = malloc(sizeof(int64_t) * (size_t)(plan->p + 1));
     if (!plan->bounds) return gs_fail(err, GS_EFAIL, "out of memory");
-    int rc = partition_order(g, c->order, plan->p, c->seed, plan->perm, plan->bounds, err);
+    int rc = order_vertices(g, c->order, plan->p, c->seed, plan->perm, plan->bounds, err);
     if (!rc && c->order == ORDER_NONE)
         for (int64_t v = 0; v < n; v++) plan->perm[g->orig_id[v]] = (int32_t)v;
     return rc;

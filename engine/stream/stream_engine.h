@@ -22,12 +22,12 @@
 #include "streamer.h"
 
 /* What a streamed run asks of its devices (the trainer's configuration,
- * projected: train/trainer_stream.c). */
+ * projected: engine/train/trainer_stream.c). */
 typedef struct {
     int real;              /* the CUDA plugin's logical devices: no link model, real counters */
     int devices;
     uint64_t device_mem;   /* bytes per device, 0 = unlimited */
-    char topology[32];     /* the interconnect model (machine/topology.h) */
+    char topology[32];     /* the interconnect model (engine/machine/topology.h) */
     double link_scale;     /* 0 = auto */
     int links_native;      /* 1: no interconnect model */
     clock_kind_t clock;

@@ -125,6 +125,13 @@ typedef struct streamer {
     const atomic_int *abort_flag; /* when it becomes non-zero, a pass stops after the chunk in flight */
 } streamer_t;
 
+/* Within engine/stream: floats rounded up to 64 (a buffer's start stays
+ * aligned); the rounds of a pass (P columns over the devices); the group
+ * rows of chain and ring released (stream_chain.c builds them). */
+static inline size_t stream_round64(size_t floats) { return (floats + 63) & ~(size_t)63; }
+int streamer_rounds(const streamer_t *s);
+void streamer_free_groups(streamer_t *s, orient_t *o);
+
 /* Builds the chunk structures for P intervals (bounds) and k blocks per
  * interval. The backend must be open. */
 int streamer_init(streamer_t *s, const backend_ops_t *ops, backend_t *b, const topology_t *topo, const graph_t *g,

@@ -24,7 +24,7 @@ static int cut(trainer_t *t, dist_run_t *d, gs_err_t *err)
     if (d->nranks > n) return gs_fail(err, GS_EINPUT, "--ranks %d: more ranks than the graph's %lld vertices", d->nranks, (long long)n);
     int32_t *perm = malloc(sizeof(int32_t) * (size_t)n);
     if (!perm) return gs_fail(err, GS_EFAIL, "out of memory");
-    int rc = partition_order(&data->g, t->cfg.order, d->nranks, t->cfg.seed, perm, d->bounds, err);
+    int rc = order_vertices(&data->g, t->cfg.order, d->nranks, t->cfg.seed, perm, d->bounds, err);
     for (int r = 0; !rc && r < d->nranks; r++)
         if (d->bounds[r + 1] <= d->bounds[r])
             rc = gs_fail(err, GS_EINPUT, "--order %s left rank %d no vertices; use fewer ranks or --order none",

@@ -17,7 +17,7 @@ void dist_report_free(dist_report_t *r)
 }
 
 /* Every rank's compute per layer this epoch, summed into the same samples
- * on every rank, for the partitioner's model (train_partition.h). */
+ * on every rank, for the partitioner's model (engine/partition/part_online.h). */
 static int learn_split(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
 {
     dist_run_t *d = t->dist;

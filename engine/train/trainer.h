@@ -51,7 +51,7 @@ typedef struct trainer {
     exec_binding_t bind;
     kplace_t kp;             /* where the tensors live */
     stream_engine_t stream;  /* in use when kind.engine is ENGINE_STREAM */
-    struct dist_run *dist;   /* the distributed driver's state (dist_run.h), or NULL */
+    struct dist_run *dist;   /* the distributed driver's state (driver_dist.h), or NULL */
     struct sampled_run *sampled; /* the sampled driver's state (driver_sampled.c), or NULL */
     double clock_end;        /* the emulated clock when the streaming engine last closed: a reopened one goes on from there */
     tensor_t dlogits;        /* (N, C), in kp's memory */

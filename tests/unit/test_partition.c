@@ -11,6 +11,7 @@
 #include "datasets/generator.h"
 #include "engine/graph/order.h"
 #include "engine/partition/partitioner.h"
+#include "engine/stream/chunk_grid.h"
 
 static int interval(const int64_t *b, int p, int64_t v)
 {
@@ -69,7 +70,7 @@ static void test_grid_covers_every_edge_once(void **state)
     assert_int_equal(graph_build(&g, &d, &err), GS_OK);
     for (int p = 1; p <= 5; p++) {
         int64_t b[6];
-        grid_even_bounds(g.n, p, b);
+        order_even_bounds(g.n, p, b);
         check_grid(&g, p, b);
     }
     int64_t uneven[4] = {0, 3, 90, 97}; /* METIS-style unequal intervals */
@@ -111,23 +112,23 @@ static void test_orders(void **state)
     assert_int_equal(graph_build(&g, &d, &err), GS_OK);
     int32_t *perm = malloc(sizeof(int32_t) * 4000), *perm2 = malloc(sizeof(int32_t) * 4000);
     int64_t b[9], b2[9];
-    assert_int_equal(partition_order(&g, ORDER_NONE, 4, 1, perm, b, &err), GS_OK);
+    assert_int_equal(order_vertices(&g, ORDER_NONE, 4, 1, perm, b, &err), GS_OK);
     for (int v = 0; v < 4000; v++) assert_int_equal(perm[v], v);
-    assert_int_equal(partition_order(&g, ORDER_RANDOM, 4, 1, perm, b, &err), GS_OK);
+    assert_int_equal(order_vertices(&g, ORDER_RANDOM, 4, 1, perm, b, &err), GS_OK);
     assert_permutation(perm, 4000);
-    assert_int_equal(partition_order(&g, ORDER_RANDOM, 4, 1, perm2, b2, &err), GS_OK);
+    assert_int_equal(order_vertices(&g, ORDER_RANDOM, 4, 1, perm2, b2, &err), GS_OK);
     assert_memory_equal(perm, perm2, sizeof(int32_t) * 4000);
     int64_t random_cut = cut_edges(&g, perm, b, 4);
     /* METIS with one part must not reach METIS (it raises SIGFPE there) */
-    assert_int_equal(partition_order(&g, ORDER_METIS, 1, 1, perm, b, &err), GS_OK);
+    assert_int_equal(order_vertices(&g, ORDER_METIS, 1, 1, perm, b, &err), GS_OK);
     assert_int_equal(b[1], 4000);
-    assert_int_equal(partition_order(&g, ORDER_METIS, 4, 1, perm, b, &err), GS_OK);
+    assert_int_equal(order_vertices(&g, ORDER_METIS, 4, 1, perm, b, &err), GS_OK);
     assert_permutation(perm, 4000);
     assert_int_equal(b[0], 0);
     assert_int_equal(b[4], 4000);
     int64_t metis_cut = cut_edges(&g, perm, b, 4);
     assert_true(metis_cut * 2 < random_cut); /* METIS cuts far fewer edges */
-    assert_int_equal(partition_order(&g, ORDER_METIS, 0, 1, perm, b, &err), GS_EINPUT);
+    assert_int_equal(order_vertices(&g, ORDER_METIS, 0, 1, perm, b, &err), GS_EINPUT);
     free(perm), free(perm2);
     graph_free(&g);
     dataset_free(&d);

@@ -70,7 +70,7 @@ static void rig_open(rig_t *r, int ndev, uint64_t cap, int p, const stream_knobs
     if (virtual_time) vclock_init(&vclk, &topo, KTIME_ROOFLINE, 1e9, 2, 0), cfg.clock = &vclk;
     assert_int_equal(backend_cpu.open(&r->b, &cfg, &err), GS_OK);
     int64_t bounds[9];
-    grid_even_bounds(N, p, bounds);
+    order_even_bounds(N, p, bounds);
     if (streamer_init(&r->s, &backend_cpu, r->b, links ? &topo : NULL, &g, p, bounds, kn, &err)) fail_msg("%s", err.msg);
 }
 
@@ -208,7 +208,7 @@ static void test_selective_and_chain_move_fewer_bytes(void **state)
     /* chain with selective scheduling: each switch's uplink carries the rows
      * of a block that either of its two columns uses, once */
     int64_t bounds[5];
-    grid_even_bounds(N, 4, bounds);
+    order_even_bounds(N, 4, bounds);
     double want = 0;
     for (int grp = 0; grp < 2; grp++)
         for (int t = 0; t < 4; t++) { /* source block t, columns 2 grp and 2 grp + 1 */

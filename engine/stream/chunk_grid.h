@@ -1,0 +1,35 @@
+/* chunk_grid.h - the 2D chunk grid (NeuGraph §3.1): the numbered vertices
+ * cut into P intervals and the edges tiled into P x P chunks. Chunk (i, j)
+ * holds the edges from source interval i to destination interval j, in
+ * CSC form (grouped by destination, for the forward pass) and CSR form
+ * (grouped by source, for the backward pass). Edge ids stay the graph's
+ * CSC ids, so edge tensors need no reshuffling. */
+#ifndef GS_CHUNK_GRID_H
+#define GS_CHUNK_GRID_H
+
+#include <stdint.h>
+
+#include "base/error.h"
+#include "engine/graph/graph.h"
+
+typedef struct {
+    int64_t nnz;
+    int64_t *csc_ptr;  /* (len(I_j) + 1) offsets per local destination */
+    int32_t *csc_src;  /* (nnz) source vertex (global id) */
+    int64_t *csc_eid;  /* (nnz) graph edge id */
+    int64_t *csr_ptr;  /* (len(I_i) + 1) offsets per local source */
+    int32_t *csr_dst;  /* (nnz) destination vertex (global id) */
+    int64_t *csr_eid;  /* (nnz) graph edge id */
+    int64_t nsrc_used; /* distinct sources with an edge here (selective scheduling) */
+} chunk_t;
+
+typedef struct {
+    int p;
+    int64_t *bounds; /* (P+1) interval boundaries */
+    chunk_t *chunk;  /* (P*P), chunk[i*P + j] = sources in I_i, destinations in I_j */
+} chunk_grid_t;
+
+int grid_build(chunk_grid_t *cg, const graph_t *g, int p, const int64_t *bounds, gs_err_t *err);
+void grid_free(chunk_grid_t *cg);
+
+#endif

@@ -1,0 +1,140 @@
+/* stream_chain.c - chain and ring streaming (stream_pass.h; NeuGraph
+ * §3.3, NGra §4.2): devices form groups (chain: those under one switch;
+ * ring: all), a block enters each group once from the host and is passed
+ * down the group device to device, as far as the last device whose
+ * column uses it. With selective scheduling a passed block carries the
+ * union of the rows its group's columns use. */
+#include "stream_pass.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The devices a block is passed through, first loader first (chain/ring). */
+static int block_sequences(const streamer_t *s, int b, int seq[][TOPO_MAX_DEV], int *len)
+{
+    int nseq = 0;
+    if (s->kn.multidev == MD_RING) {
+        len[0] = s->ndev;
+        for (int q = 0; q < s->ndev; q++) seq[0][q] = (b + q) % s->ndev;
+        return 1;
+    }
+    int seen[TOPO_MAX_DEV] = {0};
+    for (int d = 0; d < s->ndev; d++) {
+        if (seen[d]) continue;
+        len[nseq] = 0;
+        for (int e = d; e < s->ndev; e++)
+            if (!seen[e] && (!s->topo || s->topo->group[e] == s->topo->group[d])) seq[nseq][len[nseq]++] = e, seen[e] = 1;
+        nseq++;
+    }
+    return nseq;
+}
+
+/* Each device's group: the devices a block is passed along (chain: one
+ * switch's; ring: all). Returns the number of groups. */
+static int device_groups(const streamer_t *s, int *gid)
+{
+    int seq[TOPO_MAX_DEV][TOPO_MAX_DEV], len[TOPO_MAX_DEV];
+    int n = block_sequences(s, 0, seq, len);
+    for (int q = 0; q < n; q++)
+        for (int i = 0; i < len[q]; i++) gid[seq[q][i]] = q;
+    return n;
+}
+
+/* The rows of block t that group g's columns of round r use, and each
+ * such column's edges renumbered into them (lidx_grp). */
+static int group_rows(streamer_t *s, orient_t *o, const int *gid, int r, int t, int g, int32_t *mark)
+{
+    int nb = s->nblocks;
+    int64_t lo = s->blk_lo[t], rows = s->blk_lo[t + 1] - lo, n = 0;
+    rowset_t *rs = &o->grp[((size_t)r * nb + t) * o->grp_n + g];
+    for (int d = 0; d < s->ndev; d++) {
+        int c = r * s->ndev + d;
+        const sub_t *u = c < s->p && gid[d] == g ? &o->sub[(size_t)c * nb + t] : NULL;
+        for (int64_t i = 0; u && i < u->nrows; i++)
+            if (mark[u->rows[i] - lo] < 0) mark[u->rows[i] - lo] = 0, n++;
+    }
+    if (n == 0) return 0;
+    rs->rows = malloc(sizeof(int32_t) * (size_t)n);
+    if (!rs->rows) return -1;
+    for (int64_t v = 0; v < rows; v++)
+        if (mark[v] >= 0) mark[v] = (int32_t)rs->nrows, rs->rows[rs->nrows++] = (int32_t)(lo + v);
+    int rc = 0;
+    for (int d = 0; d < s->ndev && !rc; d++) {
+        int c = r * s->ndev + d;
+        sub_t *u = c < s->p && gid[d] == g ? &o->sub[(size_t)c * nb + t] : NULL;
+        if (!u || u->nnz == 0) continue;
+        u->lidx_grp = malloc(sizeof(int32_t) * (size_t)u->nnz);
+        if (!u->lidx_grp) rc = -1;
+        for (int64_t e = 0; !rc && e < u->nnz; e++) u->lidx_grp[e] = mark[u->lidx_full[e]];
+    }
+    for (int64_t i = 0; i < rs->nrows; i++) mark[rs->rows[i] - lo] = -1;
+    return rc;
+}
+
+int stream_ensure_groups(streamer_t *s, orient_t *o, gs_err_t *err)
+{
+    if (s->kn.selective == SEL_OFF || (o->grp && o->grp_mode == (int)s->kn.multidev)) return GS_OK;
+    streamer_free_groups(s, o);
+    int gid[TOPO_MAX_DEV], ng = device_groups(s, gid), rounds = streamer_rounds(s), rc = 0;
+    int32_t *mark = malloc(sizeof(int32_t) * (size_t)streamer_max_block(s));
+    o->grp = calloc((size_t)rounds * (size_t)s->nblocks * (size_t)ng, sizeof(rowset_t));
+    o->grp_n = ng, o->grp_mode = (int)s->kn.multidev;
+    if (!mark || !o->grp) rc = -1;
+    for (int64_t v = 0; !rc && v < streamer_max_block(s); v++) mark[v] = -1;
+    for (int r = 0; !rc && r < rounds; r++)
+        for (int t = 0; !rc && t < s->nblocks; t++)
+            for (int g = 0; !rc && g < ng; g++) rc = group_rows(s, o, gid, r, t, g, mark);
+    free(mark);
+    if (!rc) return GS_OK;
+    streamer_free_groups(s, o);
+    return gs_fail(err, GS_EFAIL, "out of memory sharing %d chunks' rows among device groups", s->p);
+}
+
+void stream_chained_step(streamer_t *s, pass_run_t *pr, int t)
+{
+    const pass_t *ps = pr->ps;
+    const backend_ops_t *ops = s->ops;
+    const orient_t *o = pr->o;
+    int seq[TOPO_MAX_DEV][TOPO_MAX_DEV], len[TOPO_MAX_DEV], slot = t % pr->slots, nb = pr->nb;
+    int nseq = block_sequences(s, t, seq, len);
+    int64_t lo = s->blk_lo[t], rows = s->blk_lo[t + 1] - lo;
+    for (int qs = 0; qs < nseq; qs++) {
+        int last = -1;
+        for (int q = 0; q < len[qs]; q++) {
+            int d = seq[qs][q];
+            if (pr->col[d] >= 0 && o->sub[(size_t)pr->col[d] * nb + t].nnz > 0) last = q;
+        }
+        const rowset_t *rs = o->grp ? &o->grp[((size_t)pr->round * nb + t) * o->grp_n + qs] : NULL;
+        int filt = rs && rs->nrows > 0 && stream_use_filter(s, rs->nrows, rows);
+        size_t bytes = sizeof(float) * (size_t)((filt ? rs->nrows : rows) * ps->in.cols);
+        for (int q = 0; q <= last; q++) {
+            int d = seq[qs][q];
+            lane_t lane = q == 0 ? LANE_H2D : LANE_D2D;
+            chunk_tag_t tag = stream_block_tag(s, ps, t, pr->col[d]);
+            if (pr->ev_comp[d][slot] >= 0) ops->wait(s->b, d, lane, pr->ev_comp[d][slot]);
+            if (pr->ev_fwd[d][slot] >= 0) ops->wait(s->b, d, lane, pr->ev_fwd[d][slot]);
+            if (q == 0) {
+                if (filt)
+                    ops->copy_rows(s->b, d, pr->buf[d][slot], ps->in.data, sizeof(float) * (size_t)ps->in.cols, rs->rows,
+                                   rs->nrows, tag);
+                else ops->copy(s->b, d, LANE_H2D, -1, pr->buf[d][slot], ps->in.data + lo * ps->in.cols, bytes, tag);
+                s->ctr.gather_h2d_bytes += (double)bytes;
+                mp_run_count(&s->mp, ps->in.key, (double)bytes);
+            } else {
+                int prev = seq[qs][q - 1];
+                ops->wait(s->b, d, LANE_D2D, pr->ev_ready[prev][slot]);
+                ops->copy(s->b, d, LANE_D2D, prev, pr->buf[d][slot], pr->buf[prev][slot], bytes, tag);
+                pr->ev_fwd[prev][slot] = ops->record(s->b, d, LANE_D2D);
+            }
+            pr->ev_ready[d][slot] = ops->record(s->b, d, lane);
+            if (filt) s->ctr.filtered_blocks++;
+            else s->ctr.full_blocks++;
+            const sub_t *u = pr->col[d] >= 0 ? &o->sub[(size_t)pr->col[d] * nb + t] : NULL;
+            if (!u || u->nnz == 0) continue;
+            ops->wait(s->b, d, LANE_COMPUTE, pr->ev_ready[d][slot]);
+            kernel_call_t kc = stream_chunk_call(s, ps, u, filt ? u->lidx_grp : u->lidx_full, pr->buf[d][slot], pr->acc[d]);
+            ops->launch(s->b, d, &kc, tag);
+            pr->ev_comp[d][slot] = ops->record(s->b, d, LANE_COMPUTE);
+        }
+    }
+}

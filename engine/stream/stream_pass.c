@@ -1,0 +1,192 @@
+/* stream_pass.c - one streamed pass (stream_pass.h): NeuGraph's column
+ * order forward (one destination interval per device at a time, every
+ * source block accumulated into it) and row order backward over the CSR
+ * chunks; each device's two accumulators and two block buffers carved
+ * from its region, the blocks in the swap heuristic's order, the naive
+ * step, and the gathers of streamer.h. */
+#include "stream_pass.h"
+
+#include <math.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stream_swap.h"
+
+int stream_use_filter(const streamer_t *s, int64_t used_rows, int64_t block_rows)
+{
+    if (s->kn.selective == SEL_ON) return 1;
+    if (s->kn.selective == SEL_OFF) return 0;
+    return (double)used_rows / (double)block_rows < s->theta_threshold;
+}
+
+kernel_call_t stream_chunk_call(const streamer_t *s, const pass_t *ps, const sub_t *u, const int32_t *lidx,
+                                const float *in, float *acc)
+{
+    return (kernel_call_t){.id = KERN_CHUNK_GATHER, .typed = ps->typed, .ptr = u->ptr, .orow = u->orow,
+                           .lidx = lidx, .eid = u->eid, .w = u->w[ps->agg],
+                           .etype = s->g->etype, .nd = u->nout, .f = ps->f, .in_cols = ps->in.cols,
+                           .out_cols = ps->out.cols, .in = in, .out = acc, .flops = 2.0 * (double)u->nnz * ps->f};
+}
+
+/* Reserves the devices' regions and carves two accumulators (a column's
+ * D2H overlaps the next column's compute) and two block buffers. */
+static int pass_setup(streamer_t *s, const pass_t *ps, orient_t *o, pass_run_t *pr, gs_err_t *err)
+{
+    memset(pr, 0, sizeof *pr);
+    pr->ps = ps, pr->o = o, pr->slots = s->kn.pipeline ? 2 : 1, pr->nb = s->nblocks, pr->nd = s->ndev;
+    pr->naive = s->kn.multidev == MD_NAIVE || s->ndev == 1;
+    int64_t max_out = 0;
+    for (int i = 0; i < s->p; i++) max_out = fmax(max_out, s->bounds[i + 1] - s->bounds[i]);
+    size_t acc_floats = stream_round64((size_t)(max_out * ps->out.cols)), buf_floats = stream_round64((size_t)(streamer_max_block(s) * ps->in.cols));
+    for (int d = 0; d < TOPO_MAX_DEV; d++)
+        for (int q = 0; q < 2; q++) pr->ev_d2h[d][q] = pr->ev_comp[d][q] = pr->ev_fwd[d][q] = pr->ev_ready[d][q] = -1;
+    int rc = streamer_reserve(s, sizeof(float) * 2 * (acc_floats + buf_floats), err);
+    if (rc) return rc;
+    for (int d = 0; d < s->ndev; d++)
+        for (int q = 0; q < 2; q++) {
+            pr->accs[d][q] = (float *)s->region[d] + q * acc_floats;
+            pr->buf[d][q] = (float *)s->region[d] + 2 * acc_floats + q * buf_floats;
+        }
+    pr->order = malloc(sizeof(int) * (size_t)pr->nb * TOPO_MAX_DEV);
+    return pr->order ? GS_OK : gs_fail(err, GS_EFAIL, "out of memory");
+}
+
+/* Starts device d's column of round r: its accumulator (the output's
+ * device copy when the memory plan keeps it) zeroed or loaded, and the
+ * order of its blocks. */
+static void column_begin(streamer_t *s, pass_run_t *pr, int r, int d)
+{
+    const pass_t *ps = pr->ps;
+    const backend_ops_t *ops = s->ops;
+    int ra = pr->ra, c = r * pr->nd + d < s->p ? r * pr->nd + d : -1;
+    pr->col[d] = c;
+    if (c < 0) return;
+    int64_t rows = s->bounds[c + 1] - s->bounds[c];
+    float *kept = mp_run_slot(&s->mp, ps->out.key, d);
+    pr->acc[d] = kept ? kept + s->bounds[c] * ps->out.cols : pr->accs[d][ra];
+    chunk_tag_t tag = {(int16_t)ps->layer, (int8_t)ps->phase, -1, c, -1};
+    if (ps->acc) {
+        double copied;
+        if (pr->ev_d2h[d][ra] >= 0) ops->wait(s->b, d, LANE_H2D, pr->ev_d2h[d][ra]);
+        mp_run_load(&s->mp, d, &ps->out, s->bounds[c], rows, pr->acc[d], tag, &copied);
+        s->ctr.gather_h2d_bytes += copied;
+        ops->wait(s->b, d, LANE_COMPUTE, ops->record(s->b, d, LANE_H2D));
+    } else {
+        if (pr->ev_d2h[d][ra] >= 0) ops->wait(s->b, d, LANE_COMPUTE, pr->ev_d2h[d][ra]);
+        kernel_call_t z = {.id = KERN_ZERO, .nd = rows, .out_cols = ps->out.cols, .out = pr->acc[d]};
+        ops->launch(s->b, d, &z, tag);
+    }
+    int *ord = pr->order + (size_t)d * pr->nb;
+    const orient_t *o = pr->o;
+    size_t at = (size_t)c * (size_t)pr->nb;
+    double saved = pr->naive && s->kn.swap && s->have_profile
+                       ? stream_swap_order(o->sub + at, pr->nb, o->t_copy + at, o->t_comp + at, pr->slots, ord)
+                       : 0;
+    if (saved > 0) s->ctr.swapped_cols++, s->ctr.swap_saved_s += saved;
+    else
+        for (int t = 0; t < pr->nb; t++) ord[t] = t;
+}
+
+chunk_tag_t stream_block_tag(const streamer_t *s, const pass_t *ps, int blk, int c)
+{
+    chunk_tag_t tag = {(int16_t)ps->layer, (int8_t)ps->phase, blk / s->k, c, (int32_t)(blk % s->k)};
+    if (ps->phase == PHASE_BWD) tag.row = c, tag.col = blk / s->k;
+    return tag;
+}
+
+/* Step t of a naive round: every device loads its t-th block from the
+ * host (filtered when selective scheduling says so) and gathers it. */
+static void naive_step(streamer_t *s, pass_run_t *pr, int t)
+{
+    const pass_t *ps = pr->ps;
+    const backend_ops_t *ops = s->ops;
+    int slot = t % pr->slots, nb = pr->nb;
+    for (int d = 0; d < pr->nd; d++) {
+        if (pr->col[d] < 0) continue;
+        int blk = pr->order[(size_t)d * nb + t];
+        const sub_t *u = &pr->o->sub[(size_t)pr->col[d] * nb + blk];
+        if (u->nnz == 0) continue;
+        int64_t lo = s->blk_lo[blk], rows = s->blk_lo[blk + 1] - lo;
+        chunk_tag_t tag = stream_block_tag(s, ps, blk, pr->col[d]);
+        if (pr->ev_comp[d][slot] >= 0) ops->wait(s->b, d, LANE_H2D, pr->ev_comp[d][slot]);
+        /* a kept input is brought in whole, for the columns after this one */
+        int filt = !mp_run_slot(&s->mp, ps->in.key, d) && stream_use_filter(s, u->nrows, rows);
+        const float *src = pr->buf[d][slot];
+        if (filt) {
+            double bytes = sizeof(float) * (double)(u->nrows * ps->in.cols);
+            ops->copy_rows(s->b, d, pr->buf[d][slot], ps->in.data, sizeof(float) * (size_t)ps->in.cols, u->rows, u->nrows, tag);
+            s->ctr.filtered_blocks++;
+            s->ctr.gather_h2d_bytes += bytes;
+            mp_run_count(&s->mp, ps->in.key, bytes);
+        } else {
+            double copied;
+            src = mp_run_load(&s->mp, d, &ps->in, lo, rows, pr->buf[d][slot], tag, &copied);
+            s->ctr.full_blocks++;
+            s->ctr.gather_h2d_bytes += copied;
+        }
+        ops->wait(s->b, d, LANE_COMPUTE, ops->record(s->b, d, LANE_H2D));
+        kernel_call_t kc = stream_chunk_call(s, ps, u, filt ? u->lidx_sel : u->lidx_full, src, pr->acc[d]);
+        ops->launch(s->b, d, &kc, tag);
+        pr->ev_comp[d][slot] = ops->record(s->b, d, LANE_COMPUTE);
+    }
+}
+
+/* Ends device d's column: its accumulator goes back to the host. */
+static void column_end(streamer_t *s, pass_run_t *pr, int d)
+{
+    const pass_t *ps = pr->ps;
+    const backend_ops_t *ops = s->ops;
+    int c = pr->col[d], ra = pr->ra;
+    if (c < 0) return;
+    int64_t rows = s->bounds[c + 1] - s->bounds[c];
+    ops->wait(s->b, d, LANE_D2H, ops->record(s->b, d, LANE_COMPUTE));
+    ops->copy(s->b, d, LANE_D2H, -1, ps->out.data + s->bounds[c] * ps->out.cols, pr->acc[d],
+              sizeof(float) * (size_t)(rows * ps->out.cols), (chunk_tag_t){(int16_t)ps->layer, (int8_t)ps->phase, -1, c, -1});
+    pr->ev_d2h[d][ra] = ops->record(s->b, d, LANE_D2H);
+    mp_run_wrote(&s->mp, ps->out.key, d, s->bounds[c], rows, pr->acc[d] != pr->accs[d][ra]);
+}
+
+static int run_pass(streamer_t *s, orient_t *o, const pass_t *ps, gs_err_t *err)
+{
+    pass_run_t pr;
+    int rc = pass_setup(s, ps, o, &pr, err);
+    xtensor_t reads[2] = {ps->in, ps->out};
+    mp_run_op_begin(&s->mp, reads, ps->acc ? 2 : 1, &ps->out, 1);
+    if (!rc && !pr.naive) rc = stream_ensure_groups(s, o, err);
+    for (int r = 0; !rc && r * pr.nd < s->p; r++) {
+        pr.round = r, pr.ra = r % pr.slots;
+        for (int d = 0; d < pr.nd; d++) column_begin(s, &pr, r, d);
+        for (int t = 0; t < pr.nb && !rc; t++) {
+            if (s->abort_flag && atomic_load(s->abort_flag)) { /* quit: stop after the chunks already queued */
+                rc = gs_fail(err, GS_EFAIL, "interrupted");
+                break;
+            }
+            if (pr.naive) naive_step(s, &pr, t);
+            else stream_chained_step(s, &pr, t);
+        }
+        for (int d = 0; d < pr.nd; d++) column_end(s, &pr, d);
+    }
+    s->ops->sync(s->b);
+    mp_run_op_end(&s->mp, rc != 0);
+    streamer_fold_overlap(s, 1);
+    free(pr.order);
+    return rc;
+}
+
+static pass_t pass_of(const gather_call_t *c, phase_t phase)
+{
+    return (pass_t){c->agg, c->typed, c->in, c->out, c->f, c->acc, c->layer, phase};
+}
+
+int streamer_gather(streamer_t *s, const gather_call_t *c, gs_err_t *err)
+{
+    pass_t ps = pass_of(c, PHASE_FWD);
+    return run_pass(s, &s->fwd, &ps, err);
+}
+
+int streamer_gather_bwd(streamer_t *s, const gather_call_t *c, gs_err_t *err)
+{
+    pass_t ps = pass_of(c, PHASE_BWD);
+    return run_pass(s, &s->bwd, &ps, err);
+}

@@ -1,0 +1,50 @@
+/* stream_pass.h - one streamed pass over the chunk grid (streamer.h),
+ * shared by stream_pass.c (the pass, its columns, the naive step where
+ * every device loads its blocks from the host) and stream_chain.c (chain
+ * and ring: a block enters each group of devices once and is passed
+ * device to device). Internal to engine/stream. */
+#ifndef GS_STREAM_PASS_H
+#define GS_STREAM_PASS_H
+
+#include "streamer.h"
+
+/* A gather as a pass: in is read by source row, out accumulates per output interval. */
+typedef struct {
+    agg_weight_t agg;
+    typed_mode_t typed;
+    xtensor_t in, out;
+    int64_t f;
+    int acc, layer;
+    phase_t phase;
+} pass_t;
+
+/* A pass in progress: its buffers, the columns of the current round (one
+ * per device), and the events that order reuse of the buffer slots. */
+typedef struct {
+    const pass_t *ps;
+    orient_t *o;
+    int slots, naive, nb, nd;
+    float *accs[TOPO_MAX_DEV][2], *buf[TOPO_MAX_DEV][2];
+    int ev_d2h[TOPO_MAX_DEV][2], ev_comp[TOPO_MAX_DEV][2], ev_fwd[TOPO_MAX_DEV][2], ev_ready[TOPO_MAX_DEV][2];
+    int *order;                /* [device][t]: the block processed t-th in the device's column */
+    int col[TOPO_MAX_DEV], round, ra; /* this round's columns (-1: none), the round, its accumulator slot */
+    float *acc[TOPO_MAX_DEV];
+} pass_run_t;
+
+/* Whether a block of block_rows rows of which used_rows are used is copied filtered (selective scheduling). */
+int stream_use_filter(const streamer_t *s, int64_t used_rows, int64_t block_rows);
+/* The gather kernel of one sub-chunk: its edges from the block in `in`
+ * (rows as lidx numbers them: the whole block, or packed rows when
+ * filtered) into the column's accumulator. */
+kernel_call_t stream_chunk_call(const streamer_t *s, const pass_t *ps, const sub_t *u, const int32_t *lidx, const float *in,
+                                float *acc);
+/* The chunk coordinates of block blk in column c: (row, col) is (source
+ * interval, destination interval) in the forward pass. */
+chunk_tag_t stream_block_tag(const streamer_t *s, const pass_t *ps, int blk, int c);
+/* stream_chain.c: the shared rows of every (round, block, group) for the
+ * current multidev mode, when selective scheduling may filter passed
+ * blocks; step t of a chain or ring round. */
+int stream_ensure_groups(streamer_t *s, orient_t *o, gs_err_t *err);
+void stream_chained_step(streamer_t *s, pass_run_t *pr, int t);
+
+#endif

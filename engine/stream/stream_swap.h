@@ -1,0 +1,22 @@
+/* stream_swap.h - the order of a column's sub-chunks (NeuGraph §3.2, Fig.
+ * 6): a copy-then-compute pipeline's makespan simulated from the profiled
+ * copy and compute times, and the order the swap heuristic picks. Today
+ * the heuristic is Johnson's rule for the two-stage flow shop over the
+ * whole column, kept only when the simulation says it beats the natural
+ * order. */
+#ifndef GS_STREAM_SWAP_H
+#define GS_STREAM_SWAP_H
+
+#include "streamer.h"
+
+/* Makespan of blocks order[0..n) copied then computed (copy times tc,
+ * compute times tk, indexed by block) with `slots` device buffers: the
+ * copy of the block `slots` ahead waits for the compute that frees its
+ * buffer. */
+double stream_simulate(const int *order, int n, const double *tc, const double *tk, int slots);
+/* The order of column col's nb blocks (empty ones last: they are
+ * skipped) into order[0..nb); returns the simulated seconds it saves over
+ * the natural order (0: the natural order kept). */
+double stream_swap_order(const sub_t *col, int nb, const double *tc, const double *tk, int slots, int *order);
+
+#endif
