@@ -42,6 +42,7 @@ typedef struct {
 } meta_t;
 
 struct backend {
+    cu_errors_t errs; /* the first failure since the last sync */
     int ndev, ngpu;
     uint64_t cap;
     uint64_t used[TOPO_MAX_DEV];
@@ -84,6 +85,7 @@ static int cb_open(backend_t **out, const backend_cfg_t *cfg, gs_err_t *err)
     backend_t *b = (backend_t *)calloc(1, sizeof *b);
     if (!b) return gs_fail(err, GS_EFAIL, "out of memory");
     pthread_mutex_init(&b->lock, NULL);
+    cu_errors_init(&b->errs);
     b->ndev = cfg->ndev;
     b->on_task = cfg->on_task, b->hook_user = cfg->hook_user;
     if (cudaGetDeviceCount(&b->ngpu) != cudaSuccess || b->ngpu < 1) {
@@ -160,6 +162,7 @@ static void cb_close(backend_t *b)
             if (b->meta[i].dev) cudaFree(b->meta[i].dev);
     free(b->meta);
     pthread_mutex_destroy(&b->lock);
+    cu_errors_free(&b->errs);
     free(b);
 }
 
@@ -192,11 +195,11 @@ static void cb_free(backend_t *b, int dev, void *p, size_t bytes)
 }
 
 /* The next staging buffer of a lane, once its previous use has finished. */
-static int stage_take(stage_t *s)
+static int stage_take(backend_t *b, stage_t *s)
 {
     int i = s->next;
     s->next = (i + 1) % NSTAGE;
-    cu_note(cudaEventSynchronize(s->free_ev[i]), "staging");
+    cu_note(&b->errs, cudaEventSynchronize(s->free_ev[i]), "staging");
     return i;
 }
 
@@ -222,25 +225,25 @@ static void cb_copy(backend_t *b, int dev, lane_t lane, int peer, void *dst, con
         stage_t *s = &b->h2d[dev];
         for (size_t off = 0; off < bytes; off += STAGE_BYTES) {
             size_t n = bytes - off < STAGE_BYTES ? bytes - off : STAGE_BYTES;
-            int i = stage_take(s);
+            int i = stage_take(b, s);
             memcpy(s->buf[i], (const char *)src + off, n);
-            cu_note(cudaMemcpyAsync((char *)dst + off, s->buf[i], n, cudaMemcpyHostToDevice, st), "H2D");
-            cu_note(cudaEventRecord(s->free_ev[i], st), "event");
+            cu_note(&b->errs, cudaMemcpyAsync((char *)dst + off, s->buf[i], n, cudaMemcpyHostToDevice, st), "H2D");
+            cu_note(&b->errs, cudaEventRecord(s->free_ev[i], st), "event");
         }
     } else if (lane == LANE_D2H) {
         stage_t *s = &b->d2h[dev];
         for (size_t off = 0; off < bytes; off += STAGE_BYTES) {
             size_t n = bytes - off < STAGE_BYTES ? bytes - off : STAGE_BYTES;
-            int i = stage_take(s);
+            int i = stage_take(b, s);
             s->job[i] = (out_job_t){(char *)dst + off, s->buf[i], n};
-            cu_note(cudaMemcpyAsync(s->buf[i], (const char *)src + off, n, cudaMemcpyDeviceToHost, st), "D2H");
-            cu_note(cudaLaunchHostFunc(st, copy_out, &s->job[i]), "D2H");
-            cu_note(cudaEventRecord(s->free_ev[i], st), "event");
+            cu_note(&b->errs, cudaMemcpyAsync(s->buf[i], (const char *)src + off, n, cudaMemcpyDeviceToHost, st), "D2H");
+            cu_note(&b->errs, cudaLaunchHostFunc(st, copy_out, &s->job[i]), "D2H");
+            cu_note(&b->errs, cudaEventRecord(s->free_ev[i], st), "event");
         }
     } else if (gpu_of(b, peer) == gpu_of(b, dev)) {
-        cu_note(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, st), "D2D");
+        cu_note(&b->errs, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, st), "D2D");
     } else {
-        cu_note(cudaMemcpyPeerAsync(dst, gpu_of(b, dev), src, gpu_of(b, peer), bytes, st), "peer copy");
+        cu_note(&b->errs, cudaMemcpyPeerAsync(dst, gpu_of(b, dev), src, gpu_of(b, peer), bytes, st), "peer copy");
     }
     cu_prof_untag();
     count(b, dev, lane, (double)bytes);
@@ -263,13 +266,13 @@ static void cb_copy_rows(backend_t *b, int dev, void *dst, const void *src, size
     double t0 = now_s();
     for (int64_t r0 = 0; r0 < n; r0 += per) {
         int64_t cnt = n - r0 < per ? n - r0 : per;
-        int i = stage_take(s);
+        int i = stage_take(b, s);
         for (int64_t r = 0; r < cnt; r++)
             memcpy(s->buf[i] + (size_t)r * row_bytes, (const char *)src + (size_t)rows[r0 + r] * row_bytes, row_bytes);
-        cu_note(cudaMemcpyAsync((char *)dst + (size_t)r0 * row_bytes, s->buf[i], (size_t)cnt * row_bytes,
+        cu_note(&b->errs, cudaMemcpyAsync((char *)dst + (size_t)r0 * row_bytes, s->buf[i], (size_t)cnt * row_bytes,
                                 cudaMemcpyHostToDevice, st),
                 "H2D rows");
-        cu_note(cudaEventRecord(s->free_ev[i], st), "event");
+        cu_note(&b->errs, cudaEventRecord(s->free_ev[i], st), "event");
     }
     cu_prof_untag();
     pthread_mutex_lock(&b->lock);
@@ -290,15 +293,15 @@ static const void *meta_at(backend_t *b, const void *key, const void *data, size
         if (!data) return NULL;
         const void *host = data;
         if (cudaMalloc(&m->dev, bytes ? bytes : 16) != cudaSuccess) {
-            cu_note(cudaGetLastError(), "chunk structure");
+            cu_note(&b->errs, cudaGetLastError(), "chunk structure");
             return NULL;
         }
-        cu_note(cudaMemcpy(m->dev, host, bytes, cudaMemcpyHostToDevice), "chunk structure");
+        cu_note(&b->errs, cudaMemcpy(m->dev, host, bytes, cudaMemcpyHostToDevice), "chunk structure");
         m->host = key, m->bytes = bytes;
         b->meta_bytes += bytes;
         return m->dev;
     }
-    cu_note(cudaErrorMemoryAllocation, "too many chunk structures");
+    cu_note(&b->errs, cudaErrorMemoryAllocation, "too many chunk structures");
     return NULL;
 }
 
@@ -336,9 +339,9 @@ static void cb_launch(backend_t *b, int dev, const kernel_call_t *call, chunk_ta
     }
     static const char *const names[] = {"chunk_gather", "zero_acc", "gemm", "add"};
     cu_prof_tag(dev, tag, names[c.id], on_span, b);
-    if (c.id == KERN_GEMM) cu_sgemm(b->blas[dev], c.trans_a, c.trans_b, c.m, c.n, c.k, c.a, c.b, c.out, c.acc);
-    else if (c.id == KERN_ADD) cu_add(c.out, c.in, c.m, b->st[dev][LANE_COMPUTE]);
-    else cu_chunk_gather(&c, b->st[dev][LANE_COMPUTE]);
+    if (c.id == KERN_GEMM) cu_sgemm(&b->errs, b->blas[dev], c.trans_a, c.trans_b, c.m, c.n, c.k, c.a, c.b, c.out, c.acc);
+    else if (c.id == KERN_ADD) cu_add(&b->errs, c.out, c.in, c.m, b->st[dev][LANE_COMPUTE]);
+    else cu_chunk_gather(&b->errs, &c, b->st[dev][LANE_COMPUTE]);
     cu_prof_untag();
     pthread_mutex_lock(&b->lock);
     b->stats.flops[dev] += c.flops;
@@ -360,22 +363,23 @@ static int cb_record(backend_t *b, int dev, lane_t lane)
         }
         b->made_ev++;
     }
-    cu_note(cudaEventRecord(b->ev[id], b->st[dev][lane]), "event");
+    cu_note(&b->errs, cudaEventRecord(b->ev[id], b->st[dev][lane]), "event");
     return id;
 }
 
 static void cb_wait(backend_t *b, int dev, lane_t lane, int event)
 {
     if (event < 0) return;
-    cu_note(cudaStreamWaitEvent(b->st[dev][lane], b->ev[event], 0), "event wait");
+    cu_note(&b->errs, cudaStreamWaitEvent(b->st[dev][lane], b->ev[event], 0), "event wait");
 }
 
-static void cb_sync(backend_t *b)
+static int cb_sync(backend_t *b, gs_err_t *err)
 {
     for (int d = 0; d < b->ndev; d++)
-        for (int l = 0; l < LANE__COUNT; l++) cu_note(cudaStreamSynchronize(b->st[d][l]), "stream");
+        for (int l = 0; l < LANE__COUNT; l++) cu_note(&b->errs, cudaStreamSynchronize(b->st[d][l]), "stream");
     cu_prof_flush(); /* the task hook sees this pass's spans before the caller reads them */
     b->nev = 0;
+    return cu_take_error(&b->errs, err);
 }
 
 static void cb_stats(backend_t *b, backend_stats_t *out)

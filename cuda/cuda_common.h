@@ -1,20 +1,38 @@
 /* cuda_common.h - state and helpers shared by the CUDA plugin's files:
  * the compute table's context (the stream and cuBLAS handle in-memory
- * training runs on, and its scratch), the sticky error that `sync`
- * reports, and launch-size helpers. Plugin-internal; nothing here is seen
+ * training runs on, and its scratch), each context's first error that its
+ * `sync` reports, and launch-size helpers. Plugin-internal; nothing here is seen
  * by the main binary. */
 #ifndef GS_CUDA_COMMON_H
 #define GS_CUDA_COMMON_H
 
 #include <cublas_v2.h>
+#include <pthread.h>
 #include <cuda_runtime.h>
 #include <stdint.h>
 
 #include "engine/device/cuda_plugin.h"
 
-/* kops.h's context: a stream and a cuBLAS handle on it, and the scratch
- * the loss, accuracy and column sums use. */
+/* The first failure of a context (a compute table's, or the streaming
+ * backend's), which its sync reports, as an asynchronous device reports
+ * errors. Each context has its own: one run's failure is never another's. */
+typedef struct {
+    pthread_mutex_t lock;
+    char first[200];
+} cu_errors_t;
+void cu_errors_init(cu_errors_t *e);
+void cu_errors_free(cu_errors_t *e);
+/* Records e's first failure (nothing for success). */
+void cu_note(cu_errors_t *e, cudaError_t rc, const char *what);
+void cu_note_blas(cu_errors_t *e, cublasStatus_t s, const char *what);
+/* GS_EFAIL with err naming the first failure (then cleared), or GS_OK. */
+int cu_take_error(cu_errors_t *e, gs_err_t *err);
+#define CU_LAUNCHED(errs, what) cu_note(errs, cudaGetLastError(), what)
+
+/* kops.h's context: a stream and a cuBLAS handle on it, its errors, and
+ * the scratch the loss, accuracy and column sums use. */
 struct kops_ctx {
+    cu_errors_t errs;
     cudaStream_t stream;
     cublasHandle_t blas;
     float *ones; /* (nones) ones for column sums */
@@ -26,15 +44,10 @@ struct kops_ctx {
 /* Checks for a driver and a GPU and selects GPU 0: 0, or -1 with why. */
 int cu_init(char *why, size_t n);
 /* Row-major c (m, n) (+)= op(a) op(b) on h's stream, FP32 as the CPU computes it. */
-void cu_sgemm(cublasHandle_t h, int ta, int tb, int64_t m, int64_t n, int64_t k, const float *a, const float *b,
+void cu_sgemm(cu_errors_t *e, cublasHandle_t h, int ta, int tb, int64_t m, int64_t n, int64_t k, const float *a, const float *b,
               float *c, int acc);
 /* out[i] += in[i], i < n. */
-void cu_add(float *out, const float *in, int64_t n, cudaStream_t st);
-/* Records the first failure; sync reports it. */
-void cu_note(cudaError_t e, const char *what);
-void cu_note_blas(cublasStatus_t s, const char *what);
-int cu_take_error(gs_err_t *err);
-#define CU_LAUNCHED(what) cu_note(cudaGetLastError(), what)
+void cu_add(cu_errors_t *e, float *out, const float *in, int64_t n, cudaStream_t st);
 
 /* A grid-stride loop over [0, total). */
 #define GRID_STRIDE(i, total) \
@@ -69,7 +82,7 @@ typedef struct {
     cu_items_t csc, csr;
 } cu_graph_items_t;
 
-const cu_graph_items_t *cu_items_of(const graph_t *mirror);
+const cu_graph_items_t *cu_items_of(cu_errors_t *e, const graph_t *mirror);
 int cu_items_build(const graph_t *host, graph_t *mirror, gs_err_t *err);
 void cu_items_free(graph_t *mirror);
 
@@ -96,7 +109,7 @@ void cu_sddmm(kops_ctx_t *cx, const graph_t *g, const float *p, const float *q, 
 void cu_gather_typed(kops_ctx_t *cx, const graph_t *g, agg_weight_t w, const float *z, int64_t h, float *y, int acc);
 void cu_gather_typed_bwd(kops_ctx_t *cx, const graph_t *g, agg_weight_t w, const float *dy, int64_t h, float *dz, int acc);
 /* The streaming backend's chunk gather (same rule as backend_cpu's). */
-void cu_chunk_gather(const kernel_call_t *c, cudaStream_t st);
+void cu_chunk_gather(cu_errors_t *e, const kernel_call_t *c, cudaStream_t st);
 
 /* profiling (cupti_prof.cu): tags for the work issued next */
 /* Work issued next by this thread belongs to (dev, tag); its records go to

@@ -1,8 +1,8 @@
 /* kops_cuda.cu - the plugin's compute-op table (kops.h) for training in
  * GPU memory: cudaMalloc'd tensors, the context's stream, cuBLAS for the
  * matrix products (plain FP32, no TF32), and our kernels for everything else.
- * Failures are sticky and reported by sync, as an asynchronous device
- * reports them. The graph mirror copies every CSC/CSR array to the device
+ * A context's first failure is kept in it and reported by its sync, as an
+ * asynchronous device reports them. The graph mirror copies every CSC/CSR array to the device
  * and builds the work items of the sparse pulls (cuda_common.h). */
 #include <dlfcn.h>
 #include <math.h>
@@ -15,31 +15,40 @@
 #include "engine/kernels/train_math.h"
 #include "cuda_common.h"
 
-static pthread_mutex_t err_lock = PTHREAD_MUTEX_INITIALIZER;
-static char first_error[200];
-
-void cu_note(cudaError_t e, const char *what)
+void cu_errors_init(cu_errors_t *e)
 {
-    if (e == cudaSuccess) return;
-    pthread_mutex_lock(&err_lock);
-    if (!first_error[0]) snprintf(first_error, sizeof first_error, "%s: %s", what, cudaGetErrorString(e));
-    pthread_mutex_unlock(&err_lock);
+    pthread_mutex_init(&e->lock, NULL);
+    e->first[0] = '\0';
 }
 
-void cu_note_blas(cublasStatus_t s, const char *what)
+void cu_errors_free(cu_errors_t *e) { pthread_mutex_destroy(&e->lock); }
+
+static void note(cu_errors_t *e, const char *what, const char *why)
 {
-    if (s == CUBLAS_STATUS_SUCCESS) return;
-    pthread_mutex_lock(&err_lock);
-    if (!first_error[0]) snprintf(first_error, sizeof first_error, "%s: cuBLAS status %d", what, (int)s);
-    pthread_mutex_unlock(&err_lock);
+    pthread_mutex_lock(&e->lock);
+    if (!e->first[0]) snprintf(e->first, sizeof e->first, "%s: %s", what, why);
+    pthread_mutex_unlock(&e->lock);
 }
 
-int cu_take_error(gs_err_t *err)
+void cu_note(cu_errors_t *e, cudaError_t rc, const char *what)
 {
-    pthread_mutex_lock(&err_lock);
-    int bad = first_error[0] != 0;
-    if (bad && err) gs_fail(err, GS_EFAIL, "GPU: %s", first_error);
-    pthread_mutex_unlock(&err_lock);
+    if (rc != cudaSuccess) note(e, what, cudaGetErrorString(rc));
+}
+
+void cu_note_blas(cu_errors_t *e, cublasStatus_t s, const char *what)
+{
+    char why[32];
+    snprintf(why, sizeof why, "cuBLAS status %d", (int)s);
+    if (s != CUBLAS_STATUS_SUCCESS) note(e, what, why);
+}
+
+int cu_take_error(cu_errors_t *e, gs_err_t *err)
+{
+    pthread_mutex_lock(&e->lock);
+    int bad = e->first[0] != 0;
+    if (bad && err) gs_fail(err, GS_EFAIL, "GPU: %s", e->first);
+    e->first[0] = '\0';
+    pthread_mutex_unlock(&e->lock);
     return bad ? GS_EFAIL : GS_OK;
 }
 
@@ -78,6 +87,7 @@ static kops_ctx_t *d_open(gs_err_t *err)
         gs_fail(err, GS_EFAIL, "out of memory");
         return NULL;
     }
+    cu_errors_init(&cx->errs);
     cudaError_t e = cudaStreamCreateWithFlags(&cx->stream, cudaStreamNonBlocking);
     if (e != cudaSuccess) {
         gs_fail(err, GS_EFAIL, "GPU: cannot create a stream: %s", cudaGetErrorString(e));
@@ -105,34 +115,34 @@ static void *d_alloc(kops_ctx_t *cx, size_t bytes)
         cudaGetLastError(); /* an out-of-memory here is reported by the caller, not sticky */
         return NULL;
     }
-    cu_note(cudaMemsetAsync(p, 0, bytes, cx->stream), "memset");
+    cu_note(&cx->errs, cudaMemsetAsync(p, 0, bytes, cx->stream), "memset");
     return p;
 }
 
 static void d_release(kops_ctx_t *cx, void *p)
 {
     cudaStreamSynchronize(cx->stream);
-    cu_note(cudaFree(p), "cudaFree");
+    cu_note(&cx->errs, cudaFree(p), "cudaFree");
 }
-static void d_zero(kops_ctx_t *cx, void *p, size_t bytes) { cu_note(cudaMemsetAsync(p, 0, bytes, cx->stream), "memset"); }
+static void d_zero(kops_ctx_t *cx, void *p, size_t bytes) { cu_note(&cx->errs, cudaMemsetAsync(p, 0, bytes, cx->stream), "memset"); }
 static void d_copy(kops_ctx_t *cx, void *dst, const void *src, size_t bytes)
 {
-    if (dst != src) cu_note(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, cx->stream), "copy");
+    if (dst != src) cu_note(&cx->errs, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, cx->stream), "copy");
 }
 static void d_upload(kops_ctx_t *cx, void *dst, const void *host, size_t bytes)
 {
-    cu_note(cudaMemcpyAsync(dst, host, bytes, cudaMemcpyHostToDevice, cx->stream), "upload");
-    cu_note(cudaStreamSynchronize(cx->stream), "upload"); /* the caller may free host right after */
+    cu_note(&cx->errs, cudaMemcpyAsync(dst, host, bytes, cudaMemcpyHostToDevice, cx->stream), "upload");
+    cu_note(&cx->errs, cudaStreamSynchronize(cx->stream), "upload"); /* the caller may free host right after */
 }
 static void d_download(kops_ctx_t *cx, void *host, const void *src, size_t bytes)
 {
-    cu_note(cudaMemcpyAsync(host, src, bytes, cudaMemcpyDeviceToHost, cx->stream), "download");
-    cu_note(cudaStreamSynchronize(cx->stream), "download");
+    cu_note(&cx->errs, cudaMemcpyAsync(host, src, bytes, cudaMemcpyDeviceToHost, cx->stream), "download");
+    cu_note(&cx->errs, cudaStreamSynchronize(cx->stream), "download");
 }
 static int d_sync(kops_ctx_t *cx, gs_err_t *err)
 {
-    cu_note(cudaStreamSynchronize(cx->stream), "kernel");
-    return cu_take_error(err);
+    cu_note(&cx->errs, cudaStreamSynchronize(cx->stream), "kernel");
+    return cu_take_error(&cx->errs, err);
 }
 
 static void d_close(kops_ctx_t *cx)
@@ -144,6 +154,7 @@ static void d_close(kops_ctx_t *cx)
     if (cx->count) cudaFree(cx->count);
     cublasDestroy(cx->blas);
     cudaStreamDestroy(cx->stream);
+    cu_errors_free(&cx->errs);
     free(cx);
 }
 
@@ -198,20 +209,20 @@ static int mirror(kops_ctx_t *cx, const graph_t *h, graph_t *g, gs_err_t *err)
 /* ---------------- gemm ---------------- */
 
 /* Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T. */
-void cu_sgemm(cublasHandle_t h, int ta, int tb, int64_t m, int64_t n, int64_t k, const float *a, const float *b,
-              float *c, int acc)
+void cu_sgemm(cu_errors_t *e, cublasHandle_t h, int ta, int tb, int64_t m, int64_t n, int64_t k, const float *a,
+              const float *b, float *c, int acc)
 {
     if (m == 0 || n == 0) return;
     if (k == 0) {
         if (!acc) {
             cudaStream_t st;
             cublasGetStream(h, &st);
-            cu_note(cudaMemsetAsync(c, 0, sizeof(float) * (size_t)(m * n), st), "memset");
+            cu_note(e, cudaMemsetAsync(c, 0, sizeof(float) * (size_t)(m * n), st), "memset");
         }
         return;
     }
     const float one = 1.0f, beta = acc ? 1.0f : 0.0f;
-    cu_note_blas(cublasSgemm(h, tb ? CUBLAS_OP_T : CUBLAS_OP_N, ta ? CUBLAS_OP_T : CUBLAS_OP_N, (int)n, (int)m,
+    cu_note_blas(e, cublasSgemm(h, tb ? CUBLAS_OP_T : CUBLAS_OP_N, ta ? CUBLAS_OP_T : CUBLAS_OP_N, (int)n, (int)m,
                              (int)k, &one, b, tb ? (int)k : (int)n, a, ta ? (int)m : (int)k, &beta, c, (int)n),
                  "sgemm");
 }
@@ -219,7 +230,7 @@ void cu_sgemm(cublasHandle_t h, int ta, int tb, int64_t m, int64_t n, int64_t k,
 static void d_gemm(kops_ctx_t *cx, int ta, int tb, int64_t m, int64_t n, int64_t k, const float *a, const float *b,
                    float *c, int acc)
 {
-    cu_sgemm(cx->blas, ta, tb, m, n, k, a, b, c, acc);
+    cu_sgemm(&cx->errs, cx->blas, ta, tb, m, n, k, a, b, c, acc);
 }
 
 /* ---------------- elementwise ---------------- */
@@ -302,14 +313,14 @@ static void d_ew_forward(kops_ctx_t *cx, const ew_args_t *a)
 {
     if (a->rows * a->cols == 0) return;
     ew_fwd_kernel<<<cu_blocks(a->rows * a->cols, 256), 256, 0, cx->stream>>>(*a, drop_graph(a));
-    CU_LAUNCHED("elementwise");
+    CU_LAUNCHED(&cx->errs, "elementwise");
 }
 
 static void d_ew_backward(kops_ctx_t *cx, const ew_args_t *a)
 {
     if ((!a->da && !a->db && !a->dc) || a->rows * a->cols == 0) return;
     ew_bwd_kernel<<<cu_blocks(a->rows * a->cols, 256), 256, 0, cx->stream>>>(*a, drop_graph(a));
-    CU_LAUNCHED("elementwise");
+    CU_LAUNCHED(&cx->errs, "elementwise");
 }
 
 /* ---------------- column sums (bias gradients) through gemv ---------------- */
@@ -318,14 +329,14 @@ static void d_colsum(kops_ctx_t *cx, const float *x, int64_t rows, int64_t cols,
 {
     if (rows > cx->nones) {
         float *h = (float *)malloc(sizeof(float) * (size_t)rows);
-        if (!h) return cu_note(cudaErrorMemoryAllocation, "colsum");
+        if (!h) return cu_note(&cx->errs, cudaErrorMemoryAllocation, "colsum");
         for (int64_t i = 0; i < rows; i++) h[i] = 1.0f;
         if (cx->ones) d_release(cx, cx->ones);
         cx->ones = (float *)d_alloc(cx, sizeof(float) * (size_t)rows);
         if (!cx->ones) {
             free(h);
             cx->nones = 0;
-            return cu_note(cudaErrorMemoryAllocation, "colsum");
+            return cu_note(&cx->errs, cudaErrorMemoryAllocation, "colsum");
         }
         d_upload(cx, cx->ones, h, sizeof(float) * (size_t)rows);
         free(h);
@@ -333,7 +344,7 @@ static void d_colsum(kops_ctx_t *cx, const float *x, int64_t rows, int64_t cols,
     }
     const float one = 1.0f, beta = acc ? 1.0f : 0.0f;
     /* x (rows, cols) row-major is (cols, rows) column-major: out = x^T 1 */
-    cu_note_blas(cublasSgemv(cx->blas, CUBLAS_OP_N, (int)cols, (int)rows, &one, x, (int)cols, cx->ones, 1, &beta, out, 1),
+    cu_note_blas(&cx->errs, cublasSgemv(cx->blas, CUBLAS_OP_N, (int)cols, (int)rows, &one, x, (int)cols, cx->ones, 1, &beta, out, 1),
                  "colsum");
 }
 
@@ -374,7 +385,7 @@ __global__ void head_dot_dw_kernel(const float *a, const float *dy, int64_t rows
 static void d_head_dot(kops_ctx_t *cx, const float *a, const float *w, int64_t rows, int64_t k, int64_t h, float *y)
 {
     head_dot_kernel<<<cu_blocks(rows * k, 256), 256, 0, cx->stream>>>(a, w, rows, k, h, y);
-    CU_LAUNCHED("head_dot");
+    CU_LAUNCHED(&cx->errs, "head_dot");
 }
 
 static void d_head_dot_bwd(kops_ctx_t *cx, const float *a, const float *w, const float *dy, int64_t rows, int64_t k,
@@ -385,7 +396,7 @@ static void d_head_dot_bwd(kops_ctx_t *cx, const float *a, const float *w, const
         if (!acc_w) d_zero(cx, dw, sizeof(float) * (size_t)(k * h));
         head_dot_dw_kernel<<<256, 128, 0, cx->stream>>>(a, dy, rows, k, h, dw);
     }
-    CU_LAUNCHED("head_dot_bwd");
+    CU_LAUNCHED(&cx->errs, "head_dot_bwd");
 }
 
 /* ---------------- loss, accuracy, optimiser ---------------- */
@@ -409,7 +420,7 @@ static double d_xent(kops_ctx_t *cx, const float *logits, int64_t nrows, int64_t
     if (!cx->scalar && !(cx->scalar = (double *)d_alloc(cx, sizeof(double)))) return NAN;
     d_zero(cx, cx->scalar, sizeof(double));
     xent_kernel<<<cu_blocks(n, 128), 128, 0, cx->stream>>>(logits, c, label, idx, n, counted, dlogits, cx->scalar);
-    CU_LAUNCHED("xent");
+    CU_LAUNCHED(&cx->errs, "xent");
     double total = 0;
     d_download(cx, &total, cx->scalar, sizeof total);
     return total / (double)counted;
@@ -437,7 +448,7 @@ static int64_t d_correct(kops_ctx_t *cx, const float *logits, int64_t c, const i
     if (!cx->count && !(cx->count = (unsigned long long *)d_alloc(cx, sizeof *cx->count))) return 0;
     d_zero(cx, cx->count, sizeof *cx->count);
     correct_kernel<<<cu_blocks(n, 128), 128, 0, cx->stream>>>(logits, c, label, idx, n, cx->count);
-    CU_LAUNCHED("accuracy");
+    CU_LAUNCHED(&cx->errs, "accuracy");
     unsigned long long ok = 0;
     d_download(cx, &ok, cx->count, sizeof ok);
     return (int64_t)ok;
@@ -453,7 +464,7 @@ static void d_adam(kops_ctx_t *cx, float *w, const float *g, float *m, float *v,
 {
     if (n == 0) return;
     adam_kernel<<<cu_blocks(n, 256), 256, 0, cx->stream>>>(w, g, m, v, n, lr, wd, c1, c2);
-    CU_LAUNCHED("adam");
+    CU_LAUNCHED(&cx->errs, "adam");
 }
 
 const kops_t cu_kops = {

@@ -96,14 +96,14 @@ static void pull(kops_ctx_t *cx, cu_pull_t p, const cu_items_t *it)
     p.items = it->items, p.nitems = it->nitems;
     if (!p.acc && it->nsplit) {
         zero_rows_kernel<<<cu_blocks(it->nsplit * p.f, 256), 256, 0, cx->stream>>>(it->split_rows, it->nsplit, p.y, p.f);
-        CU_LAUNCHED("zero rows");
+        CU_LAUNCHED(&cx->errs, "zero rows");
     }
     int vec4 = p.f % 4 == 0 && p.x_stride % 4 == 0 && aligned16(p.x);
     p.group = group_for(p.f, vec4 ? 4 : 1);
     int64_t threads = p.nitems * p.group;
     if (vec4) pull_kernel<4><<<cu_blocks(threads, 256), 256, 0, cx->stream>>>(p);
     else pull_kernel<1><<<cu_blocks(threads, 256), 256, 0, cx->stream>>>(p);
-    CU_LAUNCHED("gather");
+    CU_LAUNCHED(&cx->errs, "gather");
 }
 
 
@@ -111,28 +111,28 @@ void cu_gather_sum(kops_ctx_t *cx, const graph_t *g, agg_weight_t w, const float
 {
     cu_pull_t p = {};
     p.nbr = g->in_src, p.w = k_weights_csc(g, w), p.x = x, p.x_stride = f, p.y = y, p.f = f, p.acc = acc;
-    pull(cx, p, &cu_items_of(g)->csc);
+    pull(cx, p, &cu_items_of(&cx->errs, g)->csc);
 }
 
 void cu_gather_sum_bwd(kops_ctx_t *cx, const graph_t *g, agg_weight_t w, const float *dy, int64_t f, float *dx, int acc)
 {
     cu_pull_t p = {};
     p.nbr = g->out_dst, p.eid = g->out_eid, p.w = k_weights_csr(g, w), p.x = dy, p.x_stride = f, p.y = dx, p.f = f, p.acc = acc;
-    pull(cx, p, &cu_items_of(g)->csr);
+    pull(cx, p, &cu_items_of(&cx->errs, g)->csr);
 }
 
 void cu_scatter_src_bwd(kops_ctx_t *cx, const graph_t *g, const float *dy, int64_t f, float *dx, int acc)
 {
     cu_pull_t p = {};
     p.nbr = g->out_dst, p.eid = g->out_eid, p.src_edge = 1, p.x = dy, p.x_stride = f, p.y = dx, p.f = f, p.acc = acc;
-    pull(cx, p, &cu_items_of(g)->csr);
+    pull(cx, p, &cu_items_of(&cx->errs, g)->csr);
 }
 
 void cu_gather_edge(kops_ctx_t *cx, const graph_t *g, agg_weight_t w, const float *m, int64_t f, float *y, int acc)
 {
     cu_pull_t p = {};
     p.nbr = g->in_src, p.src_edge = 1, p.w = k_weights_csc(g, w), p.x = m, p.x_stride = f, p.y = y, p.f = f, p.acc = acc;
-    pull(cx, p, &cu_items_of(g)->csc);
+    pull(cx, p, &cu_items_of(&cx->errs, g)->csc);
 }
 
 void cu_scatter_dst_bwd(kops_ctx_t *cx, const graph_t *g, const float *dy, int64_t f, float *dx, int acc)
@@ -144,7 +144,7 @@ void cu_gather_attn(kops_ctx_t *cx, const graph_t *g, const float *x, const floa
 {
     cu_pull_t p = {};
     p.nbr = g->in_src, p.x = x, p.x_stride = k * h, p.att = a, p.att_k = k, p.att_h = h, p.y = y, p.f = k * h;
-    pull(cx, p, &cu_items_of(g)->csc);
+    pull(cx, p, &cu_items_of(&cx->errs, g)->csc);
 }
 
 void cu_gather_attn_bwd(kops_ctx_t *cx, const graph_t *g, const float *a, const float *dy, int64_t k, int64_t h, float *dx, int acc)
@@ -152,7 +152,7 @@ void cu_gather_attn_bwd(kops_ctx_t *cx, const graph_t *g, const float *a, const 
     cu_pull_t p = {};
     p.nbr = g->out_dst, p.eid = g->out_eid, p.x = dy, p.x_stride = k * h, p.att = a, p.att_k = k, p.att_h = h, p.y = dx,
     p.f = k * h, p.acc = acc;
-    pull(cx, p, &cu_items_of(g)->csr);
+    pull(cx, p, &cu_items_of(&cx->errs, g)->csr);
 }
 
 void cu_gather_typed(kops_ctx_t *cx, const graph_t *g, agg_weight_t w, const float *z, int64_t h, float *y, int acc)
@@ -160,7 +160,7 @@ void cu_gather_typed(kops_ctx_t *cx, const graph_t *g, agg_weight_t w, const flo
     cu_pull_t p = {};
     p.nbr = g->in_src, p.w = k_weights_csc(g, w), p.x = z, p.x_stride = (int64_t)g->ntypes * h, p.etype = g->etype, p.y = y,
     p.f = h, p.acc = acc;
-    pull(cx, p, &cu_items_of(g)->csc);
+    pull(cx, p, &cu_items_of(&cx->errs, g)->csc);
 }
 
 /* dZ[u, type(e)*h + j] (+)= w dY[v, j] over u's out-edges: the output block
@@ -181,10 +181,10 @@ __global__ void typed_bwd_kernel(const int64_t *ptr, const int32_t *dst, const i
 void cu_gather_typed_bwd(kops_ctx_t *cx, const graph_t *g, agg_weight_t w, const float *dy, int64_t h, float *dz, int acc)
 {
     int64_t zf = (int64_t)g->ntypes * h;
-    if (!acc) cu_note(cudaMemsetAsync(dz, 0, sizeof(float) * (size_t)(g->nsrc * zf), cx->stream), "memset");
+    if (!acc) cu_note(&cx->errs, cudaMemsetAsync(dz, 0, sizeof(float) * (size_t)(g->nsrc * zf), cx->stream), "memset");
     typed_bwd_kernel<<<cu_blocks(g->nsrc * h, 256), 256, 0, cx->stream>>>(g->out_ptr, g->out_dst, g->out_eid, g->etype,
                                                                           k_weights_csr(g, w), dy, g->nsrc, h, zf, dz);
-    CU_LAUNCHED("gather_typed_bwd");
+    CU_LAUNCHED(&cx->errs, "gather_typed_bwd");
 }
 
 /* ---------------- max ---------------- */
@@ -209,7 +209,7 @@ __global__ void gather_max_kernel(const int64_t *ptr, const int32_t *src, const 
 void cu_gather_max(kops_ctx_t *cx, const graph_t *g, const float *x, int64_t f, float *y, int32_t *argmax)
 {
     gather_max_kernel<<<cu_blocks(g->n * f, 256), 256, 0, cx->stream>>>(g->in_ptr, g->in_src, x, g->n, f, y, argmax);
-    CU_LAUNCHED("gather_max");
+    CU_LAUNCHED(&cx->errs, "gather_max");
 }
 
 __global__ void gather_max_bwd_kernel(const int64_t *ptr, const int32_t *dst, const int32_t *am, const float *dy, int64_t n,
@@ -231,7 +231,7 @@ void cu_gather_max_bwd(kops_ctx_t *cx, const graph_t *g, const int32_t *argmax, 
 {
     gather_max_bwd_kernel<<<cu_blocks(g->nsrc * f, 256), 256, 0, cx->stream>>>(g->out_ptr, g->out_dst, argmax, dy, g->nsrc, f,
                                                                              dx, acc);
-    CU_LAUNCHED("gather_max_bwd");
+    CU_LAUNCHED(&cx->errs, "gather_max_bwd");
 }
 
 /* ---------------- per-edge ops ---------------- */
@@ -246,13 +246,13 @@ __global__ void rows_by_index_kernel(const int32_t *idx, const float *x, int64_t
 void cu_scatter_src(kops_ctx_t *cx, const graph_t *g, const float *x, int64_t f, float *y)
 {
     rows_by_index_kernel<<<cu_blocks(g->m * f, 256), 256, 0, cx->stream>>>(g->in_src, x, g->m, f, y);
-    CU_LAUNCHED("scatter_src");
+    CU_LAUNCHED(&cx->errs, "scatter_src");
 }
 
 void cu_scatter_dst(kops_ctx_t *cx, const graph_t *g, const float *x, int64_t f, float *y)
 {
     rows_by_index_kernel<<<cu_blocks(g->m * f, 256), 256, 0, cx->stream>>>(g->in_dst, x, g->m, f, y);
-    CU_LAUNCHED("scatter_dst");
+    CU_LAUNCHED(&cx->errs, "scatter_dst");
 }
 
 __global__ void edge_bwd_kernel(const int32_t *dst, const float *w, const float *dy, int64_t m, int64_t f, float *dm, int acc)
@@ -268,7 +268,7 @@ __global__ void edge_bwd_kernel(const int32_t *dst, const float *w, const float 
 void cu_gather_edge_bwd(kops_ctx_t *cx, const graph_t *g, agg_weight_t w, const float *dy, int64_t f, float *dm, int acc)
 {
     edge_bwd_kernel<<<cu_blocks(g->m * f, 256), 256, 0, cx->stream>>>(g->in_dst, k_weights_csc(g, w), dy, g->m, f, dm, acc);
-    CU_LAUNCHED("gather_edge_bwd");
+    CU_LAUNCHED(&cx->errs, "gather_edge_bwd");
 }
 
 __global__ void uaddv_kernel(const int32_t *src, const int32_t *dst, const float *l, const float *r, int64_t m, int64_t k,
@@ -284,7 +284,7 @@ __global__ void uaddv_kernel(const int32_t *src, const int32_t *dst, const float
 void cu_edge_uaddv(kops_ctx_t *cx, const graph_t *g, const float *l, const float *r, int64_t k, float *s)
 {
     uaddv_kernel<<<cu_blocks(g->m * k, 256), 256, 0, cx->stream>>>(g->in_src, g->in_dst, l, r, g->m, k, s);
-    CU_LAUNCHED("edge_uaddv");
+    CU_LAUNCHED(&cx->errs, "edge_uaddv");
 }
 
 __global__ void softmax_kernel(const int64_t *ptr, const float *s, int64_t n, int64_t k, float *a)
@@ -303,7 +303,7 @@ __global__ void softmax_kernel(const int64_t *ptr, const float *s, int64_t n, in
 void cu_edge_softmax(kops_ctx_t *cx, const graph_t *g, const float *s, int64_t k, float *a)
 {
     softmax_kernel<<<cu_blocks(g->n * k, 256), 256, 0, cx->stream>>>(g->in_ptr, s, g->n, k, a);
-    CU_LAUNCHED("edge_softmax");
+    CU_LAUNCHED(&cx->errs, "edge_softmax");
 }
 
 __global__ void softmax_bwd_kernel(const int64_t *ptr, const float *a, const float *da, int64_t n, int64_t k, float *ds, int acc)
@@ -323,7 +323,7 @@ __global__ void softmax_bwd_kernel(const int64_t *ptr, const float *a, const flo
 void cu_edge_softmax_bwd(kops_ctx_t *cx, const graph_t *g, const float *a, const float *da, int64_t k, float *ds, int acc)
 {
     softmax_bwd_kernel<<<cu_blocks(g->n * k, 256), 256, 0, cx->stream>>>(g->in_ptr, a, da, g->n, k, ds, acc);
-    CU_LAUNCHED("edge_softmax_bwd");
+    CU_LAUNCHED(&cx->errs, "edge_softmax_bwd");
 }
 
 /* SDDMM: out[e, j] (+)= <P[dst, j*h : +h], Q[src, j*h : +h]>, one thread per (edge, head). */
@@ -343,7 +343,7 @@ __global__ void sddmm_kernel(const int32_t *src, const int32_t *dst, const float
 void cu_sddmm(kops_ctx_t *cx, const graph_t *g, const float *p, const float *q, int64_t k, int64_t h, float *out, int acc)
 {
     sddmm_kernel<<<cu_blocks(g->m * k, 256), 256, 0, cx->stream>>>(g->in_src, g->in_dst, p, q, g->m, k, h, out, acc);
-    CU_LAUNCHED("sddmm");
+    CU_LAUNCHED(&cx->errs, "sddmm");
 }
 
 /* ---------------- the streaming backend's chunk gather ---------------- */
@@ -377,13 +377,13 @@ __global__ void add_kernel(float *out, const float *in, int64_t n)
     GRID_STRIDE(i, n) out[i] += in[i];
 }
 
-void cu_add(float *out, const float *in, int64_t n, cudaStream_t st)
+void cu_add(cu_errors_t *e, float *out, const float *in, int64_t n, cudaStream_t st)
 {
     if (n > 0) add_kernel<<<cu_blocks(n, 256), 256, 0, st>>>(out, in, n);
-    CU_LAUNCHED("add");
+    CU_LAUNCHED(e, "add");
 }
 
-void cu_chunk_gather(const kernel_call_t *c, cudaStream_t st)
+void cu_chunk_gather(cu_errors_t *e, const kernel_call_t *c, cudaStream_t st)
 {
     if (c->id == KERN_ZERO) {
         zero_kernel<<<cu_blocks(c->nd * c->out_cols, 256), 256, 0, st>>>(c->out, c->nd * c->out_cols);
@@ -391,5 +391,5 @@ void cu_chunk_gather(const kernel_call_t *c, cudaStream_t st)
         if (c->nd * c->f == 0) return;
         chunk_gather_kernel<<<cu_blocks(c->nd * c->f, 256), 256, 0, st>>>(*c);
     }
-    CU_LAUNCHED("chunk_gather");
+    CU_LAUNCHED(e, "chunk_gather");
 }

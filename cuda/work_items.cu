@@ -7,11 +7,11 @@
 
 #include "cuda_common.h"
 
-const cu_graph_items_t *cu_items_of(const graph_t *mirror)
+const cu_graph_items_t *cu_items_of(cu_errors_t *e, const graph_t *mirror)
 {
     static const cu_graph_items_t none = {{NULL, 0, NULL, 0}, {NULL, 0, NULL, 0}};
     if (mirror->aux) return (const cu_graph_items_t *)mirror->aux;
-    cu_note(cudaErrorInvalidValue, "sparse kernel on a graph that was not mirrored");
+    cu_note(e, cudaErrorInvalidValue, "sparse kernel on a graph that was not mirrored");
     return &none;
 }
 

@@ -123,7 +123,9 @@ typedef struct {
      * stream when no id can be had); a stream can wait for it (-1: no-op). */
     int (*record)(backend_t *b, int dev, lane_t lane);
     void (*wait)(backend_t *b, int dev, lane_t lane, int event);
-    void (*sync)(backend_t *b); /* all streams idle */
+    /* All streams idle; the first failure since the last sync (a device
+     * error), or GS_OK. */
+    int (*sync)(backend_t *b, gs_err_t *err);
     void (*stats)(backend_t *b, backend_stats_t *out);
     void (*reset_stats)(backend_t *b);
 } backend_ops_t;

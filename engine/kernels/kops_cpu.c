@@ -213,7 +213,18 @@ static void colsum(kops_ctx_t *cx, const float *x, int64_t rows, int64_t cols, f
 {
     (void)cx;
     float *partial = malloc(sizeof(float) * (size_t)(COLSUM_BLOCKS * (cols ? cols : 1)));
-    if (!partial) abort(); /* a few KB: treat as fatal like any other OOM in a kernel */
+    if (!partial) { /* no scratch: the same blocked sums, one column at a time (the same bits, on one thread) */
+        for (int64_t j = 0; j < cols; j++) {
+            float s = 0;
+            for (int blk = 0; blk < COLSUM_BLOCKS; blk++) {
+                float part = 0;
+                for (int64_t r = rows * blk / COLSUM_BLOCKS; r < rows * (blk + 1) / COLSUM_BLOCKS; r++) part += x[r * cols + j];
+                s += part;
+            }
+            out[j] = acc ? out[j] + s : s;
+        }
+        return;
+    }
     colsum_ctx_t c = {x, rows, cols, partial};
     gs_parallel_for(COLSUM_BLOCKS, 1, colsum_range, &c);
     for (int64_t j = 0; j < cols; j++) {

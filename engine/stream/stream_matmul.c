@@ -162,7 +162,9 @@ int streamer_matmul(streamer_t *s, const matmul_call_t *mc, gs_err_t *err)
         ev.d2h[d][q] = ops->record(b, d, LANE_D2H);
         mp_run_wrote(&s->mp, mc->out.key, d, lo, rows, kept != NULL);
     }
-    ops->sync(b);
+    gs_err_t why;
+    int synced = ops->sync(b, rc ? &why : err); /* the first failure stands */
+    if (!rc) rc = synced;
     mp_run_op_end(&s->mp, rc != 0);
     streamer_fold_overlap(s, 0);
     return rc;
@@ -262,7 +264,9 @@ int streamer_matmul_bwd(streamer_t *s, const matmul_call_t *mc, gs_err_t *err)
         else ops->wait(b, 0, LANE_D2H, ops->record(b, 0, LANE_COMPUTE));
         ops->copy(b, 0, LANE_D2H, -1, dw, m[0].dw, wbytes, wtag);
     }
-    ops->sync(b);
+    gs_err_t why;
+    int synced = ops->sync(b, rc ? &why : err); /* the first failure stands */
+    if (!rc) rc = synced;
     mp_run_op_end(&s->mp, rc != 0);
     streamer_fold_overlap(s, 0);
     return rc;

@@ -167,7 +167,9 @@ static int run_pass(streamer_t *s, orient_t *o, const pass_t *ps, gs_err_t *err)
         }
         for (int d = 0; d < pr.nd; d++) column_end(s, &pr, d);
     }
-    s->ops->sync(s->b);
+    gs_err_t why;
+    int synced = s->ops->sync(s->b, rc ? &why : err); /* the first failure stands */
+    if (!rc) rc = synced;
     mp_run_op_end(&s->mp, rc != 0);
     streamer_fold_overlap(s, 1);
     free(pr.order);

@@ -209,7 +209,12 @@ int streamer_probe(streamer_t *s, const vclock_t *clock, gs_err_t *err)
     }
     double t0 = gs_mono_s();
     s->ops->copy(s->b, 0, LANE_H2D, -1, d, a, dev_bytes, (chunk_tag_t){-1, PHASE_FWD, -1, -1, -1});
-    s->ops->sync(s->b);
+    int rc = s->ops->sync(s->b, err);
+    if (rc) {
+        s->ops->free(s->b, 0, d, dev_bytes);
+        free(a), free(c);
+        return rc;
+    }
     s->t_trans = (double)dev_bytes / (gs_mono_s() - t0);
     s->ops->free(s->b, 0, d, dev_bytes);
     s->ops->reset_stats(s->b);
