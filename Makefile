@@ -80,11 +80,17 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
-# tests link the app's objects too (all but main), for the session tests
+# tests link archives, so each takes only the objects it uses: the engine
+# and, for the session and console tests, the app's (all but main)
 OBJ_APP_NOMAIN := $(filter-out $(BUILD)/app/main.o,$(OBJ_APP))
-$(BUILD)/tests/%: tests/%.c $(LIB) $(OBJ_APP_NOMAIN)
+APP_LIB  := $(BUILD)/libgnnscope_app.a
+$(APP_LIB): $(OBJ_APP_NOMAIN)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/tests/%: tests/%.c $(LIB) $(APP_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(OBJ_APP_NOMAIN) $(LIB) $(LDLIBS) -lcmocka
+	$(CC) $(CFLAGS) -o $@ $< $(APP_LIB) $(LIB) $(LDLIBS) -lcmocka
 
 deps:
 	@scripts/deps.sh
@@ -145,9 +151,9 @@ fuzz-build:
 
 fuzzers: $(FUZZERS)
 
-$(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_util.h $(LIB) $(OBJ_APP_NOMAIN)
+$(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_util.h $(LIB) $(APP_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -fsanitize=fuzzer -o $@ $< $(OBJ_APP_NOMAIN) $(LIB) $(LDLIBS)
+	$(CC) $(CFLAGS) -fsanitize=fuzzer -o $@ $< $(APP_LIB) $(LIB) $(LDLIBS)
 
 fuzz: fuzz-build
 	@tests/fuzz/run.sh $(FUZZ_TIME)
