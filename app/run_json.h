@@ -1,6 +1,6 @@
 /* run_json.h - the JSON summary of `gnnscope train --json`: the run's
  * shape and results, every per-epoch counter flagged for it (stats.h), the
- * knobs in force (knobs.c's table), DKP's choices, and the streaming
+ * knobs in force (engine/train/knob_table.c), DKP's choices, and the streaming
  * engine's own report (its facts), as one object on one line. */
 #ifndef GS_RUN_JSON_H
 #define GS_RUN_JSON_H

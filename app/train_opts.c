@@ -1,5 +1,5 @@
 /* train_opts.c - see train_opts.h. The run options come from the knob
- * table (engine/train/knobs.c); the tables below add the commands' own flags. */
+ * table (engine/train/knob_table.c); the tables below add the commands' own flags. */
 #include "train_opts.h"
 
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* train_opts.h - the flags of `gnnscope train` and of the workbench
- * (`gnnscope [tui]`): every run option of engine/train/knobs.c, plus the
+ * (`gnnscope [tui]`): every run option of engine/train/knob_table.c, plus the
  * command's own (checkpoints, traces, JSON; the workbench's --max-epochs
  * and --script). Each command starts from its own defaults (the workbench
  * and the demos stream through 2 emulated devices under one switch), and

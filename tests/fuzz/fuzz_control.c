@@ -1,6 +1,6 @@
 /* fuzz_control.c - libFuzzer harness for the distributed engine's control
  * message (rank 0's stop decision and knob changes, parsed on every other
- * rank at each epoch boundary; train_dist.h): the input is the message.
+ * rank at each epoch boundary; engine/train/driver_dist.h): the input is the message.
  * It is applied to a trainer's configuration or refused; a refused one
  * changes nothing, and whatever is accepted passes the knob table's checks. */
 #include "engine/train/train.h"
