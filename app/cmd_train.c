@@ -126,7 +126,7 @@ static int train_loop(train_run_t *r, int *stopped, gs_err_t *err)
         rc = trainer_next(&r->t, r->rank == 0 && stop_signal(), stopped, &st, err);
         if (!rc && !*stopped) rc = after_epoch(r, &st, err);
     }
-    if (!rc && t->dist) rc = trainer_dist_gather(&r->t, err); /* every rank: the job's account for rank 0's summary */
+    if (!rc && t->kind.driver == DRIVER_DIST) rc = trainer_dist_gather(&r->t, err); /* every rank: the job's account for rank 0's summary */
     return rc;
 }
 

@@ -256,8 +256,8 @@ void run_json_print(FILE *f, const trainer_t *t, const run_log_t *log)
     print_stats(f, t, &log->last);
     print_knobs(f, t);
     if (streaming) print_facts(f, t, (log->last.epoch_ms + log->last.eval_ms) / 1e3);
-    if (streaming || t->dist) print_partition(f, t);
-    if (t->dist && t->dist->report.nranks) print_dist(f, t, log->last.epoch_ms + log->last.eval_ms);
+    if (streaming || t->kind.driver == DRIVER_DIST) print_partition(f, t);
+    if (t->kind.driver == DRIVER_DIST && t->dist->report.nranks) print_dist(f, t, log->last.epoch_ms + log->last.eval_ms);
     fprintf(f, ",\"profile_events\":%llu,\"profile_dropped\":%llu", (unsigned long long)log->events,
             (unsigned long long)log->dropped);
     fprintf(f, ",\"losses\":[");

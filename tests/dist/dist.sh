@@ -51,24 +51,24 @@ for model in gcn gat; do
 done
 
 # a switch during the run: from a script on rank 0's session
-printf 'wait epochs 2\nset partitioner equal-edge\nwait epochs 3\nset dep-ratio 0.3\nwait epochs 3\nset dep comm\nwait epochs 2\nset dkp on\nwait epochs 2\n' >"$tmp/switch.gs"
-"$BIN" --ranks 3 --script "$tmp/switch.gs" --max-epochs 12 >"$tmp/switch.out" 2>&1 || bad "switching run failed: $(tail -3 "$tmp/switch.out")"
-ref=$("$BIN" train --epochs 12 --json --quiet | losses)
+printf 'wait epochs 2\nset partitioner equal-edge\nwait epochs 3\nset dep-ratio 0.3\nwait epochs 3\nset dep comm\nwait epochs 2\nset dkp on\nwait epochs 2\nset fuse off\nwait epochs 2\n' >"$tmp/switch.gs"
+"$BIN" --ranks 3 --script "$tmp/switch.gs" --max-epochs 14 >"$tmp/switch.out" 2>&1 || bad "switching run failed: $(tail -3 "$tmp/switch.out")"
+ref=$("$BIN" train --epochs 14 --json --quiet | losses)
 got=$($PY -c "
 import re, sys
 print([float(m.group(1)) for m in re.finditer(r'^epoch +\d+ +loss ([0-9.]+)', open(sys.argv[1]).read(), re.M)])" "$tmp/switch.out")
 $PY -c "
 import json, sys
 a, b = json.loads(sys.argv[1]), json.loads(sys.argv[2])
-assert len(a) == 12 and all(abs(x - y) <= 5e-5 * y for x, y in zip(a, b)), (a, b)" "$got" "$ref" &&
+assert len(a) == 14 and all(abs(x - y) <= 5e-5 * y for x, y in zip(a, b)), (a, b)" "$got" "$ref" &&
     grep -q "partitioner = equal-edge" "$tmp/switch.out" && grep -q "dep-ratio = 0.3" "$tmp/switch.out" && grep -q "dep = comm" "$tmp/switch.out" &&
-    grep -q "dkp = on" "$tmp/switch.out" &&
-    ok "partitioner equal-edge at epoch 2 (rows move between ranks), dep-ratio 0.3 at 5, dep comm at 8 and dkp on at 10 (every rank rebuilds) leave the 12 losses unchanged" ||
+    grep -q "dkp = on" "$tmp/switch.out" && grep -q "fuse = off" "$tmp/switch.out" &&
+    ok "partitioner equal-edge at epoch 2 (rows move between ranks), dep-ratio 0.3 at 5, dep comm at 8, dkp on at 10 and fuse off at 12 (every rank rebuilds and re-plans) leave the 14 losses unchanged" ||
     bad "switch: $got vs $ref"
 $PY - "$tmp/switch.out" <<'PYEOF' && ok "dkp on reaches every rank: the exchanged width drops from 1433 to 16 (net MB an epoch)" || bad "dkp switch: $(grep -E '^epoch +1[01] ' "$tmp/switch.out")"
 import re, sys
 net = [float(m.group(1)) for m in re.finditer(r'^epoch +\d+ .* net ([0-9.]+) MB', open(sys.argv[1]).read(), re.M)]
-assert len(net) == 12 and net[10] < net[9] / 10 and net[11] == net[10], net  # set after epoch 10: epoch 11 on
+assert len(net) == 14 and net[10] < net[9] / 10 and net[11] == net[10], net  # set after epoch 10: epoch 11 on
 PYEOF
 
 # the partitioner across ranks (ROC, a second user): on a power-law graph whose equal-vertex ranges
