@@ -111,7 +111,8 @@ static double bwd_flops(const exec_t *ex, int i, const grads_t *gr)
         grads = __builtin_popcount((unsigned)passes);
     }
     double edges = ex->hop[i] ? (double)ex->block[ex->hop[i]]->m : 0;
-    return op_flops(ex->prog, in, (op_dims_t){(double)Y->rows, (double)Y->cols, (double)A->rows, (double)A->cols, edges, grads, 0}, 1);
+    return op_flops(ex->prog, in, (op_dims_t){.rows = (double)Y->rows, .cols = (double)Y->cols, .in_rows = (double)A->rows, .in_cols = (double)A->cols,
+                                             .edges = edges, .grads = grads}, 1);
 }
 
 /* Instruction i's rule, with its bookkeeping. */

@@ -25,15 +25,13 @@ const float *exec_data(exec_t *ex, int v) { return ex->val[v].data; }
 
 /* Bytes an op of the executor reads and writes (the host roofline's
  * memory side): its tensors, and a graph op's per-edge rows. */
-static double op_bytes(const exec_t *ex, const instr_t *in)
+static double bytes_of(const exec_t *ex, const instr_t *in)
 {
-    double b = 4.0 * (double)tensor_numel(&ex->val[in->out]), rows_per_edge = 1;
-    for (int k = 0; k < in->nin; k++) b += 4.0 * (double)tensor_numel(&ex->val[in->in[k]]);
-    if (in->op == OP_GATHER_FUSED) /* each edge reads a row of every source leaf */
-        rows_per_edge = in->nin - __builtin_popcount(ex->prog->fused[in->iparam].leaf_dst);
-    if (ex->hop[in - ex->prog->code])
-        b += 4.0 * rows_per_edge * (double)ex->block[ex->hop[in - ex->prog->code]]->m * (double)ex->val[in->out].cols;
-    return b;
+    int i = (int)(in - ex->prog->code);
+    op_dims_t d = {.cols = (double)ex->val[in->out].cols, .edges = ex->hop[i] ? (double)ex->block[ex->hop[i]]->m : 0,
+                   .io_floats = (double)tensor_numel(&ex->val[in->out])};
+    for (int k = 0; k < in->nin; k++) d.io_floats += (double)tensor_numel(&ex->val[in->in[k]]);
+    return op_bytes(ex->prog, in, &d);
 }
 
 /* Books op `in` (phase 0 forward, 1 backward) that started at wall time
@@ -53,7 +51,7 @@ void exec_host_work(exec_t *ex, exec_mark_t m, const instr_t *in, int phase, dou
 void exec_op_done(exec_t *ex, const instr_t *in, int phase, int engine_op, exec_mark_t m, double flops)
 {
     if (engine_op && !ex->engine.ops->on_host) return;
-    exec_host_work(ex, m, in, phase, flops, op_bytes(ex, in));
+    exec_host_work(ex, m, in, phase, flops, bytes_of(ex, in));
 }
 
 void exec_engine_failed(exec_t *ex, int rc)

@@ -70,7 +70,8 @@ static op_dims_t dims_of(const exec_t *ex, int i)
     const instr_t *in = &ex->prog->code[i];
     const tensor_t *A = &ex->val[in->in[0]], *out = &ex->val[in->out];
     double edges = ex->hop[i] ? (double)ex->block[ex->hop[i]]->m : 0;
-    return (op_dims_t){(double)out->rows, (double)out->cols, (double)A->rows, (double)A->cols, edges, 1, 0};
+    return (op_dims_t){.rows = (double)out->rows, .cols = (double)out->cols, .in_rows = (double)A->rows, .in_cols = (double)A->cols,
+                       .edges = edges, .grads = 1};
 }
 
 const tensor_t *exec_forward(exec_t *ex, const tensor_t *x, int training, int64_t epoch)

@@ -58,7 +58,8 @@ int dkp_rewrite(program_t *p, dkp_mode_t mode, const dkp_coef_t *k, const dkp_sh
         c.combination_first = swap;
         costs(k, &c); /* the saving of the order taken */
         const op_desc_t *gather = op_desc(OP_GATHER); /* each order's gather, forward and backward */
-        op_dims_t in = {0, (double)din, 0, 0, (double)shape.edges, grad_in, 0}, out = {0, (double)dout, 0, 0, (double)shape.edges, 1, 0};
+        op_dims_t in = {.cols = (double)din, .edges = (double)shape.edges, .grads = grad_in};
+        op_dims_t out = {.cols = (double)dout, .edges = (double)shape.edges, .grads = 1};
         c.agg_flops_fwd[0] = gather->flops(&in, 0), c.agg_flops_fwd[1] = gather->flops(&out, 0);
         c.agg_flops_bwd[0] = gather->flops(&in, 1), c.agg_flops_bwd[1] = gather->flops(&out, 1);
         if (count < max) choices[count] = c;

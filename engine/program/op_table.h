@@ -39,6 +39,7 @@ typedef struct {
     double rows, cols, in_rows, in_cols, edges;
     int grads;
     int nstep;
+    double io_floats; /* the floats of its operands and output (op_bytes) */
 } op_dims_t;
 
 typedef struct {
@@ -67,6 +68,10 @@ static inline int op_has(op_kind_t op, unsigned flag)
 }
 /* FLOPs of instruction in of program p at sizes d. */
 double op_flops(const program_t *p, const instr_t *in, op_dims_t d, int backward);
+/* Bytes instruction in of program p moves at sizes d, forward or
+ * backward (the host roofline's memory side): its tensors, and a graph
+ * op's rows read per edge (a fused gather: one per source leaf). */
+double op_bytes(const program_t *p, const instr_t *in, const op_dims_t *d);
 /* Whether instruction in of p reads operand k by source index. */
 int op_reads_by_source(const program_t *p, const instr_t *in, int k);
 

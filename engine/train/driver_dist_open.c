@@ -72,7 +72,7 @@ static void vertex_costs(const exec_t *ex, dist_run_t *d)
         const instr_t *in = &P->code[i];
         if (ex->hop[i] != 0 || P->vals[in->out].dom != DOM_VERTEX) continue;
         double out = (double)P->vals[in->out].cols, a = (double)P->vals[in->in[0]].cols;
-        double flops = op_flops(P, in, (op_dims_t){1, out, 1, a, 0, 1, 0}, 0); /* a row's */
+        double flops = op_flops(P, in, (op_dims_t){.rows = 1, .cols = out, .in_rows = 1, .in_cols = a, .grads = 1}, 0); /* a row's */
         double bytes = 4.0 * out;
         for (int k = 0; k < in->nin; k++)
             if (P->vals[in->in[k]].dom != DOM_PARAM) bytes += 4.0 * (double)P->vals[in->in[k]].cols;
