@@ -2,8 +2,9 @@
  * name, unit, meaning, print format and where it is shown. The JSON
  * summary, the metrics CSV, the trace's counters and the workbench's
  * training panel iterate over stat_descs(), so a new counter is one line
- * here plus the code that fills it. Streaming counters are zero for runs
- * in memory. */
+ * here plus the code that fills it. The flags say which runs a counter
+ * applies to; engine/train/run_kind.h's stat_applies reads them against a
+ * run's kind (a counter that does not apply is left out, not shown as 0). */
 #ifndef GS_STATS_H
 #define GS_STATS_H
 

@@ -1,5 +1,5 @@
-/* kops.h - the compute ops that the executor (exec.c) and the trainer
- * (train.c) run on value tensors, as one table per place where the tensors
+/* kops.h - the compute ops that the executor (engine/exec/) and the
+ * trainer's steps (engine/train/trainer_step.c) run on value tensors, as one table per place where the tensors
  * live: kops_cpu (host memory, the reference) and the CUDA plugin's table
  * (device memory). Every op takes the context its table's `open` made
  * (the host's is empty; a GPU's holds its stream and library handles), so

@@ -23,9 +23,11 @@
  *   memplan    stream: every op brings its inputs in; lru / roc: keep
  *              tensors on the devices between ops (memplan.h).
  * Vertex tensors live in host memory between ops (device copies kept by
- * the memory plan mirror them): this file streams the Scatter-Gather
- * stages and stream_matmul.c the ApplyVertex matmuls; elementwise ops and
- * the edge ops of attention models run on the host.
+ * the memory plan mirror them). The Scatter-Gather stages stream in
+ * passes (stream_pass.c; chain and ring in stream_chain.c, the swap order
+ * in stream_swap.c; streamer.c builds the chunk structures), the
+ * ApplyVertex matmuls in stream_matmul.c; elementwise ops and the edge
+ * ops of attention models run on the host.
  * With the knobs at their defaults the sums happen in the unchunked order,
  * so results are bitwise equal to the in-memory kernels; swap and ring
  * reorder sums (floating-point reassociation only). */
