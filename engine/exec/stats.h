@@ -4,7 +4,7 @@
  * training panel iterate over stat_descs(), so a new counter is one line
  * here plus the code that fills it. The flags say which runs a counter
  * applies to; engine/train/run_kind.h's stat_applies reads them against a
- * run's kind (a counter that does not apply is left out, not shown as 0). */
+ * run's kind (the JSON summary and the panel leave out what does not apply). */
 #ifndef GS_STATS_H
 #define GS_STATS_H
 
