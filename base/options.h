@@ -81,6 +81,7 @@ typedef struct opt {
 /* opt_t.flags */
 enum {
     OPTF_MODEL = 1, /* shapes the model: `model NAME [OPTION VALUE]...` takes it */
+    OPTF_RANKS = 2, /* a streaming-engine flag a distributed run's ranks read too (their clock, the vertex order) */
 };
 
 /* Parses value into base's field. 0, or -1 with why = the reason. */
