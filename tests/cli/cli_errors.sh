@@ -23,6 +23,21 @@ expect_fail 2 "--epochs: '99999999999999999999' is out of range" -- "$BIN" train
 expect_fail 2 "--lr: '1e-400' is out of range" -- "$BIN" train --lr 1e-400 --epochs 1
 expect_fail 2 "--hidden 65536 --layers 64 would need" -- "$BIN" train --hidden 65536 --layers 64 --epochs 1
 expect_fail 2 "--device-mem 8.0 MiB is too small for this model" -- "$BIN" train --hidden 65536 --device-mem 8M --epochs 1
+# a damaged dataset cache: rebuilt from the sources, with one warning on stderr (the library returns it, the CLI prints it)
+export GNNSCOPE_CACHE_DIR="$tmp/cache"
+"$BIN" train --epochs 1 --quiet 2>/dev/null
+cache=$(find "$tmp/cache" -type f | head -1)
+if [ -n "$cache" ]; then
+    printf 'damage' | dd of="$cache" bs=1 seek=$(($(stat -c %s "$cache") / 2)) conv=notrunc status=none
+    "$BIN" train --epochs 1 --quiet 2>"$tmp/warn"
+    rc=$?
+    "$BIN" train --epochs 1 --quiet 2>"$tmp/warn2"
+    [ "$rc" -eq 0 ] && [ "$(wc -l <"$tmp/warn")" -eq 1 ] && grep -q "^gnnscope: warning: damaged dataset cache (" "$tmp/warn" && [ ! -s "$tmp/warn2" ] \
+        && ok "a damaged cache is rebuilt with one warning: $(cat "$tmp/warn")" || bad "damaged cache: exit $rc, stderr: $(cat "$tmp/warn") / $(cat "$tmp/warn2")"
+else
+    bad "no dataset cache written under $tmp/cache"
+fi
+unset GNNSCOPE_CACHE_DIR
 # output files: a regular file or nothing, in a writable directory, checked before any work
 expect_fail 2 "--checkpoint /dev/full: is not a regular file" -- "$BIN" train --checkpoint /dev/full --epochs 1
 ln -s "$tmp/elsewhere" "$tmp/link"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# cli_limits.sh - the memory rule (engine/membudget.h) under an address-space
+# cli_limits.sh - the memory rule (base/membudget.h) under an address-space
 # limit, as CI runs it: with `ulimit -v 4000000` every oversized request
 # exits 2 with its estimate and the limit that binds, and none is killed
 # by a signal; a normal run still trains under the same limit.

@@ -5,7 +5,8 @@
 # the change shows in the epoch counters; at 80x24 every panel is still
 # there; q exits 0 and the shell gets its terminal back; a trace written
 # during the run holds spans on the H2D, compute and D2H lanes of every
-# device plus counters; a sampled run gets a lane per preprocessing stage.
+# device plus counters; a sampled run gets a lane per preprocessing stage;
+# a damaged dataset cache's warning shows on the message line.
 # Without a terminal, gnnscope points to train.
 # run-under: tsan
 source "$(dirname "$0")/../lib.sh"
@@ -77,6 +78,15 @@ wait_for "epoch [1-9]" || bad "sampled run: no epochs on screen"
 screen_shows "in a sampled run" "sampled batches" "S sample +.*[0-9s]" "R reindex +.*[0-9s]" "K lookup +.*[0-9s]" \
     "T copy +.*[0-9s]" "d0 step +.*[0-9=o-]" "host prep S +[0-9]+% R" "s preprocessing" \
     && ok "sampled run: S, R, K, T and step lanes with spans, the host's preprocessing busy"
+T send-keys -t tui q
+# a damaged dataset cache: the workbench rebuilds it and says so on its message line
+mkdir -p "$tmp/cache"
+GNNSCOPE_CACHE_DIR="$tmp/cache" "$BIN" train --epochs 1 --quiet 2>/dev/null
+cache=$(find "$tmp/cache" -type f | head -1)
+[ -n "$cache" ] && printf 'damage' | dd of="$cache" bs=1 seek=$(($(stat -c %s "$cache") / 2)) conv=notrunc status=none
+T kill-session -t tui
+T new-session -d -s tui -x 120 -y 40 "GNNSCOPE_CACHE_DIR=$tmp/cache $BIN; sleep 30"
+screen_shows "after a damaged cache" "warning: damaged dataset cache" && ok "the damaged cache's warning is on the message line"
 T send-keys -t tui q
 expect_fail 2 "gnnscope train" -- "$BIN" --max-epochs 1
 finish
