@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/membudget.h"
 #include "commands.h"
 #include "tui.h"
 
@@ -23,6 +24,12 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+    uint64_t limit;
+    gs_err_t err;
+    if (gs_mem_limit_env(&limit, &err)) { /* the memory rule's limit, checked before it is needed */
+        fprintf(stderr, "gnnscope: error: %s\n", err.msg);
+        return 2;
+    }
     if (argc < 2 || argv[1][0] == '-') return cmd_tui(argc - 1, argv + 1);
     const char *cmd = argv[1];
     if (strcmp(cmd, "tui") == 0) return cmd_tui(argc - 2, argv + 2);

@@ -43,13 +43,22 @@ static double under_limit(int resource, double used)
     return (double)rl.rlim_cur - used;
 }
 
+int gs_mem_limit_env(uint64_t *limit, gs_err_t *err)
+{
+    const char *env = getenv("GNNSCOPE_MEM_LIMIT");
+    *limit = 0;
+    if (!env || !*env) return GS_OK;
+    if (gs_parse_bytes(env, limit) != 0 || *limit == 0)
+        return gs_fail(err, GS_EINPUT, "GNNSCOPE_MEM_LIMIT: '%.64s' is not a size (bytes, or a number with K, M, G or T, e.g. 2G)", env);
+    return GS_OK;
+}
+
 double gs_mem_headroom(const char **which)
 {
     double best = 0.9 * (double)gs_phys_mem() - status_bytes("VmRSS");
     const char *why = "90% of physical memory";
-    const char *env = getenv("GNNSCOPE_MEM_LIMIT");
     uint64_t cap;
-    if (env && *env && gs_parse_bytes(env, &cap) == 0 && (double)cap - status_bytes("VmRSS") < best)
+    if (gs_mem_limit_env(&cap, NULL) == GS_OK && cap && (double)cap - status_bytes("VmRSS") < best)
         best = (double)cap - status_bytes("VmRSS"), why = "GNNSCOPE_MEM_LIMIT";
     double as = under_limit(RLIMIT_AS, status_bytes("VmSize")), data = under_limit(RLIMIT_DATA, status_bytes("VmData"));
     if (as < best) best = as, why = "the address-space limit, ulimit -v";
@@ -62,8 +71,12 @@ int gs_mem_check(double bytes, const char *what, gs_err_t *err)
 {
     const char *which;
     double room = gs_mem_headroom(&which);
-    if (!(bytes <= room))
-        return gs_fail(err, GS_EINPUT, "%s would need %.2f GiB, more than the %.2f GiB gnnscope may still use (%s)", what,
-                       bytes / 1073741824.0, room / 1073741824.0, which);
+    if (!(bytes <= room)) {
+        char need[32], left[32], used[32];
+        gs_format_bytes(bytes, need, sizeof need), gs_format_bytes(room, left, sizeof left);
+        gs_format_bytes(status_bytes("VmRSS"), used, sizeof used);
+        return gs_fail(err, GS_EINPUT, "%s would need %s, more than the %s gnnscope may still use (%s; %s in use)", what, need,
+                       left, which, used);
+    }
     return GS_OK;
 }

@@ -21,12 +21,15 @@
 
 /* The machine's physical memory in bytes. */
 uint64_t gs_phys_mem(void);
+/* GNNSCOPE_MEM_LIMIT in bytes (0 when unset or empty), or GS_EINPUT
+ * naming the variable and its value when it is not a size. */
+int gs_mem_limit_env(uint64_t *limit, gs_err_t *err);
 /* Bytes the process may still allocate under the rule, and the limit
  * that binds (a short phrase such as "ulimit -v"). */
 double gs_mem_headroom(const char **which);
 /* GS_OK when `bytes` more fit the rule; otherwise GS_EINPUT with
- * "WHAT would need X GiB, more than the Y GiB gnnscope may still use
- * (LIMIT)". */
+ * "WHAT would need X, more than the Y gnnscope may still use (LIMIT,
+ * Z in use)", sizes in the units that show them. */
 int gs_mem_check(double bytes, const char *what, gs_err_t *err);
 
 #endif

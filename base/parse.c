@@ -21,11 +21,21 @@ int gs_parse_bytes(const char *s, uint64_t *out)
     case 'T': case 't': mul = 1099511627776.0; end++; break;
     default: break;
     }
+    if (mul > 1 && *end == 'i') end++; /* KiB, MiB, ... */
     if (*end == 'B' || *end == 'b') end++;
     if (*end || v * mul > 1.8e19) return -1;
     if (v * mul != floor(v * mul)) return -2; /* a fraction of a byte */
     *out = (uint64_t)(v * mul);
     return 0;
+}
+
+void gs_format_bytes(double bytes, char *out, int outsz)
+{
+    double a = fabs(bytes);
+    if (a >= 1073741824.0) snprintf(out, (size_t)outsz, "%.2f GiB", bytes / 1073741824.0);
+    else if (a >= 1048576.0) snprintf(out, (size_t)outsz, "%.1f MiB", bytes / 1048576.0);
+    else if (a >= 1024.0) snprintf(out, (size_t)outsz, "%.1f KiB", bytes / 1024.0);
+    else snprintf(out, (size_t)outsz, "%.0f B", bytes);
 }
 
 int gs_choice_index(const char *choices, const char *v)

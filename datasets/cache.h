@@ -1,9 +1,13 @@
 /* cache.h - binary dataset cache: a header with a magic number, a format
  * version and a fingerprint of the source files (names, sizes, mtimes),
- * then the raw arrays. Reloads are a handful of large freads.
+ * then the raw arrays, and a checksum of the header and the arrays (so a
+ * count the header declares cannot change unseen). Reloads are a handful
+ * of large freads.
  * Location: $GNNSCOPE_CACHE_DIR, else $XDG_CACHE_HOME/gnnscope, else
  * ~/.cache/gnnscope. A stale cache is ignored and rewritten; a damaged
- * one (bad sizes, checksum or contents) too, with a warning. */
+ * one (bad sizes, checksum or contents) too, with a warning. A cache the
+ * memory rule refuses is not damaged: the sources are read instead (and
+ * the loaders' own checks refuse them with the limit that binds). */
 #ifndef GS_CACHE_H
 #define GS_CACHE_H
 
@@ -13,7 +17,7 @@
 #include "dataset.h"
 
 #define GS_CACHE_MAGIC "GNSCACHE"
-#define GS_CACHE_VERSION 2u
+#define GS_CACHE_VERSION 3u
 #define GS_CACHE_MAX_FEATS (1LL << 20)
 #define GS_CACHE_MAX_PAIRS (1LL << 40)
 

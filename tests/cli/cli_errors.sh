@@ -23,6 +23,15 @@ expect_fail 2 "--epochs: '99999999999999999999' is out of range" -- "$BIN" train
 expect_fail 2 "--lr: '1e-400' is out of range" -- "$BIN" train --lr 1e-400 --epochs 1
 expect_fail 2 "--hidden 65536 --layers 64 would need" -- "$BIN" train --hidden 65536 --layers 64 --epochs 1
 expect_fail 2 "--device-mem 8.0 MiB is too small for this model" -- "$BIN" train --hidden 65536 --device-mem 8M --epochs 1
+# GNNSCOPE_MEM_LIMIT: a size or nothing
+for v in abc -1 "2G " 0 1.5; do
+    expect_fail 2 "GNNSCOPE_MEM_LIMIT: '$v' is not a size" -- env GNNSCOPE_MEM_LIMIT="$v" "$BIN" train --epochs 1
+done
+GNNSCOPE_MEM_LIMIT=2GiB "$BIN" train --epochs 1 --quiet && ok "GNNSCOPE_MEM_LIMIT=2GiB is a size" || bad "GNNSCOPE_MEM_LIMIT=2GiB refused"
+err=$(GNNSCOPE_MEM_LIMIT=10M "$BIN" train --epochs 1 --quiet 2>&1 >/dev/null)
+[ $? -eq 2 ] && [ "$(wc -l <<<"$err")" -eq 1 ] && grep -q "(GNNSCOPE_MEM_LIMIT; " <<<"$err" && ! grep -q damaged <<<"$err" \
+    && grep -qE "would need [0-9.]+ [KM]iB" <<<"$err" && ok "a small GNNSCOPE_MEM_LIMIT names itself, in MiB, no cache called damaged: $err" \
+    || bad "GNNSCOPE_MEM_LIMIT=10M: $err"
 # a damaged dataset cache: rebuilt from the sources, with one warning on stderr (the library returns it, the CLI prints it)
 export GNNSCOPE_CACHE_DIR="$tmp/cache"
 "$BIN" train --epochs 1 --quiet 2>/dev/null
@@ -34,6 +43,13 @@ if [ -n "$cache" ]; then
     "$BIN" train --epochs 1 --quiet 2>"$tmp/warn2"
     [ "$rc" -eq 0 ] && [ "$(wc -l <"$tmp/warn")" -eq 1 ] && grep -q "^gnnscope: warning: damaged dataset cache (" "$tmp/warn" && [ ! -s "$tmp/warn2" ] \
         && ok "a damaged cache is rebuilt with one warning: $(cat "$tmp/warn")" || bad "damaged cache: exit $rc, stderr: $(cat "$tmp/warn") / $(cat "$tmp/warn2")"
+    # a class count of 100 written into the header (offset 40): the checksum covers the header
+    clean=$("$BIN" train --epochs 3 --json --quiet 2>/dev/null | json_get losses)
+    printf '\144' | dd of="$cache" bs=1 seek=40 conv=notrunc status=none
+    got=$("$BIN" train --epochs 3 --json --quiet 2>"$tmp/warn3" | json_get losses)
+    [ "$(wc -l <"$tmp/warn3")" -eq 1 ] && grep -q "checksum mismatch" "$tmp/warn3" && [ -n "$clean" ] && [ "$got" = "$clean" ] \
+        && ok "a class count changed in the cache's header is caught: rebuilt with one warning, the clean run's losses" \
+        || bad "header class count: $(cat "$tmp/warn3"); losses $got vs $clean"
 else
     bad "no dataset cache written under $tmp/cache"
 fi

@@ -18,7 +18,7 @@ for flags in "${oversized[@]}"; do
     # shellcheck disable=SC2086
     err=$( (ulimit -v 4000000 && exec timeout 120 "$BIN" train --epochs 1 --quiet --no-cache $flags) 2>&1 >/dev/null)
     rc=$?
-    if [ "$rc" -eq 2 ] && grep -qE "would need [0-9.]+ GiB|too small for this model" <<<"$err" &&
+    if [ "$rc" -eq 2 ] && grep -qE "would need [0-9.]+ [KMGT]?i?B|too small for this model" <<<"$err" &&
         [ "$(wc -l <<<"$err")" -eq 1 ]; then
         ok "ulimit -v 4000000, $flags -> 2: $err"
     else

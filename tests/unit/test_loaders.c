@@ -331,7 +331,7 @@ static void test_cache_round_trip_and_staleness(void **state)
 }
 
 /* Cache header fields at their offsets (cache.c's layout). */
-enum { H_BYTES = 12, H_N = 24, H_F = 32, H_NPAIRS = 48, H_NSPLIT = 56, H_HAS_TYPES = 84 };
+enum { H_BYTES = 12, H_N = 24, H_F = 32, H_C = 40, H_NPAIRS = 48, H_NSPLIT = 56, H_NTYPES = 80, H_HAS_TYPES = 84 };
 
 static int64_t peek64(const unsigned char *b, int off)
 {
@@ -341,7 +341,8 @@ static int64_t peek64(const unsigned char *b, int off)
 }
 
 /* Writes img with one int32 changed (at byte off) and, when resum, the
- * checksum recomputed over the arrays, as a broken build would write it. */
+ * checksum recomputed over the header (its checksum zeroed) and the
+ * arrays, as a broken build would write it. */
 static void write_damaged(const char *file, const unsigned char *img, size_t size, size_t off, int32_t value, int resum)
 {
     unsigned char *b = malloc(size);
@@ -357,7 +358,8 @@ static void write_damaged(const char *file, const unsigned char *img, size_t siz
         for (int i = 0; i < 2 + types; i++) span[k++] = 4 * (size_t)np;
         span[k++] = 4 * (size_t)(n * nf), span[k++] = 4 * (size_t)n;
         for (int i = 0; i < 3; i++) span[k++] = 4 * (size_t)peek64(b, H_NSPLIT + 8 * i);
-        uint64_t sum = GS_CHECKSUM_SEED;
+        memset(b + hb - 8, 0, 8);
+        uint64_t sum = gs_checksum(GS_CHECKSUM_SEED, b, hb);
         for (size_t i = 0; i < k; at += span[i++]) sum = gs_checksum(sum, b + at, span[i]);
         memcpy(b + hb - 8, &sum, 8); /* the checksum is the header's last field */
     }
@@ -419,6 +421,15 @@ static void test_damaged_cache_is_refused_and_rebuilt(void **state)
         dataset_free(&b);
         assert_int_equal(cache_read(&b, cfile, fp, &damaged, &err), GS_OK); /* and rewritten */
         dataset_free(&b);
+    }
+    /* a header field the sizes do not show (the class count, the edge types) is under the checksum too */
+    int32_t c100 = 100, t_big = 0x7fffffff;
+    size_t fields[][2] = {{H_C, (size_t)c100}, {H_NTYPES, (size_t)t_big}};
+    for (size_t i = 0; i < 2; i++) {
+        write_damaged(cfile, img, size, fields[i][0], (int32_t)fields[i][1], 0);
+        assert_int_equal(cache_read(&b, cfile, fp, &damaged, &err), GS_EINPUT);
+        assert_int_equal(damaged, 1);
+        assert_non_null(strstr(err.msg, "checksum mismatch"));
     }
     /* sizes that would wrap or overflow are refused before allocating */
     int64_t huge[][2] = {{H_F, (int64_t)1 << 40}, {H_NSPLIT, (int64_t)1 << 62}, {H_NSPLIT + 8, -1}, {H_NPAIRS, (int64_t)1 << 41},
