@@ -517,21 +517,22 @@ static const struct {
     const char *name;
     cmd_fn fn;
     const char *help;
+    int max_words; /* the command's words at most, its name included (0: the command checks) */
 } commands[] = {
-    {"pause", c_pause, "pause after the current epoch"},
-    {"resume", c_resume, "keep training"},
-    {"step", c_step, "train one epoch, then pause"},
-    {"run", c_run, "run N: train N epochs, then pause"},
-    {"set", c_set, "set KNOB VALUE: change a knob at the next epoch"},
-    {"get", c_get, "get KNOB: current (and pending) value"},
-    {"knobs", c_knobs, "list the knobs"},
-    {"load", c_load, "load DATASET: restart on another dataset"},
-    {"model", c_model, "model NAME [layers L] [hidden H] [heads K] [dropout X]: restart with another model"},
-    {"trace", c_trace, "trace start FILE | trace stop"},
-    {"checkpoint", c_checkpoint, "checkpoint save FILE: when the current epoch ends"},
-    {"export", c_export, "export metrics FILE: one CSV row per epoch so far"},
-    {"help", c_help, "list the commands"},
-    {"quit", c_quit, "leave (the current epoch finishes)"},
+    {"pause", c_pause, "pause after the current epoch", 1},
+    {"resume", c_resume, "keep training", 1},
+    {"step", c_step, "train one epoch, then pause", 1},
+    {"run", c_run, "run N: train N epochs, then pause", 0},
+    {"set", c_set, "set KNOB VALUE: change a knob at the next epoch", 0},
+    {"get", c_get, "get KNOB: current (and pending) value", 0},
+    {"knobs", c_knobs, "list the knobs", 1},
+    {"load", c_load, "load DATASET: restart on another dataset", 0},
+    {"model", c_model, "model NAME [layers L] [hidden H] [heads K] [dropout X]: restart with another model", 0},
+    {"trace", c_trace, "trace start FILE | trace stop", 0},
+    {"checkpoint", c_checkpoint, "checkpoint save FILE: when the current epoch ends", 0},
+    {"export", c_export, "export metrics FILE: one CSV row per epoch so far", 0},
+    {"help", c_help, "list the commands", 1},
+    {"quit", c_quit, "leave (the current epoch finishes)", 1},
 };
 #define NCOMMANDS ((int)(sizeof commands / sizeof commands[0]))
 
@@ -560,14 +561,23 @@ const char *session_command_help(void)
 
 int session_command(session_t *s, const char *line, char *reply, int n)
 {
-    char buf[1024], *argv[8];
+    enum { MAX_WORDS = 16 };
+    char buf[1024], *argv[MAX_WORDS + 1];
     int argc = 0;
-    snprintf(buf, sizeof buf, "%s", line);
-    for (char *tok = strtok(buf, " \t"); tok && argc < 8; tok = strtok(NULL, " \t")) argv[argc++] = tok;
     reply[0] = '\0';
+    size_t len = strlen(line);
+    if (len >= sizeof buf) /* never run a cut line: its last word (a path) would be another */
+        return say(reply, n, GS_EINPUT, "a command of %zu characters is too long (at most %zu)", len, sizeof buf - 1);
+    memcpy(buf, line, len + 1);
+    for (char *tok = strtok(buf, " \t"); tok && argc <= MAX_WORDS; tok = strtok(NULL, " \t")) argv[argc++] = tok;
     if (argc == 0) return GS_OK;
-    for (int i = 0; i < NCOMMANDS; i++)
-        if (strcmp(argv[0], commands[i].name) == 0) return commands[i].fn(s, argc, argv, reply, n);
+    if (argc > MAX_WORDS) return say(reply, n, GS_EINPUT, "%.64s: more than %d words", argv[0], MAX_WORDS);
+    for (int i = 0; i < NCOMMANDS; i++) {
+        if (strcmp(argv[0], commands[i].name) != 0) continue;
+        if (commands[i].max_words && argc > commands[i].max_words)
+            return say(reply, n, GS_EINPUT, "%s takes no arguments ('%.64s' is one too many)", argv[0], argv[1]);
+        return commands[i].fn(s, argc, argv, reply, n);
+    }
     return say(reply, n, GS_EINPUT, "unknown command '%.64s' (try 'help')", argv[0]);
 }
 

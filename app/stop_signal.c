@@ -23,4 +23,6 @@ void stop_signal_install(void)
 
 int stop_signal(void) { return received; }
 
+void stop_signal_raise(int sig) { on_signal(sig); }
+
 int stop_signal_exit_code(void) { return received && received != SIGUSR1 ? 128 + received : 0; }

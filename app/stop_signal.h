@@ -14,5 +14,8 @@ void stop_signal_install(void);
 int stop_signal(void);
 /* 128 + the signal received, or 0. */
 int stop_signal_exit_code(void);
+/* Records sig as if it had arrived (a terminal found hung up without a
+ * SIGHUP is one). */
+void stop_signal_raise(int sig);
 
 #endif

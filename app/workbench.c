@@ -9,10 +9,14 @@
 
 #include <curses.h>
 #include <locale.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <termios.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "engine/device/cuda_plugin.h"
 #include "engine/train/knobs.h"
@@ -169,6 +173,29 @@ static int handle_key(const session_if_t *s, ui_t *u, int ch)
     return 0;
 }
 
+/* Whether the terminal behind stdin has hung up (its side closed without
+ * a SIGHUP reaching us: reads return nothing, forever). */
+static int terminal_gone(void)
+{
+    struct pollfd p = {STDIN_FILENO, POLLIN, 0};
+    return poll(&p, 1, 0) > 0 && (p.revents & (POLLHUP | POLLERR | POLLNVAL));
+}
+
+/* Every key waiting (a paste can hold thousands), at most 100 ms for the
+ * first; returns 1 when one of them quits. */
+static int take_keys(const session_if_t *s, ui_t *u)
+{
+    int ch = getch(), quit = 0;
+    nodelay(stdscr, TRUE);
+    for (int n = 0; ch != ERR && !quit && n < 65536; n++, ch = getch()) {
+        if (ch == KEY_RESIZE) clear();
+        else quit = handle_key(s, u, ch);
+    }
+    timeout(100);
+    if (ch == ERR && terminal_gone()) stop_signal_raise(SIGHUP);
+    return quit;
+}
+
 static int run_loop(const session_if_t *s)
 {
     static prof_event_t events[PROF_HISTORY];
@@ -178,9 +205,7 @@ static int run_loop(const session_if_t *s)
     layout_t l;
     int quit = 0;
     while (!quit && !stop_signal()) {
-        int ch = getch();
-        if (ch == KEY_RESIZE) clear();
-        else if (ch != ERR) quit = handle_key(s, &u, ch);
+        quit = take_keys(s, &u);
         s->snapshot(s->self, &snap);
         script_t *sc = have_active ? &active_script : NULL;
         if (sc && script_step(sc, &snap)) quit = 1;
@@ -312,6 +337,11 @@ int workbench_screen(const session_if_t *s)
     initscr();
     curses_up = 1;
     cbreak();
+    struct termios tio; /* no XON/XOFF: Ctrl-S must not freeze the screen (curses restores the mode on exit) */
+    if (tcgetattr(STDIN_FILENO, &tio) == 0) {
+        tio.c_iflag &= (tcflag_t)~IXON;
+        tcsetattr(STDIN_FILENO, TCSANOW, &tio);
+    }
     noecho();
     keypad(stdscr, TRUE);
     set_escdelay(25);

@@ -4,7 +4,9 @@
 # scale that could never finish, a model too big for memory and a script
 # that is a device are each refused with the reason on screen while the
 # run goes on unchanged; SIGHUP (the terminal closing) then ends it with
-# exit 129, the terminal restored and the trace complete.
+# exit 129, the terminal restored and the trace complete. Ctrl-S does not
+# freeze the screen, a 10 KB paste does not delay q, and a terminal that
+# vanishes without a SIGHUP ends the workbench (129) instead of spinning.
 source "$(dirname "$0")/../lib.sh"
 command -v tmux >/dev/null || { echo "FAIL tmux is not installed"; exit 1; }
 tmp=$(mktemp -d)
@@ -51,4 +53,44 @@ for _ in $(seq 100); do [ -f "$tmp/exit" ] && break; sleep 0.2; done
 screen | grep -q "gnnscope: epoch [0-9]*, final loss" && ok "terminal restored after SIGHUP" || bad "terminal not restored"
 $PY -c "import json, sys; json.load(open(sys.argv[1]))" "$tmp/t.json" && ! ls "$tmp"/t.json.tmp.* >/dev/null 2>&1 &&
     ok "the trace is complete, no temporary file left" || bad "trace after SIGHUP: $(ls "$tmp")"
+
+# q_within SECONDS: after q, the workbench exits within SECONDS
+q_within() {
+    local t0 t1
+    t0=$(date +%s.%N)
+    T send-keys -t tui q
+    for _ in $(seq 100); do [ -f "$tmp/exit" ] && break; sleep 0.05; done
+    t1=$(date +%s.%N)
+    [ -f "$tmp/exit" ] && $PY -c "import sys; sys.exit(0 if $t1 - $t0 <= $1 else 1)"
+}
+for case in ctrl-s paste; do
+    T kill-session -t tui 2>/dev/null
+    rm -f "$tmp/exit"
+    T new-session -d -s tui -x 120 -y 40 "$BIN; echo EXIT=\$? > $tmp/exit; sleep 30"
+    wait_for "epoch [1-9]" || bad "$case: no epochs on screen"
+    if [ "$case" = ctrl-s ]; then T send-keys -t tui C-s; else T send-keys -t tui -l "$(head -c 10240 /dev/zero | tr '\0' x)"; fi
+    q_within 2 && ok "$case, then q: the workbench exits within 2 s" || bad "$case, then q: no exit within 2 s"
+done
+# a terminal that vanishes without a SIGHUP (not the controlling terminal): reads return nothing; the workbench ends
+$PY - "$BIN" <<'PYEOF' && ok "a terminal gone without SIGHUP ends the workbench with 129 within 5 s" || bad "vanished terminal"
+import os, select, subprocess, sys, time
+master, slave = os.openpty()
+env = dict(os.environ, TERM="xterm")
+p = subprocess.Popen([sys.argv[1]], stdin=slave, stdout=slave, stderr=subprocess.DEVNULL, env=env, start_new_session=True)
+os.close(slave)
+seen, t0 = b"", time.time()
+while b"epoch" not in seen and time.time() - t0 < 30:
+    if select.select([master], [], [], 0.5)[0]:
+        try:
+            seen += os.read(master, 65536)
+        except OSError:
+            break
+os.close(master)
+try:
+    rc = p.wait(timeout=5)
+except subprocess.TimeoutExpired:
+    p.kill()
+    sys.exit("still running 5 s after its terminal vanished")
+sys.exit(0 if rc == 129 else "exit %d" % rc)
+PYEOF
 finish

@@ -77,6 +77,16 @@ static void test_commands_drive_the_engine(void **state)
     assert_int_equal(session_command(&s, "set selective sometimes", r, sizeof r), GS_EINPUT);
     assert_non_null(strstr(r, "off|on|auto"));
     assert_int_equal(session_command(&s, "run x", r, sizeof r), GS_EINPUT);
+    /* a word too many is refused, not ignored; a line too long is refused, not cut and run */
+    assert_int_equal(session_command(&s, "quit now", r, sizeof r), GS_EINPUT);
+    assert_non_null(strstr(r, "quit takes no arguments ('now'"));
+    assert_int_equal(session_command(&s, "pause 3", r, sizeof r), GS_EINPUT);
+    static char longline[1500];
+    char *w = longline + snprintf(longline, sizeof longline, "checkpoint save %s/", gen.work_dir);
+    while (w < longline + sizeof longline - 1) *w++ = 'a';
+    *w = '\0';
+    assert_int_equal(session_command(&s, longline, r, sizeof r), GS_EINPUT);
+    assert_non_null(strstr(r, "too long"));
     assert_int_equal(session_command(&s, "get selective", r, sizeof r), 0);
     assert_string_equal(r, "selective = auto");
     /* a knob change is pending until the next epoch boundary, then in force */
