@@ -131,7 +131,8 @@ static int resolve_backend(opts_cmd_t cmd, int argc, char **argv, train_opts_t *
 
 /* The files the run will write or read, checked before any work: an
  * output must be a regular file or absent in a writable directory (never
- * a device, link or directory); --resume must be a regular file. */
+ * a device, link or directory); --resume and --hostfile must be readable
+ * regular files. */
 static int check_files(const train_opts_t *o, gs_err_t *err)
 {
     const char *outputs[][2] = {{"checkpoint", o->checkpoint}, {"trace", o->trace}, {"metrics", o->metrics}};
@@ -140,10 +141,16 @@ static int check_files(const train_opts_t *o, gs_err_t *err)
         if (outputs[i][1][0] && atomic_target_ok(outputs[i][1], &why))
             return gs_fail(err, GS_EINPUT, "--%s %s", outputs[i][0], why.msg);
     }
-    struct stat st;
-    if (o->resume[0] && (stat(o->resume, &st) != 0 || !S_ISREG(st.st_mode)))
-        return gs_fail(err, GS_EINPUT, "--resume %s: %s", o->resume,
-                       access(o->resume, F_OK) != 0 ? "no such file" : "not a regular file (a checkpoint is one)");
+    const char *inputs[][3] = {{"resume", o->resume, "a checkpoint is one"}, {"hostfile", o->hostfile, "mpirun reads one"}};
+    for (size_t i = 0; i < sizeof inputs / sizeof inputs[0]; i++) {
+        struct stat st;
+        const char *path = inputs[i][1];
+        if (!path[0]) continue;
+        if (stat(path, &st) != 0) return gs_fail(err, GS_EINPUT, "--%s %s: no such file", inputs[i][0], path);
+        if (!S_ISREG(st.st_mode)) return gs_fail(err, GS_EINPUT, "--%s %s: not a regular file (%s)", inputs[i][0], path, inputs[i][2]);
+        if (access(path, R_OK) != 0) return gs_fail(err, GS_EINPUT, "--%s %s: not readable", inputs[i][0], path);
+    }
+    if (o->hostfile[0] && !o->ranks) return gs_fail(err, GS_EINPUT, "--hostfile: give --ranks N too (it says where the ranks run)");
     return GS_OK;
 }
 

@@ -23,6 +23,11 @@ expect_fail 2 "--epochs: '99999999999999999999' is out of range" -- "$BIN" train
 expect_fail 2 "--lr: '1e-400' is out of range" -- "$BIN" train --lr 1e-400 --epochs 1
 expect_fail 2 "--hidden 65536 --layers 64 would need" -- "$BIN" train --hidden 65536 --layers 64 --epochs 1
 expect_fail 2 "--device-mem 8.0 MiB is too small for this model" -- "$BIN" train --hidden 65536 --device-mem 8M --epochs 1
+# --hostfile: a readable file, checked before mpirun starts
+expect_fail 2 "--hostfile $tmp/nohosts: no such file" -- "$BIN" train --ranks 2 --hostfile "$tmp/nohosts" --epochs 1
+expect_fail 2 "--hostfile $tmp: not a regular file" -- "$BIN" train --ranks 2 --hostfile "$tmp" --epochs 1
+printf 'localhost slots=4\n' >"$tmp/hosts"
+expect_fail 2 "--hostfile: give --ranks N too" -- "$BIN" train --hostfile "$tmp/hosts" --epochs 1
 # GNNSCOPE_MEM_LIMIT: a size or nothing
 for v in abc -1 "2G " 0 1.5; do
     expect_fail 2 "GNNSCOPE_MEM_LIMIT: '$v' is not a size" -- env GNNSCOPE_MEM_LIMIT="$v" "$BIN" train --epochs 1
