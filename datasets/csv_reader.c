@@ -119,25 +119,34 @@ static int refill(csv_reader_t *r, gs_err_t *err)
     return GS_OK;
 }
 
+/* A NUL byte would end the line early when read as a C string: refused (-1). */
+static int nul_in_line(csv_reader_t *r, gs_err_t *err)
+{
+    csv_error(r, err, "a NUL byte in the line");
+    return -1;
+}
+
 int csv_next_line(csv_reader_t *r, char **line, gs_err_t *err)
 {
     for (;;) {
         char *start = r->buf + r->pos;
         char *nl = memchr(start, '\n', r->len - r->pos);
         if (nl) {
+            r->lineno++;
+            if (memchr(start, '\0', (size_t)(nl - start))) return nul_in_line(r, err);
             *nl = '\0';
             if (nl > start && nl[-1] == '\r') nl[-1] = '\0';
             r->pos = (size_t)(nl - r->buf) + 1;
-            r->lineno++;
             *line = start;
             return 1;
         }
         if (r->eof) {
             if (r->pos == r->len) return 0;
+            r->lineno++;
+            if (memchr(start, '\0', r->len - r->pos)) return nul_in_line(r, err);
             r->buf[r->len] = '\0'; /* last line without newline */
             *line = r->buf + r->pos;
             r->pos = r->len;
-            r->lineno++;
             return 1;
         }
         if (refill(r, err) != GS_OK) return -1;
@@ -266,6 +275,7 @@ int csv_field_f32(csv_reader_t *r, char **p, csv_sep_t sep, int col, const char 
     if (!end || *end) {
         char *e2;
         errno = 0;
+        if (strpbrk(s, "xX")) return csv_error(r, err, "column %d (%s): '%s' is not a decimal number", col, name, shown(s, buf));
         *out = strtof(s, &e2);
         if (*e2 != '\0') return csv_error(r, err, "column %d (%s): '%s' is not a number", col, name, shown(s, buf));
         end = e2;

@@ -93,6 +93,15 @@ static int cmp_deg(const void *a, const void *b)
     return (x->id > y->id) - (x->id < y->id);
 }
 
+/* Whether the split rule's hash puts any of n vertices in the train split
+ * (a graph of a few vertices may have none: vertex 0 trains then). */
+static int train_hashes_any(int64_t n)
+{
+    for (int64_t v = 0; v < n; v++)
+        if (gs_hash2(0x5917, (uint64_t)v) % 10 < 6) return 1;
+    return 0;
+}
+
 /* Fills features, labels and splits by the rule in snap_loader.h. */
 static int synthesize(dataset_t *d, gs_err_t *err)
 {
@@ -129,7 +138,7 @@ static int synthesize(dataset_t *d, gs_err_t *err)
     for (int64_t i = 0; i < n; i++) d->label[rank[i].id] = (int32_t)(i * 4 / n);
     for (int64_t v = 0; v < n; v++) {
         int b = (int)(gs_hash2(0x5917, (uint64_t)v) % 10);
-        int s = b < 6 ? SPLIT_TRAIN : b < 8 ? SPLIT_VALID : SPLIT_TEST;
+        int s = n > 0 && v == 0 && !train_hashes_any(n) ? SPLIT_TRAIN : b < 6 ? SPLIT_TRAIN : b < 8 ? SPLIT_VALID : SPLIT_TEST;
         d->split[s][d->nsplit[s]++] = (int32_t)v;
     }
     free(deg), free(nbr), free(rank);

@@ -7,7 +7,9 @@
  *     degree, ties by id, cut into four equal runs);
  *   - features (F = 8): log(1+degree), log(1+mean neighbour degree), and
  *     six standard normals hashed from (vertex, column);
- *   - split: hash(vertex) mod 10: 0-5 train, 6-7 valid, 8-9 test. */
+ *   - split: hash(vertex) mod 10: 0-5 train, 6-7 valid, 8-9 test (when
+ *     no vertex hashes to train, as in a graph of a few vertices, vertex 0
+ *     trains). */
 #ifndef GS_SNAP_LOADER_H
 #define GS_SNAP_LOADER_H
 

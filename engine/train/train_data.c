@@ -14,6 +14,8 @@ int data_open(train_data_t *d, const train_cfg_t *c, gs_warnings_t *warn, gs_err
     int rc = dataset_load(&d->ds, c->dataset, !c->no_cache, warn, err);
     if (rc) return rc;
     if (d->ds.nsplit[SPLIT_TRAIN] == 0) return gs_fail(err, GS_EINPUT, "%s: the train split is empty", c->dataset);
+    if (data_count_labelled(d->ds.label, d->ds.split[SPLIT_TRAIN], d->ds.nsplit[SPLIT_TRAIN]) == 0)
+        return gs_fail(err, GS_EINPUT, "%s: no vertex of the train split has a label (labels are -1)", c->dataset);
     double t1 = 1e3 * gs_mono_s();
     if ((rc = graph_build(&d->g, &d->ds, err))) return rc;
     d->load_ms = t1 - t0;

@@ -90,6 +90,26 @@ expect_fail 2 "edge.csv.gz:1: file is empty" -- "$BIN" train --dataset "$d" --no
 printf '0,1\n1,2\n' | gzip >"$d/edge.csv.gz"
 printf '0\n1\n9\n' | gzip >"$d/split/test.csv.gz"
 expect_fail 2 "test.csv.gz:3: column 1 (node index): 9 is not in [0, 3)" -- "$BIN" train --dataset "$d" --no-cache
+printf '2\n' | gzip >"$d/split/test.csv.gz"
+# a NUL byte inside a line is refused, not read as the end of the line
+printf '0,1\n1,2\0\n' | gzip >"$d/edge.csv.gz"
+expect_fail 2 "edge.csv.gz:2: a NUL byte in the line" -- "$BIN" train --dataset "$d" --no-cache
+printf '0,1\n1,2\n' | gzip >"$d/edge.csv.gz"
+# features are decimal: a C hex float is refused
+printf '1\n0x1p3\n3\n' | gzip >"$d/node-feat.csv.gz"
+expect_fail 2 "node-feat.csv.gz:2: column 1 (feature): '0x1p3' is not a decimal number" -- "$BIN" train --dataset "$d" --no-cache
+printf '1\n2\n3\n' | gzip >"$d/node-feat.csv.gz"
+# a train split with no labelled vertex cannot train
+printf 'nan\n1\n0\n' | gzip >"$d/node-label.csv.gz"
+expect_fail 2 "no vertex of the train split has a label" -- "$BIN" train --dataset "$d" --no-cache --epochs 1
+printf '0\n1\n0\n' | gzip >"$d/node-label.csv.gz"
+"$BIN" train --dataset "$d" --no-cache --epochs 2 --quiet && ok "the repaired dataset trains" || bad "the repaired dataset does not train"
+# an edge list of two vertices: some vertex trains (vertex 0 when none hashes to train)
+for e in '0 1' '5 7'; do
+    printf '%s\n' "$e" >"$tmp/tiny.txt"
+    "$BIN" train --dataset "$tmp/tiny.txt" --no-cache --epochs 2 --quiet 2>"$tmp/tiny.err" \
+        && ok "SNAP edge list '$e' trains" || bad "SNAP edge list '$e': $(cat "$tmp/tiny.err")"
+done
 expect_fail 2 "not a gnnscope checkpoint" -- "$BIN" train --epochs 1 --resume "$d/node-feat.csv.gz"
 expect_fail 2 "--gen" -- "$BIN" gen --out "$tmp/g" --gen 3
 expect_fail 2 "--out DIR is required" -- "$BIN" gen --nodes 10
