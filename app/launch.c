@@ -6,7 +6,11 @@
  * variables) and its own process group, so Ctrl-C, SIGTERM and SIGHUP
  * reach this process only: it asks the job to stop after the current
  * epoch (SIGUSR1, which mpirun forwards to the ranks; rank 0 decides for
- * all) and exits 128 + the signal. Rank 0's stdout passes through (held,
+ * all) and exits 128 + the signal. A second signal, or a SIGTERM, ends
+ * the job now: SIGTERM to mpirun, then, TERM_GRACE_S later, SIGKILL to
+ * every process below this one (proc_tree.h: a stopped rank answers
+ * nothing else), so a hung job never outlives its launcher by more than
+ * that; ranks left when mpirun ends are killed too. Rank 0's stdout passes through (held,
  * when a workbench owns the terminal). From stderr, gnnscope's own lines
  * are shown (the first error only, since every rank may report the same
  * one) and Open MPI's banners are kept back; a job that failed without
@@ -24,14 +28,19 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/mono_clock.h"
 #include "engine/dist/dist_comm.h"
 #include "launch.h"
+#include "proc_tree.h"
 
-static volatile sig_atomic_t forwarded;
+#define TERM_GRACE_S 5.0 /* after SIGTERM, how long mpirun has before everything below us is killed */
+
+static volatile sig_atomic_t forwarded, insisted;
 static volatile pid_t forward_to;
 
 static void on_signal(int sig)
 {
+    if (forwarded || sig == SIGTERM) insisted = 1; /* a second signal, or a SIGTERM: the job ends now */
     if (!forwarded) forwarded = sig;
     if (forward_to > 0) kill(forward_to, SIGUSR1); /* mpirun forwards it: rank 0 stops the run after this epoch */
 }
@@ -100,6 +109,7 @@ static void *relay(void *arg)
         }
     }
     if (said_error) job->note[0] = '\0';
+    job->said_error = said_error;
     fclose(in);
     return NULL;
 }
@@ -171,6 +181,7 @@ static int start(launch_t *job, const char *cmd, int argc, char **argv, const tr
         return 1;
     }
     fflush(stdout), fflush(stderr);
+    proc_tree_adopt(); /* ranks that outlive mpirun stay ours to end */
     job->pid = fork();
     if (job->pid == 0) {
         setpgid(0, 0); /* the terminal's signals reach the launcher, which forwards a stop request */
@@ -209,23 +220,36 @@ int launch_running(launch_t *job)
     return !job->reaped;
 }
 
-int launch_wait(launch_t *job, double grace_s)
+/* Waits for mpirun, ending the job when told to (a second signal, a
+ * SIGTERM) or when grace_s (>= 0) has passed: SIGTERM to mpirun, which
+ * takes its ranks down, then, TERM_GRACE_S later, SIGKILL to every process
+ * below this one (a stopped or hung rank answers nothing else). */
+static void wait_ending(launch_t *job, double grace_s)
 {
-    for (double waited = 0; launch_running(job) && grace_s >= 0 && waited < grace_s; waited += 0.05) {
+    double t0 = gs_mono_s(), term_at = -1;
+    while (launch_running(job)) {
+        double now = gs_mono_s() - t0;
+        if (term_at < 0 && (insisted || (grace_s >= 0 && now >= grace_s))) {
+            kill(job->pid, SIGTERM);
+            term_at = now;
+        }
+        if (term_at >= 0 && now - term_at >= TERM_GRACE_S) proc_tree_signal(SIGKILL);
         struct timespec nap = {0, 50000000};
         nanosleep(&nap, NULL);
     }
-    if (!job->reaped) {
-        if (grace_s >= 0) kill(job->pid, SIGTERM); /* mpirun takes its ranks down with it */
-        while (waitpid(job->pid, &job->status, 0) < 0 && errno == EINTR) {}
-        job->reaped = 1;
-    }
+    proc_tree_signal(SIGKILL); /* ranks that outlived mpirun (adopted: proc_tree_adopt) */
+    proc_tree_reap();
+}
+
+int launch_wait(launch_t *job, double grace_s)
+{
+    wait_ending(job, grace_s);
     if (job->relaying) pthread_join(job->relay, NULL);
     job->relaying = 0;
     for (int i = 0; i < job->nheld; i++) fputs(job->held[i], stderr);
     int rc = WIFEXITED(job->status) ? WEXITSTATUS(job->status) : 128 + WTERMSIG(job->status);
     if (rc && job->note[0]) fprintf(stderr, "%s\n", job->note);
-    else if (rc && !forwarded && rc != 2 && !job->nheld) fprintf(stderr, "gnnscope: error: the MPI job failed (mpirun exit %d)\n", rc);
+    else if (rc && !forwarded && rc != 2 && !job->said_error) fprintf(stderr, "gnnscope: error: the MPI job failed (mpirun exit %d)\n", rc);
     return forwarded ? 128 + forwarded : rc;
 }
 

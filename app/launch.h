@@ -17,6 +17,7 @@ typedef struct {
     char note[512];      /* mpirun's account of a failure nobody explained */
     char held[LAUNCH_HELD_LINES][256]; /* hold: the job's gnnscope lines, shown by launch_wait */
     int nheld;
+    int said_error;      /* a gnnscope error line came from the job */
 } launch_t;
 
 /* Runs `gnnscope CMD --dist ARGV... [--serve SERVE]` as o->ranks MPI ranks
@@ -30,8 +31,10 @@ int launch_ranks(const char *cmd, int argc, char **argv, const train_opts_t *o);
 int launch_start_held(launch_t *job, const char *cmd, int argc, char **argv, const train_opts_t *o, const char *serve);
 /* Whether the job is still running. */
 int launch_running(launch_t *job);
-/* Waits up to grace_s seconds for the job to end, then asks mpirun to stop
- * it (SIGTERM); prints the held lines and returns the exit code. */
+/* Waits up to grace_s seconds (-1: for ever, unless a second signal or a
+ * SIGTERM comes) for the job to end, then asks mpirun to stop it
+ * (SIGTERM) and, 5 s later, kills every process left below this one;
+ * prints the held lines and returns the exit code. */
 int launch_wait(launch_t *job, double grace_s);
 
 #endif

@@ -1,11 +1,13 @@
 /* dist_comm.c - see dist_comm.h. */
 #include "dist_comm.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #ifdef GS_HAVE_MPI
 #include <mpi.h>
@@ -47,7 +49,58 @@ struct dist_comm {
     pending_t *pend;
     int npend, cap;
     int recv_parts[DIST_MAX_RANKS]; /* scratch: parts a batch's peer still waits for */
+    double timeout_s;               /* the longest wait for another rank (0: none) */
 };
+
+/* Waits on c->progress (c->lock held) until the deadline (0: none);
+ * returns 0 when woken, -1 when the deadline has passed. */
+static int wait_progress(dist_comm_t *c, const struct timespec *deadline)
+{
+    if (!deadline) return pthread_cond_wait(&c->progress, &c->lock), 0;
+    return pthread_cond_timedwait(&c->progress, &c->lock, deadline) == ETIMEDOUT ? -1 : 0;
+}
+
+/* The deadline of a wait starting now, or NULL when waits are unbounded. */
+static const struct timespec *deadline_of(const dist_comm_t *c, struct timespec *at, double scale)
+{
+    if (c->timeout_s <= 0) return NULL;
+    clock_gettime(CLOCK_MONOTONIC, at);
+    double s = c->timeout_s * scale, whole = (double)(time_t)s;
+    at->tv_sec += (time_t)s;
+    at->tv_nsec += (long)((s - whole) * 1e9);
+    if (at->tv_nsec >= 1000000000L) at->tv_sec++, at->tv_nsec -= 1000000000L;
+    return at;
+}
+
+/* A wait past the timeout ends this rank at once, and mpirun the job with
+ * it: the wait's buffers are still posted to MPI (or its collective still
+ * runs on the communication thread), so nothing can safely return. */
+static void timed_out(const dist_comm_t *c, const char *what)
+{
+    fprintf(stderr, "gnnscope: error: rank %d: %s in %g s (--rank-timeout): a rank has stopped or hung; ending the job\n",
+            c->rank, what, c->timeout_s);
+    fflush(stderr);
+    _exit(1);
+}
+
+/* Names the peers whose receive or send in b has not completed, e.g. "rank 2, rank 5". */
+static void missing_peers(const dist_comm_t *c, const dist_batch_t *b, char *out, size_t n)
+{
+    size_t at = 0;
+    out[0] = '\0';
+    for (int p = 0; p < c->size && at < n; p++)
+        if (p != c->rank && (b->recv_done[p] != 1 || b->send_left[p] > 0))
+            at += (size_t)snprintf(out + at, n - at, "%srank %d", at ? ", " : "", p);
+}
+
+/* timed_out for a batch: what_fmt's %s names the peers not heard from. */
+static void batch_timed_out(const dist_comm_t *c, const dist_batch_t *b, const char *what_fmt)
+{
+    char who[200], what[300];
+    missing_peers(c, b, who, sizeof who);
+    snprintf(what, sizeof what, what_fmt, who);
+    timed_out(c, what);
+}
 
 static MPI_Datatype mpi_type(dist_type_t t) { return t == DIST_F32 ? MPI_FLOAT : t == DIST_F64 ? MPI_DOUBLE : MPI_INT64_T; }
 static MPI_Op mpi_op(dist_op_t o) { return o == DIST_SUM ? MPI_SUM : o == DIST_MAX ? MPI_MAX : MPI_MIN; }
@@ -85,7 +138,7 @@ static int post(dist_comm_t *c, dist_batch_t *b, int peer, int recv, char *p, in
         if (rc != MPI_SUCCESS) return fail_mpi(b->msg, sizeof b->msg, rc, recv ? "Irecv" : "Isend");
         if (add_pending(c, r, b, peer, recv)) return GS_EFAIL;
         if (recv) b->recv_done[peer]--; /* counts down parts; complete at 0 */
-        else b->nsend_left++;
+        else b->nsend_left++, b->send_left[peer]++;
     }
     return GS_OK;
 }
@@ -97,7 +150,7 @@ static int post_batch(dist_comm_t *c, dist_batch_t *b)
     b->nrecv_left = 0, b->nsend_left = 0;
     int rc = GS_OK;
     for (int p = 0; p < c->size && !rc; p++) { /* receives first, so sends find them posted */
-        b->recv_done[p] = 0, b->taken[p] = p == c->rank;
+        b->recv_done[p] = 0, b->send_left[p] = 0, b->taken[p] = p == c->rank;
         if (p == c->rank) continue;
         if (b->stamps) rc = post(c, b, p, 1, (char *)&b->stamp_in[p], sizeof(double), b->tag + 1);
         if (!rc) rc = post(c, b, p, 1, b->recv[p], b->recv_bytes[p], b->tag);
@@ -135,7 +188,7 @@ static int progress(dist_comm_t *c)
         if (p->recv) {
             if (++p->b->recv_done[p->peer] == 0) p->b->recv_done[p->peer] = 1, p->b->nrecv_left--;
         } else {
-            p->b->nsend_left--;
+            p->b->nsend_left--, p->b->send_left[p->peer]--;
         }
         p->r = MPI_REQUEST_NULL;
     }
@@ -243,7 +296,11 @@ int dist_comm_open(dist_comm_t **out, int *rank, int *size, gs_err_t *err)
     if (!c) return gs_fail(err, GS_EFAIL, "out of memory");
     pthread_mutex_init(&c->lock, NULL);
     pthread_cond_init(&c->wake, NULL);
-    pthread_cond_init(&c->progress, NULL);
+    pthread_condattr_t mono;
+    pthread_condattr_init(&mono);
+    pthread_condattr_setclock(&mono, CLOCK_MONOTONIC); /* timed waits (--rank-timeout) on the monotonic clock */
+    pthread_cond_init(&c->progress, &mono);
+    pthread_condattr_destroy(&mono);
     if (pthread_create(&c->thread, NULL, comm_main, c) != 0) {
         free(c);
         return gs_fail(err, GS_EFAIL, "cannot start the communication thread");
@@ -261,18 +318,78 @@ int dist_comm_open(dist_comm_t **out, int *rank, int *size, gs_err_t *err)
     return GS_OK;
 }
 
-/* Queues q and waits until the thread has run it. */
-static int submit(dist_comm_t *c, req_t *q, gs_err_t *err)
+/* Queues q for the communication thread (c->lock held). */
+static void enqueue(dist_comm_t *c, req_t *q)
 {
     q->next = NULL;
-    pthread_mutex_lock(&c->lock);
     if (c->tail) c->tail->next = q;
     else c->head = q;
     c->tail = q;
     pthread_cond_signal(&c->wake);
-    while (!q->done) pthread_cond_wait(&c->progress, &c->lock);
+}
+
+static const char *req_names[] = {"an all-reduce", "a broadcast", "an all-to-all", "a barrier", "posting messages", "an abort", "a stop"};
+
+/* Queues q and waits until the thread has run it (at most the timeout; a
+ * collective half as long again, so that a rank that can name the missing
+ * one, in a check-in or an exchange, speaks first). */
+static int submit(dist_comm_t *c, req_t *q, gs_err_t *err)
+{
+    struct timespec at;
+    const struct timespec *deadline = q->kind == REQ_STOP ? NULL : deadline_of(c, &at, q->kind == REQ_BATCH ? 1 : 1.5);
+    pthread_mutex_lock(&c->lock);
+    enqueue(c, q);
+    while (!q->done)
+        if (wait_progress(c, deadline)) {
+            char what[96];
+            snprintf(what, sizeof what, "%s did not complete", req_names[q->kind]);
+            timed_out(c, what);
+        }
     pthread_mutex_unlock(&c->lock);
     return q->rc ? gs_fail(err, q->rc, "%s", q->msg) : GS_OK;
+}
+
+/* Waits for every send and receive of b; past the timeout the peers not
+ * heard from are named in what (a format with one %s). */
+static int batch_wait_as(dist_comm_t *c, dist_batch_t *b, const char *what_fmt, gs_err_t *err)
+{
+    struct timespec at;
+    const struct timespec *deadline = deadline_of(c, &at, 1);
+    pthread_mutex_lock(&c->lock);
+    while ((b->nrecv_left > 0 || b->nsend_left > 0) && !b->failed)
+        if (wait_progress(c, deadline)) batch_timed_out(c, b, what_fmt);
+    pthread_mutex_unlock(&c->lock);
+    return b->failed ? gs_fail(err, GS_EFAIL, "%s", b->msg) : GS_OK;
+}
+
+/* Before a collective (when waits are bounded): every rank tells rank 0
+ * it is here, rank 0 tells every rank, so that a rank that never comes is
+ * named (rank 0 names the missing ranks; the others, rank 0). */
+static int checkin(dist_comm_t *c, const char *what, gs_err_t *err)
+{
+    if (c->size < 2) return GS_OK;
+    dist_batch_t *b = calloc(1, sizeof *b);
+    if (!b) return gs_fail(err, GS_EFAIL, "out of memory");
+    int64_t here = 1, heard[DIST_MAX_RANKS];
+    for (int p = 0; p < c->size; p++) {
+        if (p == c->rank || (c->rank != 0 && p != 0)) continue; /* rank 0 hears every rank; the others, rank 0 */
+        b->send[p] = &here, b->send_bytes[p] = sizeof here;
+        b->recv[p] = &heard[p], b->recv_bytes[p] = sizeof heard[p];
+        b->order[b->norder++] = p;
+    }
+    char fmt[96];
+    snprintf(fmt, sizeof fmt, "%%s did not reach %s", what);
+    int rc = dist_batch_post(c, b, err);
+    if (!rc) rc = batch_wait_as(c, b, fmt, err);
+    free(b);
+    return rc;
+}
+
+/* A collective: a check-in first when waits are bounded. */
+static int collective(dist_comm_t *c, req_t *q, gs_err_t *err)
+{
+    int rc = c->timeout_s > 0 && c->size > 1 ? checkin(c, req_names[q->kind], err) : GS_OK;
+    return rc ? rc : submit(c, q, err);
 }
 
 void dist_comm_close(dist_comm_t *c)
@@ -292,33 +409,41 @@ void dist_comm_close(dist_comm_t *c)
 void dist_comm_abort(dist_comm_t *c, int code)
 {
     req_t q = {.kind = REQ_ABORT, .root = code};
-    gs_err_t err;
-    submit(c, &q, &err);
-    exit(code); /* MPI_Abort returned: nothing else can end the job */
+    struct timespec at = {0, 0};
+    clock_gettime(CLOCK_MONOTONIC, &at);
+    at.tv_sec += 5; /* the thread may be stuck in a collective with a rank that hung: then this rank just exits */
+    pthread_mutex_lock(&c->lock);
+    enqueue(c, &q);
+    while (!q.done && wait_progress(c, &at) == 0) {}
+    _exit(code); /* MPI_Abort returned or never ran: mpirun ends the job when a rank exits without finalising */
 }
+
+void dist_comm_set_timeout(dist_comm_t *c, double seconds) { c->timeout_s = seconds; }
+
+
 
 int dist_allreduce(dist_comm_t *c, void *buf, int64_t count, dist_type_t type, dist_op_t op, gs_err_t *err)
 {
     req_t q = {.kind = REQ_ALLREDUCE, .buf = buf, .count = count, .type = type, .op = op};
-    return submit(c, &q, err);
+    return collective(c, &q, err);
 }
 
 int dist_bcast(dist_comm_t *c, void *buf, int64_t bytes, int root, gs_err_t *err)
 {
     req_t q = {.kind = REQ_BCAST, .buf = buf, .count = bytes, .root = root};
-    return submit(c, &q, err);
+    return collective(c, &q, err);
 }
 
 int dist_alltoall_counts(dist_comm_t *c, const int64_t *send_counts, int64_t *recv_counts, gs_err_t *err)
 {
     req_t q = {.kind = REQ_ALLTOALL, .in = send_counts, .buf = recv_counts};
-    return submit(c, &q, err);
+    return collective(c, &q, err);
 }
 
 int dist_barrier(dist_comm_t *c, gs_err_t *err)
 {
     req_t q = {.kind = REQ_BARRIER};
-    return submit(c, &q, err);
+    return collective(c, &q, err);
 }
 
 int dist_batch_post(dist_comm_t *c, dist_batch_t *b, gs_err_t *err)
@@ -330,6 +455,8 @@ int dist_batch_post(dist_comm_t *c, dist_batch_t *b, gs_err_t *err)
 
 int dist_batch_next(dist_comm_t *c, dist_batch_t *b, gs_err_t *err)
 {
+    struct timespec at;
+    const struct timespec *deadline = deadline_of(c, &at, 1);
     pthread_mutex_lock(&c->lock);
     int peer = -1;
     for (;;) {
@@ -338,7 +465,7 @@ int dist_batch_next(dist_comm_t *c, dist_batch_t *b, gs_err_t *err)
         int left = 0;
         for (int p = 0; p < c->size; p++) left += !b->taken[p];
         if (peer >= 0 || left == 0 || b->failed) break;
-        pthread_cond_wait(&c->progress, &c->lock);
+        if (wait_progress(c, deadline)) batch_timed_out(c, b, "no rows from %s");
     }
     if (peer >= 0) b->taken[peer] = 1;
     pthread_mutex_unlock(&c->lock);
@@ -348,10 +475,7 @@ int dist_batch_next(dist_comm_t *c, dist_batch_t *b, gs_err_t *err)
 
 int dist_batch_wait(dist_comm_t *c, dist_batch_t *b, gs_err_t *err)
 {
-    pthread_mutex_lock(&c->lock);
-    while ((b->nrecv_left > 0 || b->nsend_left > 0) && !b->failed) pthread_cond_wait(&c->progress, &c->lock);
-    pthread_mutex_unlock(&c->lock);
-    return b->failed ? gs_fail(err, GS_EFAIL, "%s", b->msg) : GS_OK;
+    return batch_wait_as(c, b, "an exchange with %s did not complete", err);
 }
 
 #else /* no MPI at build time */
@@ -378,6 +502,7 @@ int dist_comm_open(dist_comm_t **out, int *rank, int *size, gs_err_t *err)
     return no_mpi(err);
 }
 void dist_comm_close(dist_comm_t *c) { (void)c; }
+void dist_comm_set_timeout(dist_comm_t *c, double seconds) { (void)c, (void)seconds; }
 void dist_comm_abort(dist_comm_t *c, int code)
 {
     (void)c;

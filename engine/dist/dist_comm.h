@@ -12,7 +12,12 @@
  *                each peer's receive completes, so it can compute on what
  *                has arrived, and waits for the sends at the end.
  * Failures are fail-stop: MPI errors return with a message, and a rank
- * that dies takes the job down (mpirun kills the others).
+ * that dies takes the job down (mpirun kills the others). With a timeout
+ * set, a wait for other ranks (an exchange, a collective) that lasts
+ * longer ends this rank with one line naming the ranks not heard from,
+ * and mpirun the job with it: each collective is preceded by a check-in
+ * (every rank tells rank 0 it has come, rank 0 answers), so the rank
+ * that never comes is named by rank 0 (or rank 0 by the others).
  * Without MPI at build time every call fails with "this build has no MPI". */
 #ifndef GS_DIST_COMM_H
 #define GS_DIST_COMM_H
@@ -42,6 +47,7 @@ typedef struct {
     int tag;
     int recv_done[DIST_MAX_RANKS]; /* set when that peer's message is in recv */
     int nrecv_left, nsend_left;
+    int send_left[DIST_MAX_RANKS]; /* that peer's send parts not yet complete */
     int taken[DIST_MAX_RANKS];     /* dist_batch_next has returned that peer */
     int failed;
     char msg[256];
@@ -54,6 +60,9 @@ void dist_comm_close(dist_comm_t *c);
 /* Ends the whole job with `code` (MPI_Abort): for a failure on one rank,
  * which would leave the others waiting in a collective. Does not return. */
 void dist_comm_abort(dist_comm_t *c, int code);
+/* Bounds every later wait for other ranks (0: unbounded; a collective
+ * itself waits up to 1.5 times as long, after its check-in). */
+void dist_comm_set_timeout(dist_comm_t *c, double seconds);
 /* Whether this build has MPI. */
 int dist_comm_available(void);
 int dist_comm_rank(const dist_comm_t *c);

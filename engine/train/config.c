@@ -31,4 +31,5 @@ void train_cfg_defaults(train_cfg_t *c)
                                 .memplan = MP_ROC};
     c->dep = DEP_HYBRID, c->dep_ratio = -1, c->ring = 1, c->overlap = 1;
     snprintf(c->network, sizeof c->network, "eth-10g");
+    c->rank_timeout = 300;
 }

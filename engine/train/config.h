@@ -67,6 +67,7 @@ typedef struct {
     uint64_t dep_mem;      /* hybrid: the memory limit S, 0 = none */
     int ring, overlap;     /* ring-ordered sends; compute while mirrors arrive */
     char network[24];      /* the emulated cluster network (engine/machine/netmodel.h) */
+    double rank_timeout;   /* seconds a rank waits for another before the job ends (dist_comm.h) */
 } train_cfg_t;
 
 struct dist_event_s; /* engine/dist/dist_engine.h */

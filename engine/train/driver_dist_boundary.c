@@ -41,7 +41,7 @@ int trainer_dist_sync(trainer_t *t, int *stop, gs_err_t *err)
             if (strcmp(now, then) != 0) w += snprintf(msg + w, sizeof msg - (size_t)w, "%s=%s\n", k[i].name, then);
         }
     }
-    int rc = dist_bcast(d->comm, msg, sizeof msg, 0, err);
+    int rc = dist_bcast(d->comm, msg, sizeof msg, 0, err); /* a rank that never comes is named (--rank-timeout) */
     if (rc) return rc;
     msg[sizeof msg - 1] = '\0';
     if (d->rank == 0) return GS_OK; /* its pending configuration is what was sent */

@@ -191,6 +191,7 @@ int trainer_dist_open(trainer_t *t, gs_err_t *err)
     if ((rc = dist_plan_open(t, d, err))) return rc;
     const dep_plan_t *p = &d->plan;
     if ((rc = data_localize(&t->data, p->set[0], p->nset[0], d->bs.block[1].nsrc, p->lo, p->hi, err))) return rc;
+    dist_comm_set_timeout(d->comm, t->cfg.rank_timeout); /* from here on every rank has loaded and planned */
     d->held_bytes = dist_held_bytes(t, d);
     return GS_OK;
 }

@@ -117,6 +117,7 @@ static const opt_t table[] = {
     {"ring", OPT_CHOICE, F(ring), "off|on", NULL, 0, 0, "MODE", "--ranks: rank i sends its j-th chunk to (i+j+1) % m (NeutronStar 4.3)", NULL, WHEN_EPOCH, SCOPE_DIST, 0, 0, 0, NULL, NULL},
     {"overlap", OPT_CHOICE, F(overlap), "off|on", NULL, 0, 0, "MODE", "--ranks: compute local and cached rows while mirrors arrive", NULL, WHEN_EPOCH, SCOPE_DIST, 0, 0, 0, NULL, NULL},
     {"network", OPT_STR, F(network), NULL, NULL, 0, 0, "NAME", "--ranks: emulated cluster network (gnnscope topologies)", network_names, WHEN_EPOCH, SCOPE_DIST, 0, 0, 0, NULL, NULL},
+    {"rank-timeout", OPT_DOUBLE, F(rank_timeout), NULL, NULL, 1, 86400, "SECONDS", "--ranks: the longest a rank waits for the others (an exchange, a collective, the epoch boundary) before the job ends, naming the rank not heard from", NULL, WHEN_START, SCOPE_DIST, 0, 0, 0, NULL, NULL},
 };
 #undef F
 
