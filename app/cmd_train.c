@@ -72,6 +72,7 @@ static int open_run(train_run_t *r, gs_err_t *err)
     char why[256];
     if (!rc && r->profiling && sink_attach_gpu(&prof, &r->t.cfg, why, sizeof why))
         fprintf(stderr, "gnnscope: warning: no GPU timeline: CUPTI: %s\n", why);
+    if (r->profiling) prof_set_trace_max(&prof, o->trace_max);
     if (!rc && o->trace[0]) rc = prof_trace_start(&prof, o->trace, err);
     return rc;
 }
@@ -136,7 +137,10 @@ static int report(train_run_t *r, int rc, int stopped, gs_err_t *err)
     if (r->prof) {
         sink_detach_gpu();
         gs_err_t terr;
-        if (prof_trace_stop(r->prof, &terr) && !rc) rc = terr.code, *err = terr;
+        char what[8600];
+        int trc = prof_trace_stop_report(r->prof, what, sizeof what, &terr);
+        if (trc > 0 && !rc) rc = terr.code, *err = terr;
+        if (trc == 0 && strcmp(what, r->o.trace) != 0) fprintf(stderr, "gnnscope: trace: %s\n", what); /* rotated */
     }
     if (rc) fail(r->comm, r->rank, err);
     else if (stopped && r->rank == 0)

@@ -2,9 +2,12 @@
  * counter of stats.h, in declaration order. */
 #include "metrics_csv.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/atomic_file.h"
 
@@ -18,6 +21,21 @@ void metrics_free(metrics_csv_t *m)
 {
     free(m->rows);
     m->rows = NULL;
+}
+
+/* One row at the end of path, synced; on failure the file is cut back to
+ * where it ended. */
+static int append_row(const char *path, const char *row, size_t n, gs_err_t *err)
+{
+    int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (fd < 0) return gs_fail(err, GS_EFAIL, "%s: cannot append a row (%s)", path, strerror(errno));
+    off_t was = lseek(fd, 0, SEEK_END);
+    ssize_t k = write(fd, row, n);
+    int e = k < 0 ? errno : k < (ssize_t)n ? ENOSPC : 0;
+    if (!e && fdatasync(fd) != 0) e = errno;
+    if (e && was >= 0 && ftruncate(fd, was) != 0) e = errno; /* never half a row */
+    close(fd);
+    return e ? gs_fail(err, GS_EFAIL, "%s: cannot append a row (%s)", path, strerror(e)) : GS_OK;
 }
 
 int metrics_add(metrics_csv_t *m, const epoch_stats_t *st, gs_err_t *err)
@@ -40,7 +58,11 @@ int metrics_add(metrics_csv_t *m, const epoch_stats_t *st, gs_err_t *err)
     }
     memcpy(m->rows + m->len, row, (size_t)w + 1);
     m->len += (size_t)w;
-    return m->path[0] ? metrics_write(m, m->path, err) : GS_OK;
+    if (!m->path[0]) return GS_OK;
+    if (m->created && access(m->path, F_OK) == 0) return append_row(m->path, row, (size_t)w, err);
+    int rc = metrics_write(m, m->path, err);
+    m->created = rc == GS_OK;
+    return rc;
 }
 
 int metrics_write(const metrics_csv_t *m, const char *path, gs_err_t *err)

@@ -1,7 +1,10 @@
 /* metrics_csv.h - the per-epoch metrics file (--metrics FILE.csv): one row
- * per epoch, rewritten atomically after every epoch so an interrupted run
- * keeps every finished epoch. Columns: the epoch and every counter of
- * engine/exec/stats.h. */
+ * per epoch. The file is created atomically with the header and the first
+ * row; each later row is appended in one write and synced (a write that
+ * fails is cut back off, so the file never ends in half a row), so an
+ * interrupted run keeps every finished epoch and a long run's cost per
+ * epoch stays one row. Columns: the epoch and every counter of
+ * engine/exec/stats.h. The rows are also kept in memory (export). */
 #ifndef GS_METRICS_CSV_H
 #define GS_METRICS_CSV_H
 
@@ -12,11 +15,12 @@ typedef struct {
     char path[4096];
     char *rows;
     size_t len, cap;
+    int created; /* the file holds the header and every row so far */
 } metrics_csv_t;
 
 /* path may be empty: rows are then only kept in memory (for export). */
 void metrics_init(metrics_csv_t *m, const char *path);
-/* Appends the epoch's row and, with a path, rewrites the file. */
+/* Appends the epoch's row, in memory and, with a path, to the file. */
 int metrics_add(metrics_csv_t *m, const epoch_stats_t *st, gs_err_t *err);
 /* Writes every row so far to path, atomically. */
 int metrics_write(const metrics_csv_t *m, const char *path, gs_err_t *err);

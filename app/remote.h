@@ -6,12 +6,16 @@
  * The socket is created with mode 0600 (the user alone may connect) and
  * removed when the server stops; a path that exists and is not a socket is
  * refused. One client at a time; a second is told the run is taken.
- * Requests and replies are framed (magic, kind, length) binary records:
- * both ends are the same build, checked at connection by a hash of the
- * records' layouts, so structures travel as they are. A client asks for
- * the profiler's events after the last ones it has, so a frame moves only
- * what is new. A lost connection shows in the client's snapshot as a
- * failed, finished run with the reason. */
+ * Requests and replies are framed (remote_wire.h): both ends are the same
+ * build, checked at connection by a hash of the records' layouts, so
+ * structures travel as they are, and every frame is checked before use
+ * (remote_check.h). Neither end waits on the other for ever: the server
+ * closes a connection that stalls (remote_server.c says how long each
+ * wait may last), the client gives up on a run that stops answering. A
+ * client asks for the profiler's events after the last ones it has, so a
+ * frame moves only what is new. A lost connection shows in the client's
+ * snapshot as a failed, finished run with the reason; a run that breaks
+ * the protocol shows nothing but the reason (remote_broken). */
 #ifndef GS_REMOTE_H
 #define GS_REMOTE_H
 
@@ -38,6 +42,8 @@ int remote_connect(remote_client_t **out, const char *path, double wait_s, int (
 /* Whether the server has had a client, and whether one is connected now. */
 void remote_clients(const remote_server_t *srv, int *served, int *connected);
 session_if_t remote_if(remote_client_t *c);
+/* Whether the run broke the protocol (a malformed or cut-short reply). */
+int remote_broken(const remote_client_t *c);
 void remote_close(remote_client_t *c);
 
 #endif

@@ -8,13 +8,30 @@
 
 #include "engine/train/driver_dist.h"
 
+/* The length of the well-formed UTF-8 sequence at s (RFC 3629: no
+ * overlong forms, no surrogates, nothing past U+10FFFF), or 0. */
+static int utf8_length(const unsigned char *s)
+{
+    unsigned char c = s[0];
+    int n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    unsigned char lo = c == 0xe0 ? 0xa0 : c == 0xf0 ? 0x90 : 0x80, hi = c == 0xed ? 0x9f : c == 0xf4 ? 0x8f : 0xbf;
+    if (n && (s[1] < lo || s[1] > hi)) return 0;
+    for (int i = 2; i < n; i++)
+        if (s[i] < 0x80 || s[i] > 0xbf) return 0;
+    return n;
+}
+
 void json_str(FILE *f, const char *s)
 {
+    const unsigned char *u = (const unsigned char *)s;
     fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\') fprintf(f, "\\%c", *s);
-        else if ((unsigned char)*s < 0x20) fprintf(f, "\\u%04x", *s);
-        else fputc(*s, f);
+    while (*u) {
+        int n = *u >= 0x80 ? utf8_length(u) : 1;
+        if (*u == '"' || *u == '\\') fprintf(f, "\\%c", *u);
+        else if (*u < 0x20) fprintf(f, "\\u%04x", *u);
+        else if (n == 0) fputs("\\ufffd", f); /* a byte that is not UTF-8 (a path in another encoding) */
+        else fwrite(u, 1, (size_t)n, f);
+        u += n ? n : 1;
     }
     fputc('"', f);
 }

@@ -2,7 +2,7 @@
  * the profiler's totals, its state and configuration, and every live
  * knob's value as text. The engine thread fills it at each epoch boundary
  * (session.c); the workbench reads a copy, from this process or over the
- * remote protocol (remote.c). */
+ * remote protocol (remote_server.c, remote_client.c). */
 #ifndef GS_SNAPSHOT_H
 #define GS_SNAPSHOT_H
 

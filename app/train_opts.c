@@ -23,6 +23,8 @@ static const opt_t run_flags[] = {
     {"quiet", OPT_BOOL, F(quiet), NULL, NULL, 0, 0, "", "no per-epoch lines", NULL, WHEN_START, 0, 0, 0, 0, NULL, NULL},
     {"json", OPT_BOOL, F(json), NULL, NULL, 0, 0, "", "print a JSON summary as the last line", NULL, WHEN_START, 0, 0, 0, 0, NULL, NULL},
     {"trace", OPT_STR, F(trace), NULL, NULL, 0, 0, "FILE.json", "write a Chrome/Perfetto trace of every chunk", NULL, WHEN_START, 0, 0, 0, 0, NULL, NULL},
+    {"trace-max", OPT_SIZE, F(trace_max), NULL, "none", 1048576, 1099511627776.0, "BYTES",
+     "cap a trace's size: at half of it the trace rotates to FILE.json.1, dropping the older part (none: no cap)", NULL, WHEN_START, 0, 0, 0, 0, NULL, NULL},
     {"metrics", OPT_STR, F(metrics), NULL, NULL, 0, 0, "FILE.csv", "write one CSV row per epoch", NULL, WHEN_START, 0, 0, 0, 0, NULL, NULL},
     {"profile", OPT_CHOICE, F(profile), "off|on", NULL, 0, 0, "MODE", "record profiler events (on with --trace/--metrics)", NULL, WHEN_START, 0, 0, 0, 0, NULL, NULL},
     {"ranks", OPT_INT, F(ranks), NULL, "none", 1, 256, "N", "train over N MPI ranks (starts mpirun; NeutronStar's dependency management)", NULL, WHEN_START, 0, 0, 0, 0, NULL, NULL},
@@ -42,6 +44,7 @@ static void defaults(opts_cmd_t cmd, train_opts_t *o)
 {
     memset(o, 0, sizeof *o);
     train_cfg_defaults(&o->cfg);
+    o->trace_max = (uint64_t)1 << 30;
     o->backend = BACKEND_MEMORY;
     if (cmd == OPTS_TRAIN) return;
     /* the workbench and the demos stream through 2 devices under one switch */

@@ -19,6 +19,7 @@ typedef struct {
     train_cfg_t cfg;
     char checkpoint[4096], resume[4096], trace[4096], metrics[4096], script[4096];
     int json, quiet, profile, backend;
+    uint64_t trace_max;  /* --trace-max: a trace's size cap (profiler/trace.h), 0 = none */
     int ranks;           /* --ranks N: launch N MPI ranks (launch.c) */
     int dist;            /* --dist: this process is one rank of a job someone launched */
     char hostfile[4096]; /* passed to mpirun */

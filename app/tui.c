@@ -100,6 +100,7 @@ static int attach(const char *path, double wait_s, launch_t *job, int quit_on_le
         char reply[256];
         ifc.command(ifc.self, "quit", reply, sizeof reply);
     }
+    if (remote_broken(c)) rc = 2; /* its reason is the one line printed */
     remote_close(c);
     return rc;
 }
@@ -207,6 +208,7 @@ int tui_run(opts_cmd_t kind, int argc, char **argv)
         if (comm) dist_comm_abort(comm, err.code == GS_EINPUT ? 2 : 1); /* the other ranks wait for this one */
         return err.code == GS_EINPUT ? 2 : 1;
     }
+    prof_set_trace_max(&s.prof, o.trace_max); /* --trace, and the console's trace start */
     if (o.trace[0] && prof_trace_start(&s.prof, o.trace, &err)) {
         session_close(&s);
         fprintf(stderr, "gnnscope: error: %s\n", err.msg);

@@ -125,9 +125,8 @@ static void cycle(const session_if_t *s, const opt_t *o)
         opt_format(o, &snap->cfg, cur, sizeof cur);
     }
     free(snap);
-    int k = gs_choice_index(o->choices, cur), count = 0;
-    for (const char *p = o->choices; p; p = strchr(p, '|') ? strchr(p, '|') + 1 : NULL) count++;
-    gs_choice_name(o->choices, (k + 1) % count, next, sizeof next);
+    int k = gs_choice_index(o->choices, cur);
+    gs_choice_name(o->choices, (k + 1) % gs_choice_count(o->choices), next, sizeof next);
     snprintf(cmd, sizeof cmd, "set %s %s", o->name, next);
     console_run(cmd);
 }

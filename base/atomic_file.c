@@ -1,8 +1,11 @@
 /* atomic_file.c - see atomic_file.h. */
 #include "atomic_file.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <string.h>
@@ -25,6 +28,27 @@ static void fsync_dir_of(const char *path)
     }
 }
 
+/* Removes "<path>.tmp.<pid>" files whose writer is gone (killed during a
+ * save): a live pid's file, or another user's, is left alone. */
+static void remove_stale_tmps(const char *path)
+{
+    char dcopy[4096], bcopy[4096], prefix[4200], stale[8400];
+    snprintf(dcopy, sizeof dcopy, "%s", path), snprintf(bcopy, sizeof bcopy, "%s", path);
+    const char *dir = dirname(dcopy), *base = basename(bcopy);
+    int np = snprintf(prefix, sizeof prefix, "%s.tmp.", base);
+    DIR *d = opendir(dir);
+    if (!d) return;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (strncmp(e->d_name, prefix, (size_t)np) != 0) continue;
+        char *end;
+        long pid = strtol(e->d_name + np, &end, 10);
+        if (*end || pid <= 0 || pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue;
+        snprintf(stale, sizeof stale, "%s/%s", dir, e->d_name);
+        unlink(stale);
+    }
+    closedir(d);
+}
+
 int atomic_commit(const char *tmp, const char *path, gs_err_t *err)
 {
     int fd = open(tmp, O_RDONLY);
@@ -41,6 +65,7 @@ int atomic_commit(const char *tmp, const char *path, gs_err_t *err)
         return gs_fail(err, GS_EFAIL, "%s: cannot rename into place (%s)", path, strerror(e));
     }
     fsync_dir_of(path);
+    remove_stale_tmps(path);
     return GS_OK;
 }
 

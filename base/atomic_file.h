@@ -14,7 +14,8 @@
 void atomic_tmp_name(const char *path, char *tmp, size_t tmpsz);
 
 /* fsyncs tmp, renames it to path and fsyncs the directory. On failure the
- * temporary file is removed. */
+ * temporary file is removed; on success, so are the temporary files of
+ * path that writers killed during a save left behind (their pid gone). */
 int atomic_commit(const char *tmp, const char *path, gs_err_t *err);
 
 /* Convenience for stdio writers: opens the temporary file for path. */

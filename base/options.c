@@ -127,6 +127,37 @@ int opt_parse(const opt_t *o, void *base, const char *value, char *why, size_t n
     return 0;
 }
 
+static double stored_number(const opt_t *o, const void *f)
+{
+    switch (o->kind) {
+    case OPT_I64: return (double)*(const int64_t *)f;
+    case OPT_U64:
+    case OPT_SIZE: return (double)*(const uint64_t *)f;
+    case OPT_FLOAT: return *(const float *)f;
+    case OPT_DOUBLE: return *(const double *)f;
+    default: return *(const int *)f;
+    }
+}
+
+int opt_valid(const opt_t *o, const void *base, char *why, size_t n)
+{
+    const void *f = cfield(o, base);
+    int ok = 1;
+    if (o->kind == OPT_BOOL) ok = *(const int *)f == 0 || *(const int *)f == 1;
+    else if (o->kind == OPT_STR) ok = gs_text_valid(f, o->size);
+    else if (o->kind == OPT_CHOICE) ok = *(const int *)f >= 0 && *(const int *)f < gs_choice_count(o->choices);
+    else if (o->kind == OPT_LIST) {
+        const opt_list_t *l = f;
+        ok = l->n >= 0 && l->n <= OPT_LIST_MAX;
+        for (int i = 0; ok && i < l->n; i++) ok = l->v[i] >= o->lo && l->v[i] <= o->hi;
+    } else {
+        double v = stored_number(o, f);
+        ok = (o->zero_word && v == o->word_value) || (isfinite(v) && v >= o->lo && v <= o->hi);
+    }
+    if (!ok) snprintf(why, n, "%s holds a value it cannot take", o->name);
+    return ok ? 0 : -1;
+}
+
 /* Bytes with the largest suffix that keeps them whole. */
 static void size_text(uint64_t b, char *out, size_t n)
 {

@@ -86,6 +86,12 @@ enum {
 
 /* Parses value into base's field. 0, or -1 with why = the reason. */
 int opt_parse(const opt_t *o, void *base, const char *value, char *why, size_t n);
+/* Whether base's field holds a value opt_parse could have stored, for a
+ * record that came from outside (a snapshot over the remote protocol): a
+ * number in range (or the zero word's value), a choice among the choices,
+ * a string NUL-terminated within its capacity and free of control bytes,
+ * a list of at most OPT_LIST_MAX values in range. 0, or -1 with why. */
+int opt_valid(const opt_t *o, const void *base, char *why, size_t n);
 /* The field's value as text. */
 void opt_format(const opt_t *o, const void *base, char *out, size_t n);
 /* What the option accepts, for help and errors ("off|on|auto", "an integer in [1, 64]"). */

@@ -51,6 +51,13 @@ int gs_choice_index(const char *choices, const char *v)
     }
 }
 
+int gs_choice_count(const char *choices)
+{
+    int count = 1;
+    for (const char *p = strchr(choices, '|'); p; p = strchr(p + 1, '|')) count++;
+    return count;
+}
+
 void gs_choice_name(const char *choices, int k, char *out, int outsz)
 {
     const char *p = choices;
@@ -61,4 +68,13 @@ void gs_choice_name(const char *choices, int k, char *out, int outsz)
     }
     int n = strchr(p, '|') ? (int)(strchr(p, '|') - p) : (int)strlen(p);
     snprintf(out, (size_t)outsz, "%.*s", n, p);
+}
+
+int gs_text_valid(const char *s, size_t cap)
+{
+    const char *end = memchr(s, '\0', cap);
+    if (!end) return 0;
+    for (const char *c = s; c < end; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f) return 0;
+    return 1;
 }

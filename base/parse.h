@@ -1,8 +1,10 @@
 /* parse.h - value parsers shared by the command line and the run-time
- * knobs: sizes with K/M/G/T suffixes and "a|b|c" choices. */
+ * knobs: sizes with K/M/G/T suffixes and "a|b|c" choices; and whether
+ * text from outside may be shown. */
 #ifndef GS_PARSE_H
 #define GS_PARSE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* "512M", "2G", "2GiB", "1048576" -> bytes (K, M, G, T are powers of
@@ -13,7 +15,13 @@ int gs_parse_bytes(const char *s, uint64_t *out);
 void gs_format_bytes(double bytes, char *out, int outsz);
 /* Index of v in "a|b|c", or -1. */
 int gs_choice_index(const char *choices, const char *v);
+/* How many entries "a|b|c" has. */
+int gs_choice_count(const char *choices);
 /* The k-th entry of "a|b|c" copied into out (empty if out of range). */
 void gs_choice_name(const char *choices, int k, char *out, int outsz);
+
+/* Whether s, a field of cap bytes from outside, ends within it and holds
+ * no control byte (C0 or DEL): text that may be drawn or printed. */
+int gs_text_valid(const char *s, size_t cap);
 
 #endif

@@ -101,11 +101,12 @@ static void fill(dataset_t *d, const gen_params_t *p, const uint64_t *keys)
 int gen_graph(dataset_t *d, const gen_params_t *p, gs_err_t *err)
 {
     memset(d, 0, sizeof *d);
-    if (p->nodes < 2 || p->nodes > GS_MAX_NODES) return gs_fail(err, GS_EINPUT, "--nodes must be in [2, %lld]", (long long)GS_MAX_NODES);
-    if (p->classes < 2 || p->classes > 1024) return gs_fail(err, GS_EINPUT, "--classes must be in [2, 1024]");
-    if (p->feats < 1 || p->feats > 1 << 16) return gs_fail(err, GS_EINPUT, "--feats must be in [1, 65536]");
+    /* the generator's own rules (the gen command's flags and gen_parse_spec check them first, naming theirs) */
+    if (p->nodes < 2 || p->nodes > GS_MAX_NODES) return gs_fail(err, GS_EINPUT, "nodes must be in [2, %lld]", (long long)GS_MAX_NODES);
+    if (p->classes < 2 || p->classes > 1024) return gs_fail(err, GS_EINPUT, "classes must be in [2, 1024]");
+    if (p->feats < 1 || p->feats > 1 << 16) return gs_fail(err, GS_EINPUT, "feats must be in [1, 65536]");
     if (!(p->avg_degree > 0) || p->avg_degree > (double)(p->nodes - 1) * 0.5)
-        return gs_fail(err, GS_EINPUT, "--avg-degree must be in (0, nodes/2]");
+        return gs_fail(err, GS_EINPUT, "the average degree must be in (0, (nodes-1)/2]");
     int64_t n = p->nodes, c = p->classes;
     int64_t target = (int64_t)llround((double)n * p->avg_degree / 2.0);
     double need = (double)n * (double)p->feats * 4.0 + (double)target * 40.0;
@@ -162,29 +163,62 @@ oom:
 
 void gen_defaults(gen_params_t *p) { *p = (gen_params_t){.nodes = 10000, .avg_degree = 10, .feats = 64, .classes = 8, .seed = 1}; }
 
+/* The spec's keys: where each goes and what it accepts (gen_graph's rules). */
+typedef struct {
+    const char *key;
+    double lo, hi;
+    int whole; /* an integer */
+} gen_key_t;
+
+static const gen_key_t gen_keys[] = {
+    {"nodes", 2, (double)GS_MAX_NODES, 1}, {"degree", 1e-6, 1e6, 0}, {"feats", 1, 65536, 1},
+    {"classes", 2, 1024, 1},               {"seed", 0, 9e18, 1},     {"hubs", 0, 1, 1},
+};
+
+static void gen_set(gen_params_t *p, int k, double v)
+{
+    switch (k) {
+    case 0: p->nodes = (int64_t)v; break;
+    case 1: p->avg_degree = v; break;
+    case 2: p->feats = (int64_t)v; break;
+    case 3: p->classes = (int64_t)v; break;
+    case 4: p->seed = (uint64_t)v; break;
+    default: p->hubs_first = (int)v; break;
+    }
+}
+
+/* One "key=value" of spec, s[0..len). */
+static int gen_parse_pair(const char *spec, const char *s, size_t len, gen_params_t *p, gs_err_t *err)
+{
+    const char *eq = memchr(s, '=', len);
+    if (!eq) return gs_fail(err, GS_EINPUT, "--dataset %s: '%.*s' is not key=value (keys: nodes, degree, feats, classes, seed, hubs)", spec, (int)len, s);
+    size_t klen = (size_t)(eq - s), vlen = len - klen - 1;
+    int k = -1;
+    for (int i = 0; i < (int)(sizeof gen_keys / sizeof gen_keys[0]) && k < 0; i++)
+        if (strlen(gen_keys[i].key) == klen && !strncmp(gen_keys[i].key, s, klen)) k = i;
+    if (k < 0) return gs_fail(err, GS_EINPUT, "--dataset %s: unknown key '%.*s' (keys: nodes, degree, feats, classes, seed, hubs)", spec, (int)klen, s);
+    char value[64], *end;
+    snprintf(value, sizeof value, "%.*s", (int)(vlen < 63 ? vlen : 63), eq + 1);
+    double v = strtod(value, &end);
+    const gen_key_t *g = &gen_keys[k];
+    if (!vlen || vlen >= sizeof value || *end || !isfinite(v) || v < g->lo || v > g->hi || (g->whole && v != floor(v)))
+        return gs_fail(err, GS_EINPUT, "--dataset %s: %s=%s is not %s in [%.15g, %.15g]", spec, g->key, value, g->whole ? "an integer" : "a number",
+                       g->lo, g->hi);
+    gen_set(p, k, v);
+    return GS_OK;
+}
+
 int gen_parse_spec(const char *spec, gen_params_t *p, gs_err_t *err)
 {
     gen_defaults(p);
-    const char *s = spec + strlen(GEN_PREFIX);
-    while (*s) {
-        char key[32], *end;
-        const char *eq = strchr(s, '='), *comma = strchr(s, ',');
-        if (!comma) comma = s + strlen(s);
-        if (!eq || eq > comma || eq - s >= (long)sizeof key)
-            return gs_fail(err, GS_EINPUT, "--dataset %s: expected key=value pairs after gen: (nodes, degree, feats, classes, seed, hubs)", spec);
-        snprintf(key, sizeof key, "%.*s", (int)(eq - s), s);
-        double v = strtod(eq + 1, &end);
-        if (end != comma || eq + 1 == comma || !isfinite(v) || v < 0)
-            return gs_fail(err, GS_EINPUT, "--dataset %s: %s: '%.*s' is not a non-negative number", spec, key, (int)(comma - eq - 1), eq + 1);
-        if (!strcmp(key, "nodes") && v == floor(v) && v <= (double)GS_MAX_NODES) p->nodes = (int64_t)v;
-        else if (!strcmp(key, "degree")) p->avg_degree = v;
-        else if (!strcmp(key, "feats") && v == floor(v) && v <= 65536) p->feats = (int64_t)v;
-        else if (!strcmp(key, "classes") && v == floor(v) && v <= 1024) p->classes = (int64_t)v;
-        else if (!strcmp(key, "seed") && v == floor(v) && v < 9e18) p->seed = (uint64_t)v;
-        else if (!strcmp(key, "hubs") && (v == 0 || v == 1)) p->hubs_first = (int)v;
-        else return gs_fail(err, GS_EINPUT, "--dataset %s: %s=%.*s is not valid (keys: nodes, degree, feats, classes, seed, hubs)", spec, key,
-                            (int)(comma - eq - 1), eq + 1);
-        s = *comma ? comma + 1 : comma;
+    for (const char *s = spec + strlen(GEN_PREFIX); *s;) {
+        size_t len = strcspn(s, ",");
+        int rc = gen_parse_pair(spec, s, len, p, err);
+        if (rc) return rc;
+        s += len + (s[len] == ',');
     }
+    if (p->avg_degree > (double)(p->nodes - 1) * 0.5)
+        return gs_fail(err, GS_EINPUT, "--dataset %s: degree=%g is more than half of nodes-1 (%lld)", spec, p->avg_degree,
+                       (long long)(p->nodes - 1));
     return GS_OK;
 }

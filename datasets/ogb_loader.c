@@ -275,6 +275,11 @@ static int read_split(const char *dir, const char *base, dataset_t *d, int which
     if (rc) return rc;
     int64_t cap = 1024, n = 0;
     int32_t *ids = malloc(sizeof(int32_t) * (size_t)cap);
+    uint8_t *seen = calloc((size_t)d->n / 8 + 1, 1); /* a bit per vertex listed so far */
+    if (!ids || !seen) {
+        rc = gs_fail(err, GS_EFAIL, "out of memory reading the %s split", base);
+        goto done;
+    }
     for (;;) {
         int got = csv_next_line(r, &line, err);
         if (got < 0) {
@@ -294,6 +299,11 @@ static int read_split(const char *dir, const char *base, dataset_t *d, int which
             rc = csv_error(r, err, "column 1 (node index): %lld is not in [0, %lld)", (long long)v, (long long)d->n);
             goto done;
         }
+        if (seen[v / 8] & (1u << (v % 8))) { /* so a split never holds more than the vertices */
+            rc = csv_error(r, err, "column 1 (node index): %lld is listed twice", (long long)v);
+            goto done;
+        }
+        seen[v / 8] |= (uint8_t)(1u << (v % 8));
         if (n == cap) {
             cap *= 2;
             int32_t *nb = realloc(ids, sizeof(int32_t) * (size_t)cap);
@@ -313,7 +323,7 @@ static int read_split(const char *dir, const char *base, dataset_t *d, int which
     d->nsplit[which] = n;
     ids = NULL;
 done:
-    free(ids);
+    free(ids), free(seen);
     csv_close(r);
     return rc;
 }

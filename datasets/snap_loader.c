@@ -1,5 +1,6 @@
 /* snap_loader.c - see snap_loader.h for the format and the generated
- * feature/label rule. Memory: three int64 arrays per edge while loading. */
+ * feature/label rule. Memory: BYTES_PER_EDGE while loading, checked
+ * against the memory rule (base/membudget.h) before the arrays grow. */
 #include "snap_loader.h"
 
 #include <math.h>
@@ -7,10 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/membudget.h"
 #include "base/rng.h"
 #include "csv_reader.h"
 
 #define SNAP_FEATS 8
+/* While loading: the raw src, dst and type (3 x 8), the sorted ids (2 x 8), the pairs (3 x 4). */
+#define BYTES_PER_EDGE 52.0
 
 static int cmp_i64(const void *a, const void *b)
 {
@@ -57,6 +61,8 @@ static int read_raw(csv_reader_t *r, raw_edges_t *e, gs_err_t *err)
         }
         if (e->n == e->cap) {
             e->cap = e->cap ? e->cap * 2 : 4096;
+            gs_err_t why; /* the loader's peak: the raw edges, their ids sorted, the pairs */
+            if (gs_mem_check((double)e->cap * BYTES_PER_EDGE, "the edges read so far", &why)) return csv_error(r, err, "%s", why.msg);
             int64_t *a = realloc(e->src, sizeof(int64_t) * (size_t)e->cap);
             if (a) e->src = a;
             int64_t *b = realloc(e->dst, sizeof(int64_t) * (size_t)e->cap);

@@ -185,12 +185,14 @@ int prof_history_since(prof_t *p, uint64_t *seq, prof_event_t *out, int max)
     return (int)n;
 }
 
+void prof_set_trace_max(prof_t *p, uint64_t bytes) { p->trace_max = bytes; }
+
 int prof_trace_start(prof_t *p, const char *path, gs_err_t *err)
 {
     pthread_mutex_lock(&p->lock);
     int rc = GS_OK;
     if (p->tracing) rc = gs_fail(err, GS_EINPUT, "trace: already writing %s", p->trace.path);
-    else if ((rc = trace_open(&p->trace, path, p->t_base, err)) == GS_OK) p->tracing = 1;
+    else if ((rc = trace_open(&p->trace, path, p->t_base, p->trace_max, err)) == GS_OK) p->tracing = 1;
     pthread_mutex_unlock(&p->lock);
     return rc;
 }
@@ -202,15 +204,15 @@ int prof_trace_stop(prof_t *p, gs_err_t *err)
     return rc < 0 ? GS_OK : rc;
 }
 
-int prof_trace_stop_report(prof_t *p, char *path, size_t n, gs_err_t *err)
+int prof_trace_stop_report(prof_t *p, char *what, size_t n, gs_err_t *err)
 {
     prof_drain(p);
     pthread_mutex_lock(&p->lock);
     int rc = -1;
     if (p->tracing) {
-        snprintf(path, n, "%s", p->trace.path);
         close_window(p, p->latest_ns > p->win_start_ns ? p->latest_ns : p->win_start_ns + 1); /* last counters */
         rc = trace_close(&p->trace, err);
+        trace_summary(&p->trace, what, n);
         p->tracing = 0;
     }
     pthread_mutex_unlock(&p->lock);

@@ -49,6 +49,7 @@ typedef struct prof {
     uint64_t hist_written;
     trace_t trace;
     int tracing;
+    uint64_t trace_max;     /* traces' size cap (trace.h; 0: none) */
     uint64_t t_base;
 } prof_t;
 
@@ -69,10 +70,13 @@ int prof_history(prof_t *p, prof_event_t *out, int max);
 /* The same for the events recorded after *seq (a count of events ever
  * kept; 0 at first), which it advances: a view's increments. */
 int prof_history_since(prof_t *p, uint64_t *seq, prof_event_t *out, int max);
+/* The size cap of traces started from now on (trace.h: rotated at half of it). */
+void prof_set_trace_max(prof_t *p, uint64_t bytes);
 int prof_trace_start(prof_t *p, const char *path, gs_err_t *err);
 int prof_trace_stop(prof_t *p, gs_err_t *err);
 /* The same, saying what happened: -1 when no trace was being written,
- * else prof_trace_stop's code, with the trace's path in path. */
-int prof_trace_stop_report(prof_t *p, char *path, size_t n, gs_err_t *err);
+ * else prof_trace_stop's code, with what was written in what
+ * (trace_summary: the path, and where a rotated trace's events are). */
+int prof_trace_stop_report(prof_t *p, char *what, size_t n, gs_err_t *err);
 
 #endif

@@ -2,6 +2,7 @@
 #include "trace.h"
 
 #include <string.h>
+#include <unistd.h>
 
 #include "base/atomic_file.h"
 
@@ -17,17 +18,50 @@ const char *prof_phase_name(prof_phase_t p)
     return p < PH__COUNT ? n[p] : "?";
 }
 
-int trace_open(trace_t *t, const char *path, uint64_t t_base, gs_err_t *err)
+/* Begins a part: a temporary file for t->path, the JSON's head, the host named. */
+static int begin_part(trace_t *t, gs_err_t *err)
 {
-    memset(t, 0, sizeof *t);
-    snprintf(t->path, sizeof t->path, "%s", path);
-    t->f = atomic_fopen(path, t->tmp, sizeof t->tmp, err);
+    t->f = atomic_fopen(t->path, t->tmp, sizeof t->tmp, err);
     if (!t->f) return err->code;
-    t->t_base = t_base;
+    memset(t->named, 0, sizeof t->named), memset(t->pid_named, 0, sizeof t->pid_named);
+    t->events = 0;
     fprintf(t->f, "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n");
     fprintf(t->f, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":0,\"args\":{\"name\":\"host\"}}");
     t->pid_named[0] = 1;
     return GS_OK;
+}
+
+/* Ends the part being written, into path. */
+static int end_part(trace_t *t, const char *path, gs_err_t *err)
+{
+    fprintf(t->f, "\n]}\n");
+    int rc = atomic_fclose(t->f, t->tmp, path, err);
+    t->f = NULL;
+    return rc;
+}
+
+int trace_open(trace_t *t, const char *path, uint64_t t_base, uint64_t max_bytes, gs_err_t *err)
+{
+    memset(t, 0, sizeof *t);
+    snprintf(t->path, sizeof t->path, "%s", path);
+    t->t_base = t_base;
+    t->max_bytes = max_bytes;
+    return begin_part(t, err);
+}
+
+/* At half the cap: the part becomes PATH.1 and a new one begins. */
+static void rotate_if_full(trace_t *t)
+{
+    if (!t->max_bytes || (uint64_t)ftell(t->f) < t->max_bytes / 2) return;
+    char older[4200];
+    snprintf(older, sizeof older, "%s.1", t->path);
+    uint64_t events = t->events;
+    if (atomic_target_ok(older, &t->failed) || end_part(t, older, &t->failed) || begin_part(t, &t->failed)) {
+        if (t->f) fclose(t->f), unlink(t->tmp), t->f = NULL;
+        t->broken = 1;
+        return;
+    }
+    t->dropped += t->kept, t->kept = events, t->rotations++;
 }
 
 /* A process per device (or per rank of a distributed run: rank >= 0). */
@@ -43,7 +77,7 @@ static void name_pid(trace_t *t, int pid, int rank)
 void trace_span(trace_t *t, const prof_event_t *e)
 {
     int pid = e->device + 1;
-    if (pid < 0 || pid >= TRACE_MAX_PID || e->lane >= PL__COUNT) return;
+    if (!t->f || pid < 0 || pid >= TRACE_MAX_PID || e->lane >= PL__COUNT) return;
     name_pid(t, pid, e->rank);
     if (!t->named[pid][e->lane]) {
         t->named[pid][e->lane] = 1;
@@ -57,22 +91,32 @@ void trace_span(trace_t *t, const prof_event_t *e)
             e->op, prof_phase_name((prof_phase_t)e->phase), ts, dur, pid, e->lane, e->layer,
             prof_phase_name((prof_phase_t)e->phase), e->row, e->col, e->sub, e->bytes, e->flops);
     t->events++;
+    rotate_if_full(t);
 }
 
 void trace_counter(trace_t *t, const char *name, int pid, uint64_t ts_ns, double value)
 {
-    if (pid < 0 || pid >= TRACE_MAX_PID) return;
+    if (!t->f || pid < 0 || pid >= TRACE_MAX_PID) return;
     name_pid(t, pid, -1);
     fprintf(t->f, ",\n{\"name\":\"%s\",\"ph\":\"C\",\"ts\":%.3f,\"pid\":%d,\"args\":{\"value\":%.6g}}", name,
             (double)(ts_ns - t->t_base) / 1e3, pid, value);
     t->events++;
+    rotate_if_full(t);
 }
 
 int trace_close(trace_t *t, gs_err_t *err)
 {
+    if (t->broken) return gs_fail(err, t->failed.code, "trace %s: rotating it failed: %s", t->path, t->failed.msg);
     if (!t->f) return GS_OK;
-    fprintf(t->f, "\n]}\n");
-    int rc = atomic_fclose(t->f, t->tmp, t->path, err);
-    t->f = NULL;
-    return rc;
+    return end_part(t, t->path, err);
+}
+
+void trace_summary(const trace_t *t, char *out, size_t n)
+{
+    if (!t->rotations) {
+        snprintf(out, n, "%s", t->path);
+        return;
+    }
+    snprintf(out, n, "%s (its newest %llu events; the %llu before them in %s.1; %llu older ones dropped to stay under --trace-max)",
+             t->path, (unsigned long long)t->events, (unsigned long long)t->kept, t->path, (unsigned long long)t->dropped);
 }

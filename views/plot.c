@@ -24,8 +24,8 @@ void plot_levels(const double *v, int n, double top, int levels, int *out)
             out[i] = 0;
             continue;
         }
-        int l = (int)ceil(v[i] / top * (levels - 1));
-        out[i] = l < 0 ? 0 : l >= levels ? levels - 1 : l;
+        double r = v[i] / top; /* nan when both are infinite: the top level, as for any value at or past the top */
+        out[i] = !(r < 1) ? levels - 1 : (int)ceil(r * (levels - 1));
     }
 }
 

@@ -110,6 +110,24 @@ for e in '0 1' '5 7'; do
     "$BIN" train --dataset "$tmp/tiny.txt" --no-cache --epochs 2 --quiet 2>"$tmp/tiny.err" \
         && ok "SNAP edge list '$e' trains" || bad "SNAP edge list '$e': $(cat "$tmp/tiny.err")"
 done
+# every input bounded before it is held: a split listing a vertex twice (20M entries on Cora), a SNAP list past the memory rule
+cp -r "$(dirname "$0")/../../datasets/cora" "$tmp/cora20m"
+yes 0 | head -n 20000000 | gzip -1 >"$tmp/cora20m/split/train.csv.gz"
+expect_fail 2 "train.csv.gz:2: column 1 (node index): 0 is listed twice" -- "$BIN" train --dataset "$tmp/cora20m" --no-cache --epochs 1
+yes '0 1' | head -n 5000000 | gzip -1 >"$tmp/many.txt.gz"
+GNNSCOPE_MEM_LIMIT=150M expect_fail 2 "many.txt.gz:" -- "$BIN" train --dataset "$tmp/many.txt.gz" --no-cache --epochs 1
+GNNSCOPE_MEM_LIMIT=150M "$BIN" train --dataset "$tmp/many.txt.gz" --no-cache --epochs 1 2>&1 | grep -q "the edges read so far would need" \
+    && ok "a SNAP list past the memory rule is refused while it is read, with the estimate" || bad "SNAP list past the memory rule"
+# gen: keys: an unknown one, and one out of its range, named as the spec names them
+expect_fail 2 "gen:foo=1: unknown key 'foo' (keys: nodes, degree" -- "$BIN" train --dataset gen:foo=1 --epochs 1
+expect_fail 2 "gen:nodes=1: nodes=1 is not an integer in [2, " -- "$BIN" train --dataset gen:nodes=1 --epochs 1
+expect_fail 2 "degree=60 is more than half of nodes-1 (99)" -- "$BIN" train --dataset gen:nodes=100,degree=60 --epochs 1
+# the JSON line is UTF-8 whatever the path's bytes (a Latin-1 name)
+latin=$(printf "$tmp/caf\\xe9")
+cp -r "$(dirname "$0")/../../datasets/cora" "$latin"
+"$BIN" train --dataset "$latin" --epochs 1 --json --quiet 2>/dev/null | tail -n 1 >"$tmp/latin.json"
+$PY -c "import json,sys; d=json.loads(open(sys.argv[1],'rb').read().decode('utf-8')); assert d['dataset'].endswith('caf\\ufffd'), d['dataset']" "$tmp/latin.json" \
+    && ok "the JSON line of a dataset with a Latin-1 name is valid UTF-8 (U+FFFD for the byte)" || bad "JSON for a Latin-1 path: $(head -c 300 "$tmp/latin.json")"
 expect_fail 2 "not a gnnscope checkpoint" -- "$BIN" train --epochs 1 --resume "$d/node-feat.csv.gz"
 expect_fail 2 "--gen" -- "$BIN" gen --out "$tmp/g" --gen 3
 expect_fail 2 "--out DIR is required" -- "$BIN" gen --nodes 10

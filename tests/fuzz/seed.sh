@@ -45,4 +45,15 @@ printf 'set lr 0.5\nset chunks 3\nset order metis\nset dkp on\nload cora\npause\
 printf 'stop=0\ndep=comm\ndep-ratio=0.3\n' >"$c/fuzz_control/knobs"
 printf 'stop=1\n' >"$c/fuzz_control/stop"
 printf 'stop=0\nring=off\noverlap=on\nnetwork=ib-100g\nlr=0.5\ndep-mem=1M\n' >"$c/fuzz_control/all"
+# fuzz_remote: byte 0 = mode (0 requests, 1 replies, 2 snapshot overlay, 3 events overlay); frames are
+# "GSRP" (magic, little-endian), kind, 64-bit length, payload
+mkdir -p "$c/fuzz_remote"
+frame() { printf 'PRSG'; printf "\\x$(printf %02x "$1")\\x00\\x00\\x00"; printf "\\x$(printf %02x "$2")\\x00\\x00\\x00\\x00\\x00\\x00\\x00"; printf '%s' "$3"; }
+{ printf '\x00'; frame 0 8 'abcdefgh'; frame 1 0 ''; frame 2 4 'step'; frame 3 6 'chunks'; frame 4 8 '00000000'; frame 5 0 ''; frame 6 0 ''; } \
+    >"$c/fuzz_remote/requests"
+{ printf '\x01'; frame 0 8 'abcdefgh'; frame 2 8 '0000done'; frame 3 4 'auto'; frame 4 12 '000000000000'; frame 6 8 '12345678'; } \
+    >"$c/fuzz_remote/replies"
+printf '\x02\x10\x00\x00\x00\x41\x41' >"$c/fuzz_remote/snapshot-flags"
+printf '\x02\x00\x10\x03\x00\xff\xff\xff\xff' >"$c/fuzz_remote/snapshot-deep"
+printf '\x03\x0c\x00\x00\x00\x00\x00\x00\x00\x09\x00\x00\x00' >"$c/fuzz_remote/events"
 echo "seeds written to $c"
