@@ -1,6 +1,7 @@
 /* trace.c - see trace.h. */
 #include "trace.h"
 
+#include <stdarg.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -18,15 +19,26 @@ const char *prof_phase_name(prof_phase_t p)
     return p < PH__COUNT ? n[p] : "?";
 }
 
+/* Writes to the part, counting its bytes (the cap's measure). */
+static void emit(trace_t *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void emit(trace_t *t, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vfprintf(t->f, fmt, ap);
+    va_end(ap);
+    if (k > 0) t->bytes += (uint64_t)k;
+}
+
 /* Begins a part: a temporary file for t->path, the JSON's head, the host named. */
 static int begin_part(trace_t *t, gs_err_t *err)
 {
     t->f = atomic_fopen(t->path, t->tmp, sizeof t->tmp, err);
     if (!t->f) return err->code;
     memset(t->named, 0, sizeof t->named), memset(t->pid_named, 0, sizeof t->pid_named);
-    t->events = 0;
-    fprintf(t->f, "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n");
-    fprintf(t->f, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":0,\"args\":{\"name\":\"host\"}}");
+    t->events = 0, t->bytes = 0;
+    emit(t, "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n");
+    emit(t, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":0,\"args\":{\"name\":\"host\"}}");
     t->pid_named[0] = 1;
     return GS_OK;
 }
@@ -34,7 +46,7 @@ static int begin_part(trace_t *t, gs_err_t *err)
 /* Ends the part being written, into path. */
 static int end_part(trace_t *t, const char *path, gs_err_t *err)
 {
-    fprintf(t->f, "\n]}\n");
+    emit(t, "\n]}\n");
     int rc = atomic_fclose(t->f, t->tmp, path, err);
     t->f = NULL;
     return rc;
@@ -52,7 +64,7 @@ int trace_open(trace_t *t, const char *path, uint64_t t_base, uint64_t max_bytes
 /* At half the cap: the part becomes PATH.1 and a new one begins. */
 static void rotate_if_full(trace_t *t)
 {
-    if (!t->max_bytes || (uint64_t)ftell(t->f) < t->max_bytes / 2) return;
+    if (!t->max_bytes || t->bytes < t->max_bytes / 2) return;
     char older[4200];
     snprintf(older, sizeof older, "%s.1", t->path);
     uint64_t events = t->events;
@@ -69,9 +81,9 @@ static void name_pid(trace_t *t, int pid, int rank)
 {
     if (t->pid_named[pid]) return;
     t->pid_named[pid] = 1;
-    fprintf(t->f, ",\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"args\":{\"name\":\"%s %d\"}}", pid,
+    emit(t, ",\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"args\":{\"name\":\"%s %d\"}}", pid,
             rank >= 0 ? "rank" : "device", pid - 1);
-    fprintf(t->f, ",\n{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":%d,\"args\":{\"sort_index\":%d}}", pid, pid);
+    emit(t, ",\n{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":%d,\"args\":{\"sort_index\":%d}}", pid, pid);
 }
 
 void trace_span(trace_t *t, const prof_event_t *e)
@@ -81,11 +93,11 @@ void trace_span(trace_t *t, const prof_event_t *e)
     name_pid(t, pid, e->rank);
     if (!t->named[pid][e->lane]) {
         t->named[pid][e->lane] = 1;
-        fprintf(t->f, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":\"%s\"}}", pid,
+        emit(t, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":\"%s\"}}", pid,
                 e->lane, prof_lane_name((prof_lane_t)e->lane));
     }
     double ts = (double)(e->t0 - t->t_base) / 1e3, dur = (double)(e->t1 - e->t0) / 1e3;
-    fprintf(t->f,
+    emit(t,
             ",\n{\"name\":\"%.16s\",\"cat\":\"%s\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":%d,\"tid\":%d,"
             "\"args\":{\"layer\":%d,\"phase\":\"%s\",\"row\":%d,\"col\":%d,\"sub\":%d,\"bytes\":%.0f,\"flops\":%.0f}}",
             e->op, prof_phase_name((prof_phase_t)e->phase), ts, dur, pid, e->lane, e->layer,
@@ -98,7 +110,7 @@ void trace_counter(trace_t *t, const char *name, int pid, uint64_t ts_ns, double
 {
     if (!t->f || pid < 0 || pid >= TRACE_MAX_PID) return;
     name_pid(t, pid, -1);
-    fprintf(t->f, ",\n{\"name\":\"%s\",\"ph\":\"C\",\"ts\":%.3f,\"pid\":%d,\"args\":{\"value\":%.6g}}", name,
+    emit(t, ",\n{\"name\":\"%s\",\"ph\":\"C\",\"ts\":%.3f,\"pid\":%d,\"args\":{\"value\":%.6g}}", name,
             (double)(ts_ns - t->t_base) / 1e3, pid, value);
     t->events++;
     rotate_if_full(t);

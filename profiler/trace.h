@@ -27,6 +27,7 @@ typedef struct {
     uint8_t named[TRACE_MAX_PID][PL__COUNT + 1];
     uint8_t pid_named[TRACE_MAX_PID];
     uint64_t events;      /* in the part being written */
+    uint64_t bytes;       /* written to that part */
     uint64_t max_bytes;   /* the cap on PATH and PATH.1 together (0: none) */
     uint64_t rotations, kept, dropped; /* parts closed; events in PATH.1; events dropped */
     gs_err_t failed;      /* a rotation that failed (the trace stops there) */
