@@ -128,6 +128,12 @@ cp -r "$(dirname "$0")/../../datasets/cora" "$latin"
 "$BIN" train --dataset "$latin" --epochs 1 --json --quiet 2>/dev/null | tail -n 1 >"$tmp/latin.json"
 $PY -c "import json,sys; d=json.loads(open(sys.argv[1],'rb').read().decode('utf-8')); assert d['dataset'].endswith('caf\\ufffd'), d['dataset']" "$tmp/latin.json" \
     && ok "the JSON line of a dataset with a Latin-1 name is valid UTF-8 (U+FFFD for the byte)" || bad "JSON for a Latin-1 path: $(head -c 300 "$tmp/latin.json")"
+# a knob change refused at the epoch boundary stays refused: the next change builds on the settings in force
+printf 'set device-mem 300K\nwait epochs 2\nset chunks auto\nwait epochs 2\nget device-mem\n' >"$tmp/refused.gs"
+"$BIN" tui --script "$tmp/refused.gs" --max-epochs 6 >"$tmp/refused.out" 2>&1
+grep -q "the change did not apply, the previous settings stay: --device-mem 307200 is too small" "$tmp/refused.out" \
+    && [ "$(grep -c "device-mem = 4M$" "$tmp/refused.out")" -eq 1 ] && ! grep -q "device-mem = 300K$" "$tmp/refused.out" \
+    && ok "a refused device-mem does not come back with the next set (device-mem stays 4M)" || bad "refused knob: $(cat "$tmp/refused.out")"
 expect_fail 2 "not a gnnscope checkpoint" -- "$BIN" train --epochs 1 --resume "$d/node-feat.csv.gz"
 expect_fail 2 "--gen" -- "$BIN" gen --out "$tmp/g" --gen 3
 expect_fail 2 "--out DIR is required" -- "$BIN" gen --nodes 10
