@@ -120,7 +120,12 @@ static void ew_forward_range(void *p, int64_t rb, int64_t re)
                 memcpy(y, a, sizeof(float) * (size_t)f);
             } else {
                 uint64_t rk = row_key(c, r);
-                for (int64_t j = 0; j < f; j++) y[j] = a[j] * gs_drop_scale(rk, j, c->fp);
+                float scale[GS_DROP_PIECE];
+                for (int64_t j0 = 0; j0 < f; j0 += GS_DROP_PIECE) {
+                    int64_t n = f - j0 < GS_DROP_PIECE ? f - j0 : GS_DROP_PIECE;
+                    gs_drop_scales(rk, j0, n, c->fp, scale);
+                    for (int64_t i = 0; i < n; i++) y[j0 + i] = a[j0 + i] * scale[i];
+                }
             }
             break;
         default: break;
@@ -165,7 +170,12 @@ static void ew_backward_range(void *p, int64_t rb, int64_t re)
                 for (int64_t j = 0; j < f; j++) GS_PUT(da[j], c->acc_a, dy[j]);
             } else {
                 uint64_t rk = row_key(c, r);
-                for (int64_t j = 0; j < f; j++) GS_PUT(da[j], c->acc_a, dy[j] * gs_drop_scale(rk, j, c->fp));
+                float scale[GS_DROP_PIECE];
+                for (int64_t j0 = 0; j0 < f; j0 += GS_DROP_PIECE) {
+                    int64_t n = f - j0 < GS_DROP_PIECE ? f - j0 : GS_DROP_PIECE;
+                    gs_drop_scales(rk, j0, n, c->fp, scale);
+                    for (int64_t i = 0; i < n; i++) GS_PUT(da[j0 + i], c->acc_a, dy[j0 + i] * scale[i]);
+                }
             }
             break;
         default: break;

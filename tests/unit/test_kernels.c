@@ -8,7 +8,9 @@
 #include <float.h>
 #include <math.h>
 
+#include "engine/kernels/dropout_mask.h"
 #include "engine/kernels/kernels.h"
+#include "engine/kernels/kops.h"
 #include "base/threadpool.h"
 
 #define N 60
@@ -296,6 +298,42 @@ static void test_gather_typed(void **state)
     free(z), free(dz), free(dref);
 }
 
+/* The dropout mask drawn a row at a time (one hash per four elements) is
+ * the per-element mask bit for bit, at every width and piece boundary;
+ * the host's dropout op applies it (kept elements scaled by 1/(1-p),
+ * about p of them dropped), forward and backward alike. */
+static void test_dropout_rows_match_the_mask(void **state)
+{
+    (void)state;
+    static float scale[GS_DROP_PIECE];
+    const float ps[] = {0.1f, 0.5f, 0.7f};
+    for (int k = 0; k < 3; k++)
+        for (int64_t j0 = 0; j0 < 3 * GS_DROP_PIECE; j0 += GS_DROP_PIECE)
+            for (int64_t n = 1; n <= GS_DROP_PIECE; n += n < 9 ? 1 : 97) {
+                gs_drop_scales(0x1234 + (uint64_t)k, j0, n, ps[k], scale);
+                for (int64_t i = 0; i < n; i++)
+                    if (memcmp(&scale[i], &(float){gs_drop_scale(0x1234 + (uint64_t)k, j0 + i, ps[k])}, sizeof(float)))
+                        fail_msg("p %g, element %lld of the piece at %lld differs", ps[k], (long long)i, (long long)j0);
+            }
+    enum { ROWS = 50, COLS = 2500 }; /* a row wider than a piece */
+    static float a[ROWS * COLS], y[ROWS * COLS], dy[ROWS * COLS], da[ROWS * COLS];
+    int32_t orig[ROWS];
+    for (int r = 0; r < ROWS; r++) orig[r] = 7 * r + 3;
+    for (int i = 0; i < ROWS * COLS; i++) a[i] = (float)(i % 11) + 1.0f, dy[i] = 2.0f;
+    graph_t g = {.n = ROWS, .orig_id = orig};
+    ew_args_t c = {.op = OP_DROPOUT, .a = a, .out = y, .dy = dy, .da = da, .rows = ROWS, .cols = COLS, .fp = 0.5f, .g = &g, .key = 99};
+    kops_cpu.ew_forward(NULL, &c);
+    kops_cpu.ew_backward(NULL, &c);
+    int dropped = 0;
+    for (int r = 0; r < ROWS; r++)
+        for (int j = 0; j < COLS; j++) {
+            float s = gs_drop_scale(gs_drop_row_key(99, orig, NULL, NULL, 0, r), j, 0.5f);
+            assert_true(y[r * COLS + j] == a[r * COLS + j] * s && da[r * COLS + j] == 2.0f * s);
+            dropped += s == 0.0f;
+        }
+    assert_in_range(dropped, ROWS * COLS * 45 / 100, ROWS * COLS * 55 / 100);
+}
+
 static void test_threads_bitwise_equal(void **state)
 {
     fixture_t *fx = *state;
@@ -320,6 +358,7 @@ int main(void)
         cmocka_unit_test(test_gather_sum_all_modes), cmocka_unit_test(test_gather_max),
         cmocka_unit_test(test_scatter_and_edge_gather), cmocka_unit_test(test_attention_kernels),
         cmocka_unit_test(test_gather_typed),       cmocka_unit_test(test_threads_bitwise_equal),
+        cmocka_unit_test(test_dropout_rows_match_the_mask),
     };
     return cmocka_run_group_tests_name("kernels", tests, setup, teardown);
 }
