@@ -7,9 +7,8 @@
  * is enqueued (backend.h's contract), D2H results land in host memory from
  * a host function in stream order. Events are CUDA events. Busy times come
  * from CUPTI's records of this backend's streams (cupti_prof.cu), which
- * also feed the task hook. Limits: the chunks' edge structure (offsets,
- * rows, weights) is uploaded once per chunk and stays resident outside the
- * caps; it is reported as meta bytes. */
+ * also feed the task hook. A chunk's edge structure arrives in device
+ * memory like its rows (the streamer's packed copies, within the caps). */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +19,6 @@
 #define STAGE_BYTES (16u << 20)
 #define NSTAGE 3
 #define MAX_EVENTS 65536
-#define META_SLOTS 65536
 
 typedef struct {
     void *dst;
@@ -35,12 +33,6 @@ typedef struct {
     int next;
 } stage_t;
 
-typedef struct {
-    const void *host;
-    void *dev;
-    size_t bytes;
-} meta_t;
-
 struct backend {
     cu_errors_t errs; /* the first failure since the last sync */
     int ndev, ngpu;
@@ -51,8 +43,6 @@ struct backend {
     stage_t h2d[TOPO_MAX_DEV], d2h[TOPO_MAX_DEV];
     cudaEvent_t ev[MAX_EVENTS];
     int nev, made_ev;
-    meta_t *meta;
-    uint64_t meta_bytes;
     pthread_mutex_t lock; /* stats, written from CUPTI's flush thread */
     backend_stats_t stats;
     task_hook_t on_task;
@@ -108,12 +98,7 @@ static int cb_open(backend_t **out, const backend_cfg_t *cfg, gs_err_t *err)
         free(b);
         return gs_fail(err, GS_EFAIL, "CUPTI: %s", why);
     }
-    b->meta = (meta_t *)calloc(META_SLOTS, sizeof(meta_t));
     *out = b;
-    if (!b->meta) {
-        cb_close(b);
-        return gs_fail(err, GS_EFAIL, "out of memory");
-    }
     for (int d = 0; d < b->ndev; d++) {
         cudaSetDevice(gpu_of(b, d));
         for (int l = 0; l < LANE__COUNT; l++) {
@@ -157,10 +142,6 @@ static void cb_close(backend_t *b)
             }
     }
     for (int i = 0; i < b->made_ev; i++) cudaEventDestroy(b->ev[i]);
-    if (b->meta)
-        for (int i = 0; i < META_SLOTS; i++)
-            if (b->meta[i].dev) cudaFree(b->meta[i].dev);
-    free(b->meta);
     pthread_mutex_destroy(&b->lock);
     cu_errors_free(&b->errs);
     free(b);
@@ -216,20 +197,27 @@ static void count(backend_t *b, int dev, lane_t lane, double bytes)
     pthread_mutex_unlock(&b->lock);
 }
 
+/* H2D of bytes from pageable host memory through the pinned staging buffers. */
+static void h2d_staged(backend_t *b, int dev, void *dst, const void *src, size_t bytes)
+{
+    cudaStream_t st = b->st[dev][LANE_H2D];
+    stage_t *s = &b->h2d[dev];
+    for (size_t off = 0; off < bytes; off += STAGE_BYTES) {
+        size_t n = bytes - off < STAGE_BYTES ? bytes - off : STAGE_BYTES;
+        int i = stage_take(b, s);
+        memcpy(s->buf[i], (const char *)src + off, n);
+        cu_note(&b->errs, cudaMemcpyAsync((char *)dst + off, s->buf[i], n, cudaMemcpyHostToDevice, st), "H2D");
+        cu_note(&b->errs, cudaEventRecord(s->free_ev[i], st), "event");
+    }
+}
+
 static void cb_copy(backend_t *b, int dev, lane_t lane, int peer, void *dst, const void *src, size_t bytes, chunk_tag_t tag)
 {
     cudaStream_t st = b->st[dev][lane];
     cudaSetDevice(gpu_of(b, dev));
     cu_prof_tag(dev, tag, lane == LANE_H2D ? "h2d" : lane == LANE_D2H ? "d2h" : "d2d", on_span, b);
     if (lane == LANE_H2D) {
-        stage_t *s = &b->h2d[dev];
-        for (size_t off = 0; off < bytes; off += STAGE_BYTES) {
-            size_t n = bytes - off < STAGE_BYTES ? bytes - off : STAGE_BYTES;
-            int i = stage_take(b, s);
-            memcpy(s->buf[i], (const char *)src + off, n);
-            cu_note(&b->errs, cudaMemcpyAsync((char *)dst + off, s->buf[i], n, cudaMemcpyHostToDevice, st), "H2D");
-            cu_note(&b->errs, cudaEventRecord(s->free_ev[i], st), "event");
-        }
+        h2d_staged(b, dev, dst, src, bytes);
     } else if (lane == LANE_D2H) {
         stage_t *s = &b->d2h[dev];
         for (size_t off = 0; off < bytes; off += STAGE_BYTES) {
@@ -281,62 +269,23 @@ static void cb_copy_rows(backend_t *b, int dev, void *dst, const void *src, size
     count(b, dev, LANE_H2D, (double)(row_bytes * (size_t)n));
 }
 
-/* The device copy of a chunk's host array, found by key; uploaded from
- * data on first use (data NULL: only look). */
-static const void *meta_at(backend_t *b, const void *key, const void *data, size_t bytes)
+static void cb_copy_parts(backend_t *b, int dev, void *dst, const copy_part_t *parts, int n, chunk_tag_t tag)
 {
-    size_t h = ((uintptr_t)key >> 2) * 0x9e3779b97f4a7c15ull % META_SLOTS;
-    for (size_t k = 0; k < META_SLOTS; k++) {
-        meta_t *m = &b->meta[(h + k) % META_SLOTS];
-        if (m->host == key && m->bytes == bytes) return m->dev;
-        if (m->host) continue;
-        if (!data) return NULL;
-        const void *host = data;
-        if (cudaMalloc(&m->dev, bytes ? bytes : 16) != cudaSuccess) {
-            cu_note(&b->errs, cudaGetLastError(), "chunk structure");
-            return NULL;
-        }
-        cu_note(&b->errs, cudaMemcpy(m->dev, host, bytes, cudaMemcpyHostToDevice), "chunk structure");
-        m->host = key, m->bytes = bytes;
-        b->meta_bytes += bytes;
-        return m->dev;
+    cudaSetDevice(gpu_of(b, dev));
+    cu_prof_tag(dev, tag, "h2d_chunk", on_span, b);
+    size_t at = 0, total = 0;
+    for (int i = 0; i < n; i++) {
+        h2d_staged(b, dev, (char *)dst + at, parts[i].src, parts[i].bytes);
+        at += copy_part_align(parts[i].bytes), total += parts[i].bytes;
     }
-    cu_note(&b->errs, cudaErrorMemoryAllocation, "too many chunk structures");
-    return NULL;
-}
-
-static const void *meta(backend_t *b, const void *host, size_t bytes) { return host ? meta_at(b, host, host, bytes) : NULL; }
-
-/* Per-position edge types of a chunk (keyed next to its rows array), so
- * the device needs no (E) array. */
-static const int32_t *meta_types(backend_t *b, const kernel_call_t *c, int64_t nnz)
-{
-    const void *key = (const char *)c->lidx + 1;
-    size_t bytes = sizeof(int32_t) * (size_t)nnz;
-    const void *d = meta_at(b, key, NULL, bytes);
-    if (d) return (const int32_t *)d;
-    int32_t *types = (int32_t *)malloc(bytes ? bytes : 4);
-    if (!types) return NULL;
-    for (int64_t q = 0; q < nnz; q++) types[q] = c->etype[c->eid[q]];
-    d = meta_at(b, key, types, bytes);
-    free(types);
-    return (const int32_t *)d;
+    cu_prof_untag();
+    count(b, dev, LANE_H2D, (double)total);
 }
 
 static void cb_launch(backend_t *b, int dev, const kernel_call_t *call, chunk_tag_t tag)
 {
     kernel_call_t c = *call;
     cudaSetDevice(gpu_of(b, dev));
-    if (c.id == KERN_CHUNK_GATHER) {
-        int64_t nnz = c.ptr[c.nd];
-        c.etype = c.typed != TYPED_NONE ? meta_types(b, call, nnz) : NULL;
-        c.ptr = (const int64_t *)meta(b, call->ptr, sizeof(int64_t) * (size_t)(c.nd + 1));
-        c.orow = call->orow ? (const int32_t *)meta(b, call->orow, sizeof(int32_t) * (size_t)c.nd) : NULL;
-        c.lidx = (const int32_t *)meta(b, call->lidx, sizeof(int32_t) * (size_t)nnz);
-        c.w = call->w ? (const float *)meta(b, call->w, sizeof(float) * (size_t)nnz) : NULL;
-        c.eid = NULL;
-        if (!c.ptr || !c.lidx || (call->orow && !c.orow) || (call->w && !c.w) || (c.typed != TYPED_NONE && !c.etype)) return;
-    }
     static const char *const names[] = {"chunk_gather", "zero_acc", "gemm", "add"};
     cu_prof_tag(dev, tag, names[c.id], on_span, b);
     if (c.id == KERN_GEMM) cu_sgemm(&b->errs, b->blas[dev], c.trans_a, c.trans_b, c.m, c.n, c.k, c.a, c.b, c.out, c.acc);
@@ -398,5 +347,5 @@ static void cb_reset_stats(backend_t *b)
 
 const backend_ops_t cu_backend = {
     "cuda",       cb_open, cb_close, cb_ndev,  cb_capacity, cb_alloc,        cb_free,       cb_copy,
-    cb_copy_rows, cb_launch, cb_record, cb_wait, cb_sync,     cb_stats, cb_reset_stats,
+    cb_copy_rows, cb_copy_parts, cb_launch, cb_record, cb_wait, cb_sync,     cb_stats, cb_reset_stats,
 };

@@ -47,22 +47,34 @@ typedef struct {
  * the gather, zeroing, the ApplyVertex matmul of a block of rows, and the
  * add of the gradient all-reduce. */
 typedef enum { KERN_CHUNK_GATHER, KERN_ZERO, KERN_GEMM, KERN_ADD } kernel_id_t;
+
+/* A host array of a packed copy (copy_parts): the parts go back to back
+ * into device memory, each at a 16-byte aligned offset. */
+typedef struct {
+    const void *src;
+    size_t bytes;
+} copy_part_t;
+#define GS_COPY_MAX_PARTS 6
+static inline size_t copy_part_align(size_t bytes) { return (bytes + 15) & ~(size_t)15; }
 /* Typed gathers (GG-NN) pick an f-wide block by edge type (typed_mode_t,
  * kernels.h): in the input row (forward) or in the output row (backward). */
 
 /* out[orow[r]] += sum over the chunk's edges k of row r: w[k] * in[lidx[k]]
  * (KERN_ZERO: out = 0 over nd rows of out_cols). A sub-chunk lists only
- * the output rows it has edges for, so its kernel skips the empty ones. */
+ * the output rows it has edges for, so its kernel skips the empty ones.
+ * A chunk's structure (ptr, orow, lidx, w, etype) is in device memory,
+ * copied there like its rows; its edge types are per position (eid NULL). */
 typedef struct {
     kernel_id_t id;
     typed_mode_t typed;
     const int64_t *ptr;    /* (nd + 1) offsets of the (sub-)chunk, by listed output row */
     const int32_t *orow;   /* (nd) output row of each listed row, NULL: row r is out row r */
     const int32_t *lidx;   /* (nnz) row of each edge's input in `in` */
-    const int64_t *eid;    /* (nnz) graph edge ids, for weights and types */
+    const int64_t *eid;    /* (nnz) graph edge ids indexing etype, or NULL: etype is by position */
     const float *w;        /* (nnz) edge weights in chunk order, or NULL for 1 */
-    const int32_t *etype;  /* (E) edge types */
+    const int32_t *etype;  /* edge types (typed gathers) */
     int64_t nd;            /* output rows */
+    int64_t nnz;           /* edges */
     int64_t f;             /* values moved per edge */
     int64_t in_cols, out_cols;
     const float *in;
@@ -118,6 +130,9 @@ typedef struct {
      * packed into dst. The filtering is host work done by the copy engine. */
     void (*copy_rows)(backend_t *b, int dev, void *dst, const void *src, size_t row_bytes, const int32_t *rows,
                       int64_t n, chunk_tag_t tag);
+    /* H2D of n <= GS_COPY_MAX_PARTS host arrays packed into dst (each at
+     * the running sum of copy_part_align of the ones before): one transfer. */
+    void (*copy_parts)(backend_t *b, int dev, void *dst, const copy_part_t *parts, int n, chunk_tag_t tag);
     void (*launch)(backend_t *b, int dev, const kernel_call_t *call, chunk_tag_t tag);
     /* Events: record on a stream returns an id (or -1 after draining the
      * stream when no id can be had); a stream can wait for it (-1: no-op). */

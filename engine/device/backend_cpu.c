@@ -47,6 +47,14 @@ double cpu_run_task(const task_t *t)
         return 0;
     }
     if (t->kind != TASK_COPY) return 0;
+    if (t->nparts) {
+        size_t at = 0;
+        for (int i = 0; i < t->nparts; i++) {
+            memcpy((char *)t->dst + at, t->parts[i].src, t->parts[i].bytes);
+            at += copy_part_align(t->parts[i].bytes);
+        }
+        return 0;
+    }
     if (!t->rows) {
         memcpy(t->dst, t->src, t->bytes);
         return 0;
@@ -169,6 +177,14 @@ static void cpu_copy_rows(backend_t *b, int dev, void *dst, const void *src, siz
     issue(b, dev, LANE_H2D, &t);
 }
 
+static void cpu_copy_parts(backend_t *b, int dev, void *dst, const copy_part_t *parts, int n, chunk_tag_t tag)
+{
+    task_t t = {.kind = TASK_COPY, .dst = dst, .nparts = n, .tag = tag};
+    for (int i = 0; i < n && i < GS_COPY_MAX_PARTS; i++) t.parts[i] = parts[i], t.bytes += parts[i].bytes;
+    if (b->use_links) t.path = &b->topo.h2d[dev];
+    issue(b, dev, LANE_H2D, &t);
+}
+
 static void cpu_launch(backend_t *b, int dev, const kernel_call_t *call, chunk_tag_t tag)
 {
     task_t t = {.kind = TASK_KERNEL, .call = *call, .tag = tag};
@@ -243,5 +259,5 @@ static void cpu_reset_stats(backend_t *b)
 
 const backend_ops_t backend_cpu = {
     "cpu",     cpu_open, cpu_close,  cpu_ndev, cpu_capacity, cpu_alloc,      cpu_free,
-    cpu_copy,  cpu_copy_rows, cpu_launch, cpu_record, cpu_wait, cpu_sync, cpu_stats, cpu_reset_stats,
+    cpu_copy,  cpu_copy_rows, cpu_copy_parts, cpu_launch, cpu_record, cpu_wait, cpu_sync, cpu_stats, cpu_reset_stats,
 };

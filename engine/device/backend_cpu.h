@@ -22,6 +22,8 @@ typedef struct {
     size_t bytes;
     const int32_t *rows; /* gathered copy: rows of row_bytes each */
     size_t row_bytes;
+    copy_part_t parts[GS_COPY_MAX_PARTS]; /* packed copy: its arrays (nparts > 0) */
+    int nparts;
     chunk_tag_t tag;
     const topo_path_t *path;
     kernel_call_t call;

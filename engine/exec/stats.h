@@ -50,8 +50,10 @@ enum {
     X(transfer_ms, "ms", "", "device copies (H2D, D2H, D2D), summed over the devices", "%.4f",                       \
       STAT_JSON | STAT_STREAM)                                                                                         \
     X(h2d_bytes, "B", "h2d", "host-to-device bytes", "%.0f", STAT_JSON | STAT_PANEL | STAT_TRACE | STAT_STREAM)     \
-    X(gather_h2d_bytes, "B", "gather h2d", "the Scatter-Gather stage's share of h2d_bytes", "%.0f",                \
+    X(gather_h2d_bytes, "B", "gather h2d", "the Scatter-Gather stage's share of h2d_bytes (vertex rows)", "%.0f",  \
       STAT_JSON | STAT_PANEL | STAT_STREAM)                                                                            \
+    X(edge_h2d_bytes, "B", "edge h2d", "the sub-chunks' edge structures (offsets, rows, weights, types) copied to the devices; part of h2d_bytes", \
+      "%.0f", STAT_JSON | STAT_STREAM)                                                                                 \
     X(uplink_bytes, "B", "uplink", "bytes the host's links to its switches (or GPUs) carried down", "%.0f",           \
       STAT_JSON | STAT_PANEL | STAT_STREAM)                                                                            \
     X(d2d_bytes, "B", "d2d", "device-to-device bytes", "%.0f", STAT_JSON | STAT_PANEL | STAT_STREAM)                 \

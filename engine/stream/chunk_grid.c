@@ -94,3 +94,65 @@ oom:
     grid_free(cg);
     return gs_fail(err, GS_EFAIL, "out of memory building a %d x %d chunk grid", p, p);
 }
+
+/* The largest count in a[0..n). */
+static int64_t max_of(const int64_t *a, size_t n)
+{
+    int64_t m = 0;
+    for (size_t i = 0; i < n; i++) m = a[i] > m ? a[i] : m;
+    return m;
+}
+
+/* Without the P x Pk table: an interval's in-edges and a block's
+ * out-edges (forward), an interval's out-edges and a block's in-edges
+ * (backward) bound every sub-chunk's. iv and blk by new id. */
+static int64_t sub_nnz_bound(const graph_t *g, const int32_t *inv, const int32_t *iv, const int32_t *blk, int p, int nb)
+{
+    int64_t *c = calloc(2 * ((size_t)p + (size_t)nb), sizeof(int64_t)), best = g->m;
+    if (!c) return best;
+    int64_t *iv_in = c, *iv_out = c + p, *blk_in = c + 2 * p, *blk_out = c + 2 * p + nb;
+    for (int64_t e = 0; e < g->m; e++) {
+        int64_t u = inv ? inv[g->in_src[e]] : g->in_src[e], v = inv ? inv[g->in_dst[e]] : g->in_dst[e];
+        iv_in[iv[v]]++, iv_out[iv[u]]++, blk_in[blk[v]]++, blk_out[blk[u]]++;
+    }
+    int64_t fwd = max_of(iv_in, (size_t)p), blk_o = max_of(blk_out, (size_t)nb); /* forward: by destination interval */
+    int64_t bwd = max_of(iv_out, (size_t)p), blk_i = max_of(blk_in, (size_t)nb);  /* backward: by source interval */
+    fwd = fwd < blk_o ? fwd : blk_o, bwd = bwd < blk_i ? bwd : blk_i;
+    best = fwd > bwd ? fwd : bwd;
+    free(c);
+    return best;
+}
+
+/* The exact count over both orientations' P x Pk sub-chunks. */
+static int64_t sub_nnz_exact(const graph_t *g, const int32_t *inv, const int32_t *iv, const int32_t *blk, int p, int nb)
+{
+    int64_t *c = calloc(2 * (size_t)p * (size_t)nb, sizeof(int64_t)), best;
+    if (!c) return sub_nnz_bound(g, inv, iv, blk, p, nb);
+    for (int64_t e = 0; e < g->m; e++) {
+        int64_t u = inv ? inv[g->in_src[e]] : g->in_src[e], v = inv ? inv[g->in_dst[e]] : g->in_dst[e];
+        c[(size_t)iv[v] * (size_t)nb + (size_t)blk[u]]++;
+        c[((size_t)p + (size_t)iv[u]) * (size_t)nb + (size_t)blk[v]]++;
+    }
+    best = max_of(c, 2 * (size_t)p * (size_t)nb);
+    free(c);
+    return best;
+}
+
+int64_t grid_max_sub_nnz(const graph_t *g, const int32_t *perm, const int64_t *bounds, int p, int k)
+{
+    int64_t n = g->n, nb = (int64_t)p * k, best = g->m;
+    int32_t *iv = malloc(sizeof(int32_t) * (size_t)n), *blk = malloc(sizeof(int32_t) * (size_t)n);
+    int32_t *inv = perm ? malloc(sizeof(int32_t) * (size_t)n) : NULL;
+    if (!iv || !blk || (perm && !inv)) goto done;
+    for (int64_t v = 0; perm && v < n; v++) inv[perm[v]] = (int32_t)v;
+    for (int i = 0; i < p; i++)
+        for (int q = 0; q < k; q++) {
+            int64_t len = bounds[i + 1] - bounds[i], lo = bounds[i] + len * q / k, hi = bounds[i] + len * (q + 1) / k;
+            for (int64_t v = lo; v < hi; v++) iv[v] = i, blk[v] = i * k + q;
+        }
+    best = (double)p * (double)nb <= (double)(1 << 22) ? sub_nnz_exact(g, inv, iv, blk, p, (int)nb)
+                                                      : sub_nnz_bound(g, inv, iv, blk, p, (int)nb);
+done:
+    free(iv), free(blk), free(inv);
+    return best;
+}

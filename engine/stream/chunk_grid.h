@@ -31,5 +31,10 @@ typedef struct {
 
 int grid_build(chunk_grid_t *cg, const graph_t *g, int p, const int64_t *bounds, gs_err_t *err);
 void grid_free(chunk_grid_t *cg);
+/* The most edges any sub-chunk of P intervals (bounds, in the new
+ * numbering) cut into k blocks holds, forward or backward, for g in its
+ * current numbering (perm[new] = old; NULL: the same): exact while the
+ * P x Pk table is at most 4M entries, an upper bound beyond. */
+int64_t grid_max_sub_nnz(const graph_t *g, const int32_t *perm, const int64_t *bounds, int p, int k);
 
 #endif

@@ -90,7 +90,7 @@ int stream_ensure_groups(streamer_t *s, orient_t *o, gs_err_t *err)
     return gs_fail(err, GS_EFAIL, "out of memory sharing %d chunks' rows among device groups", s->p);
 }
 
-void stream_chained_step(streamer_t *s, pass_run_t *pr, int t)
+int stream_chained_step(streamer_t *s, pass_run_t *pr, int t, gs_err_t *err)
 {
     const pass_t *ps = pr->ps;
     const backend_ops_t *ops = s->ops;
@@ -129,12 +129,19 @@ void stream_chained_step(streamer_t *s, pass_run_t *pr, int t)
             pr->ev_ready[d][slot] = ops->record(s->b, d, lane);
             if (filt) s->ctr.filtered_blocks++;
             else s->ctr.full_blocks++;
-            const sub_t *u = pr->col[d] >= 0 ? &o->sub[(size_t)pr->col[d] * nb + t] : NULL;
+            size_t at = (size_t)pr->col[d] * nb + t;
+            const sub_t *u = pr->col[d] >= 0 ? &o->sub[at] : NULL;
             if (!u || u->nnz == 0) continue;
+            edge_view_t ev; /* its own sub-chunk's structure comes from the host, into the slot the last compute freed */
+            if (lane != LANE_H2D && pr->ev_comp[d][slot] >= 0) ops->wait(s->b, d, LANE_H2D, pr->ev_comp[d][slot]);
+            int rc = stream_chunk_edges(s, pr, d, at, filt ? LIDX_GRP : LIDX_FULL, slot, tag, &ev, err);
+            if (rc) return rc;
             ops->wait(s->b, d, LANE_COMPUTE, pr->ev_ready[d][slot]);
-            kernel_call_t kc = stream_chunk_call(s, ps, u, filt ? u->lidx_grp : u->lidx_full, pr->buf[d][slot], pr->acc[d]);
+            ops->wait(s->b, d, LANE_COMPUTE, ops->record(s->b, d, LANE_H2D));
+            kernel_call_t kc = stream_chunk_call(ps, u, &ev, pr->buf[d][slot], pr->acc[d]);
             ops->launch(s->b, d, &kc, tag);
             pr->ev_comp[d][slot] = ops->record(s->b, d, LANE_COMPUTE);
         }
     }
+    return GS_OK;
 }

@@ -4,6 +4,7 @@
 #include "base/membudget.h"
 
 #include <cblas.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 
 #include "engine/device/cuda_plugin.h"
 #include "engine/program/op_table.h"
+#include "chunk_grid.h"
 #include "base/threadpool.h"
 #include "base/mono_clock.h"
 
@@ -35,17 +37,19 @@ static double probe_host_flops(void)
 /* ---------------- working sets ---------------- */
 
 /* The largest streamed op's device bytes with intervals of at most max_out
- * rows and blocks of at most max_blk rows. */
-static uint64_t need_of(const program_t *p, int64_t n, int64_t max_out, int64_t max_blk)
+ * rows, blocks of at most max_blk rows and sub-chunks of at most max_nnz
+ * edges (their structures stream through two buffers of every pass). */
+static uint64_t need_of(const program_t *p, int64_t n, int64_t max_out, int64_t max_blk, int64_t max_nnz)
 {
-    uint64_t ws = streamer_pass_need(max_out, max_blk, 1, 1);
+    uint64_t edges = streamer_edge_need(max_out, max_nnz);
+    uint64_t ws = streamer_pass_need(max_out, max_blk, 1, 1) + edges;
     for (int i = 0; i < p->ncode; i++) {
         const instr_t *in = &p->code[i];
         uint64_t w = 0;
         int64_t a = p->vals[in->in[0]].cols, o = p->vals[in->out].cols;
         val_domain_t ad = p->vals[in->in[0]].dom;
         if (op_has(in->op, OPF_ENGINE) && op_has(in->op, OPF_AGGREGATE)) /* a sum gather */
-            w = streamer_pass_need(max_out, max_blk, a > o ? a : o, a > o ? a : o);
+            w = streamer_pass_need(max_out, max_blk, a > o ? a : o, a > o ? a : o) + edges;
         else if (op_has(in->op, OPF_ENGINE) && (ad == DOM_VERTEX || ad == DOM_INPUT)) /* a vertex product */
             w = streamer_matmul_working_set(n, 1, 1, a, o);
         if (w > ws) ws = w;
@@ -53,18 +57,20 @@ static uint64_t need_of(const program_t *p, int64_t n, int64_t max_out, int64_t 
     return ws;
 }
 
-uint64_t stream_working_set(const program_t *p, int64_t n, int chunks, int k)
+uint64_t stream_working_set(const program_t *p, int64_t n, int64_t m, int chunks, int k)
 {
     int64_t out = (n + chunks - 1) / chunks;
-    return need_of(p, n, out, (out + k - 1) / k);
+    double subs = (double)chunks * chunks * k;
+    return need_of(p, n, out, (out + k - 1) / k, (int64_t)ceil((double)m / subs)); /* edges spread evenly */
 }
 
-/* The need with the intervals of bounds. */
-static uint64_t need_of_bounds(const program_t *p, int64_t n, int chunks, int k, const int64_t *bounds)
+/* The need with the intervals of bounds over g (perm[new] = old, or NULL). */
+static uint64_t need_of_bounds(const program_t *p, const graph_t *g, const int32_t *perm, int chunks, int k,
+                               const int64_t *bounds)
 {
     int64_t out = 0;
     for (int i = 0; i < chunks; i++) out = bounds[i + 1] - bounds[i] > out ? bounds[i + 1] - bounds[i] : out;
-    return need_of(p, n, out, (out + k - 1) / k);
+    return need_of(p, g->n, out, (out + k - 1) / k, grid_max_sub_nnz(g, perm, bounds, chunks, k));
 }
 
 /* ---------------- the plan: P and the order ---------------- */
@@ -88,10 +94,10 @@ static int order_for(const stream_cfg_t *c, const graph_t *g, stream_plan_t *pla
     return rc;
 }
 
-int stream_cap_check(const stream_cfg_t *c, const program_t *prog, int64_t n, gs_err_t *err)
+int stream_cap_check(const stream_cfg_t *c, const program_t *prog, int64_t n, int64_t m, gs_err_t *err)
 {
     int k = c->knobs.subchunks < 1 ? 1 : c->knobs.subchunks;
-    uint64_t least = stream_working_set(prog, n, (int)(n < 4096 ? n : 4096), k);
+    uint64_t least = stream_working_set(prog, n, m, (int)(n < 4096 ? n : 4096), k);
     if (c->device_mem && least > c->device_mem)
         return gs_fail(err, GS_EINPUT,
                        "--device-mem %.1f MiB is too small for this model: even %lld chunks need %.1f MiB per device",
@@ -99,10 +105,10 @@ int stream_cap_check(const stream_cfg_t *c, const program_t *prog, int64_t n, gs
     return GS_OK;
 }
 
-int stream_plan_fits(const stream_cfg_t *c, const program_t *prog, int64_t n, const stream_plan_t *plan, gs_err_t *err)
+int stream_plan_fits(const stream_cfg_t *c, const program_t *prog, const graph_t *g, const stream_plan_t *plan, gs_err_t *err)
 {
     int k = c->knobs.subchunks < 1 ? 1 : c->knobs.subchunks;
-    uint64_t need = need_of_bounds(prog, n, plan->p, k, plan->bounds);
+    uint64_t need = need_of_bounds(prog, g, plan->perm, plan->p, k, plan->bounds);
     if (c->device_mem && need > c->device_mem)
         return gs_fail(err, GS_EINPUT, "--device-mem %.1f MiB is too small for the largest of these %d parts (needs %.1f MiB); "
                        "use more --chunks", c->device_mem / 1048576.0, plan->p, need / 1048576.0);
@@ -114,12 +120,12 @@ int stream_plan(const stream_cfg_t *c, const program_t *prog, const graph_t *g, 
     memset(plan, 0, sizeof *plan);
     int k = c->knobs.subchunks < 1 ? 1 : c->knobs.subchunks, p = c->chunks;
     int64_t n = g->n;
-    int rc = stream_cap_check(c, prog, n, err);
+    int rc = stream_cap_check(c, prog, n, g->m, err);
     if (rc) return rc;
     if (p == 0) {
         p = 1;
         if (c->device_mem)
-            while (p < n && stream_working_set(prog, n, p, k) > c->device_mem) p++;
+            while (p < n && stream_working_set(prog, n, g->m, p, k) > c->device_mem) p++;
         /* every device gets the same number of columns */
         if (c->devices > 1 && p % c->devices) p += c->devices - p % c->devices;
         if (p > n) p = (int)n;
@@ -134,12 +140,12 @@ int stream_plan(const stream_cfg_t *c, const program_t *prog, const graph_t *g, 
     rc = order_for(c, g, plan, err);
     /* an order with uneven parts (METIS) may need more chunks than equal ones */
     while (!rc && c->chunks == 0 && c->device_mem && plan->p < n &&
-           need_of_bounds(prog, n, plan->p, k, plan->bounds) > c->device_mem) {
+           need_of_bounds(prog, g, plan->perm, plan->p, k, plan->bounds) > c->device_mem) {
         plan->p += c->devices > 1 ? c->devices : 1;
         if (plan->p > n) plan->p = (int)n;
         rc = order_for(c, g, plan, err);
     }
-    uint64_t need = rc ? 0 : need_of_bounds(prog, n, plan->p, k, plan->bounds);
+    uint64_t need = rc ? 0 : need_of_bounds(prog, g, plan->perm, plan->p, k, plan->bounds);
     if (!rc && c->device_mem && need > c->device_mem)
         rc = gs_fail(err, GS_EINPUT, "--device-mem %llu is too small for %d chunks (needs %llu bytes); use --chunks auto",
                      (unsigned long long)c->device_mem, plan->p, (unsigned long long)need);
@@ -284,10 +290,12 @@ void stream_engine_epoch_end(stream_engine_t *se, epoch_stats_t *st)
     st->overlap = k->transfer_s > 0 ? k->hidden_s / k->transfer_s : 0;
     st->hidden_frac = k->gather_transfer_s > 0 ? k->gather_hidden_s / k->gather_transfer_s : 0;
     st->gather_h2d_bytes = k->gather_h2d_bytes;
+    st->edge_h2d_bytes = k->edge_h2d_bytes;
     st->filtered_blocks = k->filtered_blocks, st->full_blocks = k->full_blocks;
     st->swapped_cols = k->swapped_cols, st->swap_saved_ms = 1e3 * k->swap_saved_s;
     st->kept_bytes = se->streamer.mp.kept_bytes;
-    mp_run_epoch_end(&se->streamer.mp, se->streamer.kn.memplan, se->streamer.region_bytes);
+    /* the plan keeps tensors in what the streaming buffers and the kept edge chunks leave */
+    mp_run_epoch_end(&se->streamer.mp, se->streamer.kn.memplan, se->streamer.region_bytes + (uint64_t)edge_store_held(&se->streamer.edges));
 }
 
 /* ---------------- facts ---------------- */

@@ -71,11 +71,12 @@ int stream_plan(const stream_cfg_t *c, const program_t *p, const graph_t *g, str
 /* Whether c's device cap can hold program p's widest pass over n vertices
  * at the most chunks allowed (checked before anything of the model's size
  * is allocated). */
-int stream_cap_check(const stream_cfg_t *c, const program_t *p, int64_t n, gs_err_t *err);
+int stream_cap_check(const stream_cfg_t *c, const program_t *p, int64_t n, int64_t m, gs_err_t *err);
 void stream_plan_free(stream_plan_t *plan);
 /* Whether plan's intervals (say, a partitioner's uneven ones) fit c's
- * device cap with program p over n vertices. */
-int stream_plan_fits(const stream_cfg_t *c, const program_t *p, int64_t n, const stream_plan_t *plan, gs_err_t *err);
+ * device cap with program p over g (in plan's numbering once plan->perm
+ * is applied). */
+int stream_plan_fits(const stream_cfg_t *c, const program_t *p, const graph_t *g, const stream_plan_t *plan, gs_err_t *err);
 /* Opens the devices and the chunks of g (already in plan's order). */
 int stream_engine_open(stream_engine_t *se, const stream_cfg_t *c, const graph_t *g, const stream_plan_t *plan,
                        const atomic_int *abort_flag, gs_err_t *err);
@@ -99,7 +100,8 @@ typedef struct {
 int stream_engine_facts(const stream_engine_t *se, double epoch_s, engine_fact_t *out, int max);
 
 /* Device bytes the largest streamed op of p needs with P = chunks and k
- * sub-chunks over n vertices in equal intervals. */
-uint64_t stream_working_set(const program_t *p, int64_t n, int chunks, int k);
+ * sub-chunks over n vertices in equal intervals, m edges spread evenly
+ * over the sub-chunks. */
+uint64_t stream_working_set(const program_t *p, int64_t n, int64_t m, int chunks, int k);
 
 #endif

@@ -20,17 +20,24 @@ int stream_use_filter(const streamer_t *s, int64_t used_rows, int64_t block_rows
     return (double)used_rows / (double)block_rows < s->theta_threshold;
 }
 
-kernel_call_t stream_chunk_call(const streamer_t *s, const pass_t *ps, const sub_t *u, const int32_t *lidx,
-                                const float *in, float *acc)
+kernel_call_t stream_chunk_call(const pass_t *ps, const sub_t *u, const edge_view_t *ev, const float *in, float *acc)
 {
-    return (kernel_call_t){.id = KERN_CHUNK_GATHER, .typed = ps->typed, .ptr = u->ptr, .orow = u->orow,
-                           .lidx = lidx, .eid = u->eid, .w = u->w[ps->agg],
-                           .etype = s->g->etype, .nd = u->nout, .f = ps->f, .in_cols = ps->in.cols,
-                           .out_cols = ps->out.cols, .in = in, .out = acc, .flops = 2.0 * (double)u->nnz * ps->f};
+    return (kernel_call_t){.id = KERN_CHUNK_GATHER, .typed = ps->typed, .ptr = ev->ptr, .orow = ev->orow,
+                           .lidx = ev->lidx, .w = ev->w, .etype = ev->etype, .nd = u->nout, .nnz = u->nnz,
+                           .f = ps->f, .in_cols = ps->in.cols, .out_cols = ps->out.cols, .in = in, .out = acc,
+                           .flops = 2.0 * (double)u->nnz * ps->f};
+}
+
+int stream_chunk_edges(streamer_t *s, pass_run_t *pr, int d, size_t at, lidx_kind_t lk, int slot, chunk_tag_t tag,
+                       edge_view_t *ev, gs_err_t *err)
+{
+    const pass_t *ps = pr->ps;
+    return edge_load(s, d, pr->o, at, lk, ps->agg, ps->typed != TYPED_NONE, pr->ebuf[d][slot], tag, ev, err);
 }
 
 /* Reserves the devices' regions and carves two accumulators (a column's
- * D2H overlaps the next column's compute) and two block buffers. */
+ * D2H overlaps the next column's compute), two block buffers and two
+ * edge-structure buffers. */
 static int pass_setup(streamer_t *s, const pass_t *ps, orient_t *o, pass_run_t *pr, gs_err_t *err)
 {
     memset(pr, 0, sizeof *pr);
@@ -39,14 +46,16 @@ static int pass_setup(streamer_t *s, const pass_t *ps, orient_t *o, pass_run_t *
     int64_t max_out = 0;
     for (int i = 0; i < s->p; i++) max_out = fmax(max_out, s->bounds[i + 1] - s->bounds[i]);
     size_t acc_floats = stream_round64((size_t)(max_out * ps->out.cols)), buf_floats = stream_round64((size_t)(streamer_max_block(s) * ps->in.cols));
+    size_t edge_floats = streamer_edge_need(o->max_nout, o->max_nnz) / (2 * sizeof(float));
     for (int d = 0; d < TOPO_MAX_DEV; d++)
         for (int q = 0; q < 2; q++) pr->ev_d2h[d][q] = pr->ev_comp[d][q] = pr->ev_fwd[d][q] = pr->ev_ready[d][q] = -1;
-    int rc = streamer_reserve(s, sizeof(float) * 2 * (acc_floats + buf_floats), err);
+    int rc = streamer_reserve(s, sizeof(float) * 2 * (acc_floats + buf_floats + edge_floats), err);
     if (rc) return rc;
     for (int d = 0; d < s->ndev; d++)
         for (int q = 0; q < 2; q++) {
             pr->accs[d][q] = (float *)s->region[d] + q * acc_floats;
             pr->buf[d][q] = (float *)s->region[d] + 2 * acc_floats + q * buf_floats;
+            pr->ebuf[d][q] = (char *)((float *)s->region[d] + 2 * (acc_floats + buf_floats) + q * edge_floats);
         }
     pr->order = malloc(sizeof(int) * (size_t)pr->nb * TOPO_MAX_DEV);
     return pr->order ? GS_OK : gs_fail(err, GS_EFAIL, "out of memory");
@@ -81,7 +90,7 @@ static void column_begin(streamer_t *s, pass_run_t *pr, int r, int d)
     const orient_t *o = pr->o;
     size_t at = (size_t)c * (size_t)pr->nb;
     double saved = pr->naive && s->kn.swap && s->have_profile
-                       ? stream_swap_order(o->sub + at, pr->nb, o->t_copy + at, o->t_comp + at, pr->slots, ord)
+                       ? stream_swap_order(o->sub + at, pr->nb, s->k, o->t_copy + at, o->t_comp + at, pr->slots, ord)
                        : 0;
     if (saved > 0) s->ctr.swapped_cols++, s->ctr.swap_saved_s += saved;
     else
@@ -96,8 +105,9 @@ chunk_tag_t stream_block_tag(const streamer_t *s, const pass_t *ps, int blk, int
 }
 
 /* Step t of a naive round: every device loads its t-th block from the
- * host (filtered when selective scheduling says so) and gathers it. */
-static void naive_step(streamer_t *s, pass_run_t *pr, int t)
+ * host (filtered when selective scheduling says so) with its sub-chunk's
+ * edge structure, and gathers it. */
+static int naive_step(streamer_t *s, pass_run_t *pr, int t, gs_err_t *err)
 {
     const pass_t *ps = pr->ps;
     const backend_ops_t *ops = s->ops;
@@ -105,7 +115,8 @@ static void naive_step(streamer_t *s, pass_run_t *pr, int t)
     for (int d = 0; d < pr->nd; d++) {
         if (pr->col[d] < 0) continue;
         int blk = pr->order[(size_t)d * nb + t];
-        const sub_t *u = &pr->o->sub[(size_t)pr->col[d] * nb + blk];
+        size_t at = (size_t)pr->col[d] * nb + blk;
+        const sub_t *u = &pr->o->sub[at];
         if (u->nnz == 0) continue;
         int64_t lo = s->blk_lo[blk], rows = s->blk_lo[blk + 1] - lo;
         chunk_tag_t tag = stream_block_tag(s, ps, blk, pr->col[d]);
@@ -125,11 +136,15 @@ static void naive_step(streamer_t *s, pass_run_t *pr, int t)
             s->ctr.full_blocks++;
             s->ctr.gather_h2d_bytes += copied;
         }
+        edge_view_t ev;
+        int rc = stream_chunk_edges(s, pr, d, at, filt ? LIDX_SEL : LIDX_FULL, slot, tag, &ev, err);
+        if (rc) return rc;
         ops->wait(s->b, d, LANE_COMPUTE, ops->record(s->b, d, LANE_H2D));
-        kernel_call_t kc = stream_chunk_call(s, ps, u, filt ? u->lidx_sel : u->lidx_full, src, pr->acc[d]);
+        kernel_call_t kc = stream_chunk_call(ps, u, &ev, src, pr->acc[d]);
         ops->launch(s->b, d, &kc, tag);
         pr->ev_comp[d][slot] = ops->record(s->b, d, LANE_COMPUTE);
     }
+    return GS_OK;
 }
 
 /* Ends device d's column: its accumulator goes back to the host. */
@@ -150,6 +165,7 @@ static void column_end(streamer_t *s, pass_run_t *pr, int d)
 static int run_pass(streamer_t *s, orient_t *o, const pass_t *ps, gs_err_t *err)
 {
     pass_run_t pr;
+    s->pass_id++;
     int rc = pass_setup(s, ps, o, &pr, err);
     xtensor_t reads[2] = {ps->in, ps->out};
     mp_run_op_begin(&s->mp, reads, ps->acc ? 2 : 1, &ps->out, 1);
@@ -162,8 +178,7 @@ static int run_pass(streamer_t *s, orient_t *o, const pass_t *ps, gs_err_t *err)
                 rc = gs_fail(err, GS_EFAIL, "interrupted");
                 break;
             }
-            if (pr.naive) naive_step(s, &pr, t);
-            else stream_chained_step(s, &pr, t);
+            rc = pr.naive ? naive_step(s, &pr, t, err) : stream_chained_step(s, &pr, t, err);
         }
         for (int d = 0; d < pr.nd; d++) column_end(s, &pr, d);
     }

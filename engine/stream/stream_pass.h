@@ -6,6 +6,7 @@
 #ifndef GS_STREAM_PASS_H
 #define GS_STREAM_PASS_H
 
+#include "edge_chunks.h"
 #include "streamer.h"
 
 /* A gather as a pass: in is read by source row, out accumulates per output interval. */
@@ -25,6 +26,7 @@ typedef struct {
     orient_t *o;
     int slots, naive, nb, nd;
     float *accs[TOPO_MAX_DEV][2], *buf[TOPO_MAX_DEV][2];
+    char *ebuf[TOPO_MAX_DEV][2];  /* a streamed sub-chunk's edge structure, per buffer slot */
     int ev_d2h[TOPO_MAX_DEV][2], ev_comp[TOPO_MAX_DEV][2], ev_fwd[TOPO_MAX_DEV][2], ev_ready[TOPO_MAX_DEV][2];
     int *order;                /* [device][t]: the block processed t-th in the device's column */
     int col[TOPO_MAX_DEV], round, ra; /* this round's columns (-1: none), the round, its accumulator slot */
@@ -33,11 +35,15 @@ typedef struct {
 
 /* Whether a block of block_rows rows of which used_rows are used is copied filtered (selective scheduling). */
 int stream_use_filter(const streamer_t *s, int64_t used_rows, int64_t block_rows);
-/* The gather kernel of one sub-chunk: its edges from the block in `in`
- * (rows as lidx numbers them: the whole block, or packed rows when
- * filtered) into the column's accumulator. */
-kernel_call_t stream_chunk_call(const streamer_t *s, const pass_t *ps, const sub_t *u, const int32_t *lidx, const float *in,
-                                float *acc);
+/* The gather kernel of one sub-chunk: its edges (its structure on the
+ * device, ev) from the block in `in` (rows as ev's lidx numbers them: the
+ * whole block, or packed rows when filtered) into the column's
+ * accumulator. */
+kernel_call_t stream_chunk_call(const pass_t *ps, const sub_t *u, const edge_view_t *ev, const float *in, float *acc);
+/* The edge structure of sub-chunk `at` of the pass's orientation on
+ * device d for this pass, into buffer slot `slot` when streamed. */
+int stream_chunk_edges(streamer_t *s, pass_run_t *pr, int d, size_t at, lidx_kind_t lk, int slot, chunk_tag_t tag,
+                       edge_view_t *ev, gs_err_t *err);
 /* The chunk coordinates of block blk in column c: (row, col) is (source
  * interval, destination interval) in the forward pass. */
 chunk_tag_t stream_block_tag(const streamer_t *s, const pass_t *ps, int blk, int c);
@@ -45,6 +51,6 @@ chunk_tag_t stream_block_tag(const streamer_t *s, const pass_t *ps, int blk, int
  * current multidev mode, when selective scheduling may filter passed
  * blocks; step t of a chain or ring round. */
 int stream_ensure_groups(streamer_t *s, orient_t *o, gs_err_t *err);
-void stream_chained_step(streamer_t *s, pass_run_t *pr, int t);
+int stream_chained_step(streamer_t *s, pass_run_t *pr, int t, gs_err_t *err);
 
 #endif

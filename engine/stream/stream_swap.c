@@ -20,49 +20,42 @@ double stream_simulate(const int *order, int n, const double *tc, const double *
     return comp_end;
 }
 
-typedef struct {
-    double key;
-    int b;
-} keyed_block_t;
+/* At most this many schedules simulated per column (a column of P * k
+ * blocks costs O(P k) to simulate). */
+#define SWAP_MAX_TRIALS 4096
 
-static int cmp_kb(const void *a, const void *b)
+static void swap_at(int *order, int i, int j)
 {
-    const keyed_block_t *x = a, *y = b;
-    if (x->key != y->key) return (x->key > y->key) - (x->key < y->key);
-    return x->b - y->b;
+    int x = order[i];
+    order[i] = order[j], order[j] = x;
 }
 
-/* Johnson's rule for the two-stage flow shop (copy, compute), kept only
- * when the simulated schedule beats the natural order. Returns the
- * simulated seconds it saves (0: natural order kept). */
-double stream_swap_order(const sub_t *col, int nb, const double *tc, const double *tk, int slots, int *order)
+double stream_swap_order(const sub_t *col, int nb, int k, const double *tc, const double *tk, int slots, int *order)
 {
-    double saved = 0;
-    int n = 0;
-    keyed_block_t *first = malloc(sizeof *first * (size_t)nb), *second = malloc(sizeof *second * (size_t)nb);
-    int *natural = calloc((size_t)nb + 1, sizeof(int)), *cand = calloc((size_t)nb + 1, sizeof(int));
-    for (int b = 0; b < nb; b++) order[b] = b;
-    if (!first || !second || !natural || !cand) goto done;
-    int n1 = 0, n2 = 0;
-    for (int b = 0; b < nb; b++) {
-        if (col[b].nnz == 0) continue;
-        natural[n++] = b;
-        if (tc[b] < tk[b]) first[n1++] = (keyed_block_t){tc[b], b};
-        else second[n2++] = (keyed_block_t){-tk[b], b};
+    int n = 0, w;
+    for (int b = 0; b < nb; b++) /* the natural order, empty blocks after: they are skipped */
+        if (col[b].nnz) order[n++] = b;
+    w = n;
+    for (int b = 0; b < nb; b++)
+        if (!col[b].nnz) order[w++] = b;
+    double start = stream_simulate(order, n, tc, tk, slots), best = start;
+    for (int trials = 0; trials < SWAP_MAX_TRIALS;) { /* the best swap of each sweep, until none helps */
+        int bi = -1, bj = -1;
+        double sweep_best = best;
+        for (int i = 0; i < n && trials < SWAP_MAX_TRIALS; i++)
+            for (int j = i + 1; j < n && trials < SWAP_MAX_TRIALS; j++) {
+                int a = order[i], b = order[j];
+                int heterogeneous = (tc[a] > tk[a]) != (tc[b] > tk[b]); /* one copy-heavy, one compute-heavy */
+                if (a / k != b / k || !heterogeneous) continue;       /* sub-chunks of one chunk only */
+                swap_at(order, i, j);
+                double t = stream_simulate(order, n, tc, tk, slots);
+                swap_at(order, i, j);
+                trials++;
+                if (t < sweep_best * (1 - 1e-12)) sweep_best = t, bi = i, bj = j;
+            }
+        if (bi < 0) break;
+        swap_at(order, bi, bj);
+        best = sweep_best;
     }
-    qsort(first, (size_t)n1, sizeof *first, cmp_kb);
-    qsort(second, (size_t)n2, sizeof *second, cmp_kb);
-    for (int i = 0; i < n1; i++) cand[i] = first[i].b;
-    for (int i = 0; i < n2; i++) cand[n1 + i] = second[i].b;
-    double t_cand = stream_simulate(cand, n, tc, tk, slots), t_natural = stream_simulate(natural, n, tc, tk, slots);
-    if (t_cand < t_natural) {
-        saved = t_natural - t_cand;
-        int w = 0;
-        for (int i = 0; i < n; i++) order[w++] = cand[i];
-        for (int b = 0; b < nb; b++) /* empty blocks after, they are skipped */
-            if (col[b].nnz == 0) order[w++] = b;
-    }
-done:
-    free(first), free(second), free(natural), free(cand);
-    return saved;
+    return start - best;
 }

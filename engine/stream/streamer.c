@@ -18,6 +18,11 @@ uint64_t streamer_pass_need(int64_t max_out, int64_t max_blk, int64_t out_cols, 
     return ((bytes + 255) & ~(size_t)255) + 256;
 }
 
+uint64_t streamer_edge_need(int64_t max_nout, int64_t max_nnz)
+{
+    return sizeof(float) * 2 * stream_round64(edge_struct_bytes(max_nout, max_nnz, 1, 1, 1) / sizeof(float) + 1);
+}
+
 uint64_t streamer_working_set(int64_t n, int p, int k, int64_t cols)
 {
     int64_t out_rows = (n + p - 1) / p, blk_rows = (n + (int64_t)p * k - 1) / ((int64_t)p * k) + 1;
@@ -31,8 +36,8 @@ double streamer_memory_bytes(int64_t n, int64_t m, int p, int k)
     double pp = (double)p * p, subs = pp * k, nd = (double)n, md = (double)m;
     double grid = pp * sizeof(chunk_t) + 2.0 * (nd * p + pp) * sizeof(int64_t) + md * 24.0; /* while building */
     /* per orientation: the sub-chunk table, its profile times, and per edge
-     * its row, packed row, id and two weights, its listed row and offset */
-    double orient = subs * (sizeof(sub_t) + 2 * sizeof(double)) + md * (4 + 4 + 8 + 8 + 4 + 8 + 4 + 4);
+     * its row, packed row, type and two weights, its listed row and offset */
+    double orient = subs * (sizeof(sub_t) + 2 * sizeof(double) + sizeof(uint32_t)) + md * (4 + 4 + 4 + 8 + 4 + 8 + 4 + 4);
     return grid + 2 * orient;
 }
 
@@ -55,10 +60,10 @@ static void free_orient(streamer_t *s, orient_t *o)
     if (o->sub)
         for (int i = 0; i < s->p * s->nblocks; i++) {
             sub_t *u = &o->sub[i];
-            free(u->ptr), free(u->orow), free(u->lidx_full), free(u->lidx_sel), free(u->eid), free(u->rows);
+            free(u->ptr), free(u->orow), free(u->lidx_full), free(u->lidx_sel), free(u->etype), free(u->rows);
             free(u->w[AGG_NORM]), free(u->w[AGG_MEAN]);
         }
-    free(o->sub), free(o->t_copy), free(o->t_comp);
+    free(o->sub), free(o->t_copy), free(o->t_comp), free(o->t_pass);
     memset(o, 0, sizeof *o);
 }
 
@@ -83,11 +88,11 @@ static int build_subs(streamer_t *s, orient_t *ot, int o, int a, const int64_t *
         u->orow = malloc(sizeof(int32_t) * (size_t)nout);
         u->lidx_full = malloc(sizeof(int32_t) * (size_t)nnz);
         u->lidx_sel = malloc(sizeof(int32_t) * (size_t)nnz);
-        u->eid = malloc(sizeof(int64_t) * (size_t)nnz);
+        u->etype = malloc(sizeof(int32_t) * (size_t)nnz);
         u->rows = malloc(sizeof(int32_t) * (size_t)nrows);
         u->w[AGG_NORM] = malloc(sizeof(float) * (size_t)nnz);
         u->w[AGG_MEAN] = malloc(sizeof(float) * (size_t)nnz);
-        if (!u->ptr || !u->orow || !u->lidx_full || !u->lidx_sel || !u->eid || !u->rows || !u->w[AGG_NORM] || !u->w[AGG_MEAN]) return -1;
+        if (!u->ptr || !u->orow || !u->lidx_full || !u->lidx_sel || !u->etype || !u->rows || !u->w[AGG_NORM] || !u->w[AGG_MEAN]) return -1;
         u->nrows = 0;
         for (int64_t v = lo; v < hi; v++)
             if (mark[v - lo] >= 0) mark[v - lo] = (int32_t)u->nrows, u->rows[u->nrows++] = (int32_t)v;
@@ -100,13 +105,15 @@ static int build_subs(streamer_t *s, orient_t *ot, int o, int a, const int64_t *
                 if (cin[e] >= lo && cin[e] < hi) {
                     u->lidx_full[w] = (int32_t)(cin[e] - lo);
                     u->lidx_sel[w] = mark[cin[e] - lo];
-                    u->eid[w] = ceid[e];
+                    u->etype[w] = s->g->etype[ceid[e]];
                     u->w[AGG_NORM][w] = s->g->w_norm[ceid[e]];
                     u->w[AGG_MEAN][w] = s->g->w_mean[ceid[e]];
                     w++;
                 }
             if (w > w0) u->orow[u->nout] = (int32_t)r, u->ptr[++u->nout] = w;
         }
+        if (u->nout > ot->max_nout) ot->max_nout = u->nout;
+        if (u->nnz > ot->max_nnz) ot->max_nnz = u->nnz;
         for (int64_t v = lo; v < hi; v++) mark[v - lo] = -1;
     }
     return 0;
@@ -121,6 +128,7 @@ int streamer_init(streamer_t *s, const backend_ops_t *ops, backend_t *b, const t
     s->p = p, s->k = kn->subchunks < 1 ? 1 : kn->subchunks, s->nblocks = p * s->k;
     s->theta_threshold = 0.5;
     mp_run_init(&s->mp, (mp_devices_t){ops, b, s->ndev, g->n});
+    edge_store_init(&s->edges, ops, b, s->ndev);
     chunk_grid_t cg;
     int rc = grid_build(&cg, g, p, bounds, err);
     if (rc) return rc;
@@ -133,9 +141,11 @@ int streamer_init(streamer_t *s, const backend_ops_t *ops, backend_t *b, const t
     s->fwd.sub = calloc(nsub, sizeof(sub_t)), s->bwd.sub = calloc(nsub, sizeof(sub_t));
     s->fwd.t_copy = calloc(nsub, sizeof(double)), s->fwd.t_comp = calloc(nsub, sizeof(double));
     s->bwd.t_copy = calloc(nsub, sizeof(double)), s->bwd.t_comp = calloc(nsub, sizeof(double));
+    s->fwd.t_pass = calloc(nsub, sizeof(uint32_t)), s->bwd.t_pass = calloc(nsub, sizeof(uint32_t));
     s->part_s = calloc((size_t)PROG_MAX_LAYERS * (size_t)p, sizeof(double));
     if (!s->part_s || !s->bounds || !s->blk_lo || !mark || !s->fwd.sub || !s->bwd.sub || !s->fwd.t_copy || !s->fwd.t_comp ||
-        !s->bwd.t_copy || !s->bwd.t_comp)
+        !s->bwd.t_copy || !s->bwd.t_comp ||
+        !s->fwd.t_pass || !s->bwd.t_pass)
         goto oom;
     memcpy(s->bounds, bounds, sizeof(int64_t) * (size_t)(p + 1));
     for (int i = 0; i < p; i++)
@@ -163,6 +173,7 @@ void streamer_free(streamer_t *s)
 {
     if (!s->g) return;
     mp_run_free(&s->mp);
+    edge_store_drop(&s->edges);
     release_buffers(s);
     free_orient(s, &s->fwd);
     free_orient(s, &s->bwd);
@@ -251,8 +262,12 @@ void streamer_task_hook(void *user, int dev, lane_t lane, chunk_tag_t tag, doubl
         orient_t *o = fwd ? &s->fwd : &s->bwd;
         int out = fwd ? tag.col : tag.row, b = (fwd ? tag.row : tag.col) * s->k + tag.sub;
         size_t i = (size_t)out * (size_t)s->nblocks + (size_t)b;
-        if (lane == LANE_COMPUTE) o->t_comp[i] = t1 - t0;
-        else if (lane == LANE_H2D || lane == LANE_D2D) o->t_copy[i] = t1 - t0;
+        if (lane == LANE_COMPUTE) {
+            o->t_comp[i] = t1 - t0;
+        } else if (lane == LANE_H2D || lane == LANE_D2D) { /* its rows and its structure: summed within a pass */
+            o->t_copy[i] = (o->t_pass[i] == s->pass_id ? o->t_copy[i] : 0) + t1 - t0;
+            o->t_pass[i] = s->pass_id;
+        }
     }
     if (tag.row >= 0 && tag.col >= 0 && lane == LANE_COMPUTE && tag.layer >= 0 && tag.layer < PROG_MAX_LAYERS) {
         int out = tag.phase == PHASE_FWD ? tag.col : tag.row;
@@ -314,6 +329,11 @@ static void release_buffers(streamer_t *s)
 void streamer_set_knobs(streamer_t *s, const stream_knobs_t *kn)
 {
     if (memcmp(&s->kn, kn, sizeof *kn) != 0) mp_run_reset(&s->mp);
+    /* kept structures carry the filtered rows' numbering of the multidev mode they were made in */
+    if (kn->edge_chunks != s->kn.edge_chunks || kn->multidev != s->kn.multidev || kn->selective != s->kn.selective) {
+        edge_store_drop(&s->edges);
+        s->edges.given_up = 0;
+    }
     s->kn = *kn;
 }
 
@@ -327,6 +347,11 @@ int streamer_reserve(streamer_t *s, size_t bytes, gs_err_t *err)
         s->region[d] = s->ops->alloc(s->b, d, bytes);
         if (!s->region[d] && mp_run_holding(&s->mp)) { /* the streaming buffers come first: give up the kept tensors */
             mp_run_reset(&s->mp);
+            s->region[d] = s->ops->alloc(s->b, d, bytes);
+        }
+        if (!s->region[d] && edge_store_held(&s->edges) > 0) { /* and the kept edge chunks (auto streams them from now on) */
+            edge_store_drop(&s->edges);
+            s->edges.given_up = 1;
             s->region[d] = s->ops->alloc(s->b, d, bytes);
         }
         if (!s->region[d]) {

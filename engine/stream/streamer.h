@@ -11,8 +11,9 @@
  *   pipeline   two device buffers per device, so the copy of the next block
  *              overlaps the compute of this one;
  *   swap       from the second epoch, reorder each column's blocks by
- *              Johnson's rule on their profiled copy and compute times,
- *              kept only if a simulation of the schedule says it is faster;
+ *              swapping pairs of heterogeneous sub-chunks of one chunk
+ *              while a simulation of the schedule on their profiled copy
+ *              and compute times says it gets faster (stream_swap.h);
  *   multidev   naive: every device loads its blocks from the host;
  *              chain: devices under one switch pass each block down the
  *              chain device to device, so the shared uplink carries it once;
@@ -22,6 +23,9 @@
  *              heuristic reorders only naive columns.
  *   memplan    stream: every op brings its inputs in; lru / roc: keep
  *              tensors on the devices between ops (memplan.h).
+ *   edge_chunks each sub-chunk's edge structure travels to the device
+ *              before its gather: streamed every pass, or kept there
+ *              (resident; auto: while the cap holds them) (edge_chunks.h).
  * Vertex tensors live in host memory between ops (device copies kept by
  * the memory plan mirror them). The Scatter-Gather stages stream in
  * passes (stream_pass.c; chain and ring in stream_chain.c, the swap order
@@ -43,9 +47,11 @@
 #include "engine/graph/order.h"
 #include "engine/program/program.h"
 #include "engine/memplan/memplan_run.h"
+#include "edge_store.h"
 
 typedef enum { SEL_OFF = 0, SEL_ON = 1, SEL_AUTO = 2 } selective_t;
 typedef enum { MD_NAIVE = 0, MD_CHAIN = 1, MD_RING = 2 } multidev_t;
+typedef enum { EDGE_AUTO = 0, EDGE_STREAM = 1, EDGE_RESIDENT = 2 } edge_mode_t;
 
 typedef struct {
     int pipeline;
@@ -54,6 +60,7 @@ typedef struct {
     int swap;
     multidev_t multidev;
     memplan_kind_t memplan;
+    edge_mode_t edge_chunks;
 } stream_knobs_t;
 
 typedef struct {
@@ -63,7 +70,7 @@ typedef struct {
     int64_t *ptr;       /* (nout + 1) edge offsets per listed row */
     int32_t *lidx_full; /* (nnz) input row within the whole block */
     int32_t *lidx_sel;  /* (nnz) input row within the filtered rows */
-    int64_t *eid;       /* (nnz) */
+    int32_t *etype;     /* (nnz) edge type of each edge, in sub order */
     float *w[3];        /* (nnz) edge weights per agg_weight_t, in sub order (AGG_ONE: NULL) */
     int32_t *rows;      /* (nrows) input rows used, ascending (global ids) */
     int64_t nrows;
@@ -83,14 +90,17 @@ typedef struct {
     rowset_t *grp;      /* [round][block][group], built for grp_mode */
     int grp_mode;       /* the multidev mode grp was built for (-1: none) */
     int grp_n;          /* groups */
-    double *t_copy;     /* profiled seconds per [out][block] */
+    double *t_copy;     /* profiled seconds per [out][block] (its copies summed) */
     double *t_comp;
+    uint32_t *t_pass;   /* per [out][block]: the pass t_copy was last written in */
+    int64_t max_nout, max_nnz; /* the largest sub-chunk's listed rows and edges */
 } orient_t;
 
 typedef struct {
     double h2d_bytes, d2h_bytes, d2d_bytes;
     double filtered_blocks, full_blocks;
-    double gather_h2d_bytes; /* the Scatter-Gather stage's share of h2d_bytes */
+    double gather_h2d_bytes; /* the Scatter-Gather stage's share of h2d_bytes (vertex rows) */
+    double edge_h2d_bytes;   /* the sub-chunks' edge structures copied to the devices */
     double transfer_s, hidden_s; /* transfer time and the part overlapped by compute */
     double gather_transfer_s, gather_hidden_s; /* the same for the gathers' passes */
     double swapped_cols, swap_saved_s; /* columns the swap heuristic reordered, simulated seconds saved */
@@ -115,6 +125,8 @@ typedef struct streamer {
     double *iv_t0[TOPO_MAX_DEV][2], *iv_t1[TOPO_MAX_DEV][2]; /* [dev][0 = copy, 1 = compute] */
     int iv_n[TOPO_MAX_DEV][2], iv_cap[TOPO_MAX_DEV][2];
     int cur_orient;         /* 0 fwd, 1 bwd: where the hook files profile times */
+    uint32_t pass_id;       /* counts passes: a sub-chunk's copies in one pass sum in its profile */
+    edge_store_t edges;     /* the sub-chunks' structures kept on the devices */
     /* one region per device, kept across passes (reallocated only when a
      * pass needs more); each pass carves its buffers from it */
     char *region[TOPO_MAX_DEV];
@@ -157,6 +169,9 @@ int streamer_gather_bwd(streamer_t *s, const gather_call_t *c, gs_err_t *err);
 /* Device bytes of a pass: two accumulators of max_out rows and two block
  * buffers of max_blk rows (the pipelined layout). */
 uint64_t streamer_pass_need(int64_t max_out, int64_t max_blk, int64_t out_cols, int64_t in_cols);
+/* Device bytes of a pass's two edge-structure buffers for sub-chunks of
+ * at most max_nout listed rows and max_nnz edges. */
+uint64_t streamer_edge_need(int64_t max_nout, int64_t max_nnz);
 /* The same for P equal intervals of n vertices cut into k blocks each. */
 uint64_t streamer_working_set(int64_t n, int p, int k, int64_t cols);
 

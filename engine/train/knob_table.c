@@ -110,6 +110,7 @@ static const opt_t table[] = {
     {"subchunks", OPT_INT, F(knobs.subchunks), NULL, NULL, 1, 64, "K", "blocks per source interval", NULL, WHEN_REOPEN, SCOPE_STREAM, 0, 0, .check = check_subchunks},
     {"swap", OPT_CHOICE, F(knobs.swap), "off|on", NULL, 0, 0, "MODE", "reorder blocks by profiled times (NeuGraph Fig. 6; with multidev naive)", NULL, WHEN_EPOCH, SCOPE_STREAM, '3', 0, 0, NULL, NULL},
     {"multidev", OPT_CHOICE, F(knobs.multidev), "naive|chain|ring", NULL, 0, 0, "MODE", "how devices share source blocks", NULL, WHEN_EPOCH, SCOPE_STREAM, '4', 0, 0, NULL, NULL},
+    {"edge-chunks", OPT_CHOICE, F(knobs.edge_chunks), "auto|stream|resident", NULL, 0, 0, "MODE", "sub-chunks' edge structure: copied to the devices every pass (stream), once and kept (resident), or kept while the cap holds them (auto) (NeuGraph 3.1)", NULL, WHEN_EPOCH, SCOPE_STREAM, 0, 0, 0, NULL, NULL},
     {"memplan", OPT_CHOICE, F(knobs.memplan), "stream|lru|roc", NULL, 0, 0, "PLAN", "tensors kept on the devices between ops (roc: ROC's DP)", NULL, WHEN_EPOCH, SCOPE_STREAM, '6', 0, 0, NULL, NULL},
     {"dep", OPT_CHOICE, F(dep), "cache|comm|hybrid", NULL, 0, 0, "MODE", "--ranks: remote dependencies cached (DepCache), communicated (DepComm) or split by Algorithm 4 (NeutronStar 3)", NULL, WHEN_EPOCH, SCOPE_DIST, '8', 0, 0, NULL, NULL},
     {"dep-ratio", OPT_DOUBLE, F(dep_ratio), NULL, "auto", 0, 1, "X", "--dep hybrid: the fraction of each layer's remote dependencies cached (auto: Algorithm 4)", NULL, WHEN_EPOCH, SCOPE_DIST, 0, -1, 0, NULL, NULL},

@@ -46,7 +46,7 @@ static int open_model(trainer_t *t, gs_err_t *err)
     const dataset_t *ds = &t->data.ds;
     int rc = model_open(&t->model, cfg, ds->f, ds->c, t->data.g.ntypes, t->data.g.n, t->data.g.m, t->kp.K->gather_fused != NULL, err);
     stream_cfg_t sc = stream_cfg_of(t);
-    if (!rc && cfg->stream) rc = stream_cap_check(&sc, &t->model.prog, t->data.g.n, err); /* the cap, first */
+    if (!rc && cfg->stream) rc = stream_cap_check(&sc, &t->model.prog, t->data.g.n, t->data.g.m, err); /* the cap, first */
     if (!rc) rc = model_init_params(&t->model, cfg->seed, t->kp, err);
     return rc ? rc : data_place(&t->data, t->kp, cfg->feat_norm, err);
 }

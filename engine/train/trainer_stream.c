@@ -47,7 +47,7 @@ int trainer_part_plan(trainer_t *t, int p, int64_t *bounds, gs_err_t *err)
     int rc = part_online_cut(&t->part, t->cfg.partitioner, &t->data.g, &t->model.prog, p, bounds, err);
     stream_plan_t plan = {p, NULL, bounds};
     stream_cfg_t sc = stream_cfg_of(t);
-    if (!rc && !t->cfg.dist) rc = stream_plan_fits(&sc, &t->model.prog, t->data.g.n, &plan, err); /* ranks have no device cap */
+    if (!rc && !t->cfg.dist) rc = stream_plan_fits(&sc, &t->model.prog, &t->data.g, &plan, err); /* ranks have no device cap */
     return rc ? rc : part_online_adopt(&t->part, p, bounds, err);
 }
 

@@ -101,15 +101,15 @@ static matmul_call_t mm_call(const float *a, int64_t c, const float *w, int64_t 
     return (matmul_call_t){.a_vertex = 1, .a = {1, (float *)a, N, c}, .w = w, .f = f};
 }
 
-static void check_config(int p, int k, int pipe, selective_t sel, int swap, int ndev, multidev_t md)
+static void check_config(int p, int k, int pipe, selective_t sel, int swap, int ndev, multidev_t md, edge_mode_t em)
 {
     rig_t r;
-    stream_knobs_t kn = {pipe, k, sel, swap, md, MP_STREAM};
+    stream_knobs_t kn = {pipe, k, sel, swap, md, MP_STREAM, em};
     rig_open(&r, ndev, 0, p, &kn, 1);
     static float y[N * F * 5];
     gs_err_t err;
     char what[128];
-    snprintf(what, sizeof what, "P=%d k=%d pipe=%d sel=%d swap=%d dev=%d md=%d", p, k, pipe, sel, swap, ndev, md);
+    snprintf(what, sizeof what, "P=%d k=%d pipe=%d sel=%d swap=%d dev=%d md=%d edges=%d", p, k, pipe, sel, swap, ndev, md, em);
     double tol = swap || md == MD_RING ? 1e-5 : 0; /* otherwise the unchunked order, bitwise */
     for (int epoch = 0; epoch < 2; epoch++) { /* epoch 2 uses the swap order */
         r.s.profiling = epoch == 0;
@@ -136,26 +136,42 @@ static void test_every_knob_combination_matches_in_memory(void **state)
 {
     (void)state;
     int ps[] = {1, 2, 4}, ks[] = {1, 4};
-    for (virtual_time = 0; virtual_time < 2; virtual_time++) {
-    for (int a = 0; a < 3; a++)
-        for (int b = 0; b < 2; b++)
-            for (int pipe = 0; pipe < 2; pipe++)
-                for (int sel = 0; sel < 3; sel++)
-                    for (int swap = 0; swap < 2; swap++) check_config(ps[a], ks[b], pipe, (selective_t)sel, swap, 1, MD_NAIVE);
-    int devs[] = {2, 4};
-    for (int a = 0; a < 2; a++)
-        for (int md = 0; md < 3; md++)
-            for (int pi = 0; pi < 3; pi++)
-                for (int sel = 0; sel < 2; sel++) check_config(ps[pi], 2, 1, (selective_t)sel, 0, devs[a], (multidev_t)md);
-    }
+    for (virtual_time = 0; virtual_time < 2; virtual_time++)
+        for (int em = EDGE_AUTO; em <= EDGE_STREAM; em++) { /* edge chunks kept (no cap) or streamed */
+            for (int a = 0; a < 3; a++)
+                for (int b = 0; b < 2; b++)
+                    for (int pipe = 0; pipe < 2; pipe++)
+                        for (int sel = 0; sel < 3; sel++)
+                            for (int swap = 0; swap < 2; swap++)
+                                check_config(ps[a], ks[b], pipe, (selective_t)sel, swap, 1, MD_NAIVE, (edge_mode_t)em);
+            int devs[] = {2, 4};
+            for (int a = 0; a < 2; a++)
+                for (int md = 0; md < 3; md++)
+                    for (int pi = 0; pi < 3; pi++)
+                        for (int sel = 0; sel < 2; sel++)
+                            check_config(ps[pi], 2, 1, (selective_t)sel, 0, devs[a], (multidev_t)md, (edge_mode_t)em);
+        }
     virtual_time = 0;
+}
+
+/* The device bytes of a pass of these knobs over P = p intervals: its
+ * rows' buffers and its two edge-structure buffers (the largest
+ * sub-chunk's, from an uncapped rig). */
+static uint64_t pass_bytes(const stream_knobs_t *kn, int p)
+{
+    rig_t r;
+    rig_open(&r, 1, 0, p, kn, 0);
+    int64_t nout = r.s.fwd.max_nout > r.s.bwd.max_nout ? r.s.fwd.max_nout : r.s.bwd.max_nout;
+    int64_t nnz = r.s.fwd.max_nnz > r.s.bwd.max_nnz ? r.s.fwd.max_nnz : r.s.bwd.max_nnz;
+    rig_close(&r);
+    return streamer_working_set(N, p, kn->subchunks, F) + streamer_edge_need(nout, nnz);
 }
 
 static void test_device_cap_is_never_exceeded(void **state)
 {
     (void)state;
-    stream_knobs_t kn = {1, 2, SEL_OFF, 0, MD_NAIVE, MP_STREAM};
-    uint64_t cap = streamer_working_set(N, 4, 2, F);
+    stream_knobs_t kn = {1, 2, SEL_OFF, 0, MD_NAIVE, MP_STREAM, EDGE_AUTO};
+    uint64_t cap = pass_bytes(&kn, 4);
     rig_t r;
     rig_open(&r, 2, cap, 4, &kn, 0);
     static float y[N * F];
@@ -178,9 +194,12 @@ static void test_device_cap_is_never_exceeded(void **state)
     rig_close(&r);
 }
 
+/* H2D bytes of the vertex rows of a pass (and its uplinks' share): the
+ * edge structures' bytes, which every device fetches for its own
+ * sub-chunks whatever the multidev mode, left out. */
 static double run_bytes(int ndev, multidev_t md, selective_t sel, double *uplinks)
 {
-    stream_knobs_t kn = {1, 1, sel, 0, md, MP_STREAM};
+    stream_knobs_t kn = {1, 1, sel, 0, md, MP_STREAM, EDGE_STREAM};
     rig_t r;
     rig_open(&r, ndev, 0, 4, &kn, 1);
     static float y[N * F];
@@ -190,7 +209,8 @@ static double run_bytes(int ndev, multidev_t md, selective_t sel, double *uplink
     backend_cpu.stats(r.b, &st);
     double h2d = 0;
     for (int d = 0; d < ndev; d++) h2d += st.bytes[d][LANE_H2D];
-    if (uplinks) *uplinks = st.link_bytes[0] + st.link_bytes[2]; /* host>sw0, host>sw1 */
+    h2d -= r.s.ctr.edge_h2d_bytes;
+    if (uplinks) *uplinks = st.link_bytes[0] + st.link_bytes[2] - r.s.ctr.edge_h2d_bytes; /* host>sw0, host>sw1 */
     rig_close(&r);
     return h2d;
 }
@@ -229,6 +249,59 @@ static void test_selective_and_chain_move_fewer_bytes(void **state)
     assert_true(run_bytes(4, MD_RING, SEL_ON, NULL) == want_ring);
 }
 
+/* The bytes one pass copies of orientation o's edge structures with AGG_NORM
+ * weights, and `lidx` numberings of each edge's input row. */
+static double structure_bytes(const orient_t *o, int nsub, int lidx)
+{
+    double b = 0;
+    for (int i = 0; i < nsub; i++)
+        if (o->sub[i].nnz) b += 8.0 * (o->sub[i].nout + 1) + 4.0 * o->sub[i].nout + (4.0 * lidx + 4.0) * o->sub[i].nnz;
+    return b;
+}
+
+static void test_edge_chunks_travel_and_stay(void **state)
+{
+    (void)state;
+    static float y[N * F];
+    gs_err_t err;
+    rig_t r;
+    /* streamed: every pass copies each non-empty sub-chunk's structure, at least 8 bytes an edge */
+    stream_knobs_t kn = {1, 2, SEL_OFF, 0, MD_NAIVE, MP_STREAM, EDGE_STREAM};
+    rig_open(&r, 1, 0, 4, &kn, 0);
+    int nsub = r.s.p * r.s.nblocks;
+    double want = structure_bytes(&r.s.fwd, nsub, 1);
+    for (int pass = 1; pass <= 2; pass++) {
+        assert_int_equal(gather(&r.s, AGG_NORM, TYPED_NONE, x, F, y, F, F, 0, 0, &err), GS_OK);
+        assert_near(y, ref_fwd, N * F, 0, "streamed edge chunks");
+        assert_true(r.s.ctr.edge_h2d_bytes == pass * want);
+    }
+    assert_true(want >= 8.0 * g.m);
+    rig_close(&r);
+    /* auto with room: copied once (both input-row numberings), then read where they are */
+    kn.edge_chunks = EDGE_AUTO;
+    rig_open(&r, 1, 0, 4, &kn, 0);
+    assert_int_equal(gather(&r.s, AGG_NORM, TYPED_NONE, x, F, y, F, F, 0, 0, &err), GS_OK);
+    assert_true(r.s.ctr.edge_h2d_bytes == structure_bytes(&r.s.fwd, nsub, 2));
+    double first = r.s.ctr.edge_h2d_bytes;
+    assert_int_equal(gather(&r.s, AGG_NORM, TYPED_NONE, x, F, y, F, F, 0, 0, &err), GS_OK);
+    assert_near(y, ref_fwd, N * F, 0, "kept edge chunks");
+    assert_true(r.s.ctr.edge_h2d_bytes == first);
+    assert_true(edge_store_held(&r.s.edges) > 0);
+    rig_close(&r);
+    /* a cap that holds the pass but not the structures: auto streams them, resident says so */
+    uint64_t cap = pass_bytes(&kn, 4);
+    rig_open(&r, 1, cap, 4, &kn, 0);
+    for (int pass = 0; pass < 2; pass++) assert_int_equal(gather(&r.s, AGG_NORM, TYPED_NONE, x, F, y, F, F, 0, 0, &err), GS_OK);
+    assert_near(y, ref_fwd, N * F, 0, "auto under a cap");
+    assert_true(r.s.edges.given_up && edge_store_held(&r.s.edges) == 0);
+    rig_close(&r);
+    kn.edge_chunks = EDGE_RESIDENT;
+    rig_open(&r, 1, cap, 4, &kn, 0);
+    assert_int_equal(gather(&r.s, AGG_NORM, TYPED_NONE, x, F, y, F, F, 0, 0, &err), GS_EINPUT);
+    assert_non_null(strstr(err.msg, "--edge-chunks resident: device 0 cannot hold the edge chunks"));
+    rig_close(&r);
+}
+
 #define C 5 /* matmul input width; output width F */
 
 static void check_matmul(int ndev, int p, int k, int pipe)
@@ -239,7 +312,7 @@ static void check_matmul(int ndev, int p, int k, int pipe)
     k_gemm(0, 0, N, F, C, x, w, ry, 0);
     k_gemm(0, 1, N, C, F, dy, w, rda, 0);
     k_gemm(1, 0, C, F, N, x, dy, rdw, 0);
-    stream_knobs_t kn = {pipe, k, SEL_OFF, 0, MD_RING, MP_STREAM};
+    stream_knobs_t kn = {pipe, k, SEL_OFF, 0, MD_RING, MP_STREAM, EDGE_STREAM};
     rig_t r;
     /* without pipelining, the least cap: blocks of rows shrink to fit it */
     uint64_t cap = pipe ? 0 : streamer_matmul_working_set(N, p, k, C, F);
@@ -283,6 +356,7 @@ int main(void)
         cmocka_unit_test(test_every_knob_combination_matches_in_memory),
         cmocka_unit_test(test_device_cap_is_never_exceeded),
         cmocka_unit_test(test_selective_and_chain_move_fewer_bytes),
+        cmocka_unit_test(test_edge_chunks_travel_and_stay),
         cmocka_unit_test(test_matmul_and_gradient_allreduce_match_gemm),
     };
     return cmocka_run_group_tests_name("streamer", tests, setup, teardown);

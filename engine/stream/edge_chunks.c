@@ -1,0 +1,105 @@
+/* edge_chunks.c - see edge_chunks.h: the packed copy of a sub-chunk's
+ * structure and the per-device store of kept ones (an open-addressed
+ * table keyed by orientation, sub-chunk and variant). */
+#include "edge_chunks.h"
+
+
+static const int32_t *lidx_of(const sub_t *u, lidx_kind_t lk)
+{
+    return lk == LIDX_FULL ? u->lidx_full : lk == LIDX_SEL ? u->lidx_sel : u->lidx_grp;
+}
+
+/* The parts of a structure, in device order: offsets, listed rows, the
+ * edges' input rows in numbering lk (and in numbering alt after them,
+ * unless alt is lk: a kept structure serves filtered and whole blocks),
+ * weights, types. */
+static int parts_of(const sub_t *u, lidx_kind_t lk, lidx_kind_t alt, agg_weight_t agg, int typed, copy_part_t *p)
+{
+    int n = 0;
+    size_t e = sizeof(int32_t) * (size_t)u->nnz;
+    p[n++] = (copy_part_t){u->ptr, sizeof(int64_t) * (size_t)(u->nout + 1)};
+    p[n++] = (copy_part_t){u->orow, sizeof(int32_t) * (size_t)u->nout};
+    p[n++] = (copy_part_t){lidx_of(u, lk), e};
+    if (alt != lk && lidx_of(u, alt)) p[n++] = (copy_part_t){lidx_of(u, alt), e};
+    if (u->w[agg]) p[n++] = (copy_part_t){u->w[agg], sizeof(float) * (size_t)u->nnz};
+    if (typed) p[n++] = (copy_part_t){u->etype, e};
+    return n;
+}
+
+/* The device addresses of a structure packed at base (parts_of's
+ * layout), reading numbering `use` (2: the part after the first). */
+static edge_view_t view_at(char *base, const copy_part_t *p, int n, int use, int weighted, int typed)
+{
+    edge_view_t v = {0};
+    size_t at = 0;
+    const void *addr[GS_COPY_MAX_PARTS];
+    for (int i = 0; i < n; i++) addr[i] = base + at, at += copy_part_align(p[i].bytes);
+    v.ptr = addr[0], v.orow = addr[1], v.lidx = addr[use];
+    if (weighted) v.w = addr[n - 1 - (typed != 0)];
+    if (typed) v.etype = addr[n - 1];
+    return v;
+}
+
+static double parts_bytes(const copy_part_t *p, int n)
+{
+    double bytes = 0;
+    for (int i = 0; i < n; i++) bytes += (double)p[i].bytes;
+    return bytes;
+}
+
+/* ---------------- the store ---------------- */
+
+static uint64_t key_of(const streamer_t *s, const orient_t *o, size_t at, agg_weight_t agg, int typed)
+{
+    uint64_t orient = o == &s->bwd;
+    return (((uint64_t)at << 1 | orient) << 2 | (uint64_t)agg) << 1 | (uint64_t)(typed != 0);
+}
+
+/* A kept copy of the structure on d: found, or allocated and copied in
+ * (*copied). NULL when it cannot be kept. */
+static void *kept(streamer_t *s, int d, uint64_t key, const copy_part_t *p, int n, chunk_tag_t tag, int *copied)
+{
+    void *dev = edge_store_find(&s->edges, d, key);
+    *copied = 0;
+    if (dev) return dev;
+    size_t bytes = 0;
+    for (int i = 0; i < n; i++) bytes += copy_part_align(p[i].bytes);
+    if (!(dev = edge_store_add(&s->edges, d, key, bytes))) return NULL;
+    s->ops->copy_parts(s->b, d, dev, p, n, tag);
+    *copied = 1;
+    return dev;
+}
+
+int edge_load(streamer_t *s, int d, const orient_t *o, size_t at, lidx_kind_t lidx_kind, agg_weight_t agg, int typed,
+              void *slot, chunk_tag_t tag, edge_view_t *out, gs_err_t *err)
+{
+    const sub_t *u = &o->sub[at];
+    copy_part_t p[GS_COPY_MAX_PARTS];
+    int weighted = u->w[agg] != NULL, copied = 0;
+    char *base = NULL;
+    if (s->kn.edge_chunks != EDGE_STREAM && !s->edges.given_up) {
+        /* kept: both numberings the pass may read (whole blocks, and filtered or group rows) */
+        lidx_kind_t alt = s->kn.multidev == MD_NAIVE || s->ndev == 1 ? LIDX_SEL : LIDX_GRP;
+        int n = parts_of(u, LIDX_FULL, alt, agg, typed, p);
+        base = kept(s, d, key_of(s, o, at, agg, typed), p, n, tag, &copied);
+        if (!base && s->kn.edge_chunks == EDGE_RESIDENT)
+            return gs_fail(err, GS_EINPUT,
+                           "--edge-chunks resident: device %d cannot hold the edge chunks (%.1f MiB kept, cap %.1f MiB); "
+                           "use --edge-chunks auto or stream, or raise --device-mem",
+                           d, s->edges.held[d] / 1048576.0, s->ops->capacity(s->b, d) / 1048576.0);
+        if (base && lidx_kind != LIDX_FULL && !lidx_of(u, alt))
+            return gs_fail(err, GS_EFAIL, "internal: a kept edge chunk lacks the rows it is read by");
+        if (base) {
+            *out = view_at(base, p, n, lidx_kind == LIDX_FULL ? 2 : 3, weighted, typed);
+            if (copied) s->ctr.edge_h2d_bytes += parts_bytes(p, n);
+            return GS_OK;
+        }
+        edge_store_drop(&s->edges); /* auto: the cap is full; stream from now on */
+        s->edges.given_up = 1;
+    }
+    int n = parts_of(u, lidx_kind, lidx_kind, agg, typed, p);
+    s->ops->copy_parts(s->b, d, slot, p, n, tag);
+    s->ctr.edge_h2d_bytes += parts_bytes(p, n);
+    *out = view_at(slot, p, n, 2, weighted, typed);
+    return GS_OK;
+}
