@@ -58,8 +58,10 @@ void virt_issue(struct backend *b, int dev, lane_t lane, const task_t *t)
     switch (t->kind) {
     case TASK_COPY:
         v->kind = VS_COPY, v->bytes = m->bytes = (double)t->bytes, v->path = b->use_links ? t->path : NULL;
-        /* the filter reads each row and writes it packed: roofline at the host's bandwidth, or as it took */
-        if (t->rows) v->dur = m->filter_s = clk->ktime == KTIME_MEASURED ? filter : 2.0 * (double)t->bytes / clk->host_bw;
+        /* the filter reads each row and writes it packed: roofline at the host's bandwidth, which the
+         * devices' filters share (NeuGraph §3.3: each gets 1/ndev of it), or as it took */
+        if (t->rows)
+            v->dur = m->filter_s = clk->ktime == KTIME_MEASURED ? filter : 2.0 * (double)t->bytes * b->cfg.ndev / clk->host_bw;
         break;
     case TASK_KERNEL:
         v->kind = VS_KERNEL, m->flops = t->call.flops;

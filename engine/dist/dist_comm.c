@@ -50,6 +50,7 @@ struct dist_comm {
     int npend, cap;
     int recv_parts[DIST_MAX_RANKS]; /* scratch: parts a batch's peer still waits for */
     double timeout_s;               /* the longest wait for another rank (0: none) */
+    MPI_Comm probe;                 /* a stalled collective's roll call (MPI_COMM_NULL: none) */
 };
 
 /* Waits on c->progress (c->lock held) until the deadline (0: none);
@@ -243,8 +244,10 @@ static void run(dist_comm_t *c, req_t *q)
 static void *comm_main(void *arg)
 {
     dist_comm_t *c = arg;
-    int provided = 0, rc = MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided);
+    /* MULTIPLE where the library has it: a caller whose collective stalls calls roll_call itself */
+    int provided = 0, rc = MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &provided);
     pthread_mutex_lock(&c->lock);
+    c->probe = MPI_COMM_NULL;
     if (rc != MPI_SUCCESS) {
         c->failed_init = 1;
         fail_mpi(c->init_msg, sizeof c->init_msg, rc, "Init");
@@ -252,6 +255,7 @@ static void *comm_main(void *arg)
         MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
         MPI_Comm_rank(MPI_COMM_WORLD, &c->rank);
         MPI_Comm_size(MPI_COMM_WORLD, &c->size);
+        if (provided >= MPI_THREAD_MULTIPLE && MPI_Comm_dup(MPI_COMM_WORLD, &c->probe) != MPI_SUCCESS) c->probe = MPI_COMM_NULL;
         if (c->size > DIST_MAX_RANKS) {
             c->failed_init = 1;
             snprintf(c->init_msg, sizeof c->init_msg, "%d ranks: at most %d are supported", c->size, DIST_MAX_RANKS);
@@ -282,6 +286,7 @@ static void *comm_main(void *arg)
             nanosleep(&nap, NULL);
         }
     }
+    if (c->probe != MPI_COMM_NULL) MPI_Comm_free(&c->probe);
     MPI_Finalize();
     return NULL;
 }
@@ -330,6 +335,38 @@ static void enqueue(dist_comm_t *c, req_t *q)
 
 static const char *req_names[] = {"an all-reduce", "a broadcast", "an all-to-all", "a barrier", "posting messages", "an abort", "a stop"};
 
+/* After a collective stalled (the communication thread is still inside
+ * it): every rank whose own wait ran out says so to every other on the
+ * probe communicator and listens for 2 s; the ranks not heard from are the
+ * ones that stopped. Names them in out ("rank 2, rank 5"); empty when the
+ * library cannot be called from this thread or every rank answered. */
+static void roll_call(dist_comm_t *c, char *out, size_t n)
+{
+    out[0] = '\0';
+    if (c->probe == MPI_COMM_NULL || c->size > DIST_MAX_RANKS) return;
+    MPI_Request req[2 * DIST_MAX_RANKS];
+    int nreq = 0, heard[DIST_MAX_RANKS] = {0}, here = 1, got[DIST_MAX_RANKS];
+    for (int p = 0; p < c->size; p++) {
+        if (p == c->rank) continue;
+        MPI_Isend(&here, 1, MPI_INT, p, 1, c->probe, &req[nreq++]);
+        MPI_Irecv(&got[p], 1, MPI_INT, p, 1, c->probe, &req[nreq++]);
+    }
+    struct timespec t0, now, nap = {0, 1000000};
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (int left = c->size - 1; left > 0;) {
+        for (int i = 1; i < nreq; i += 2) { /* the receives, in peer order without this rank */
+            int peer = i / 2 + (i / 2 >= c->rank), done = 0;
+            if (!heard[peer] && MPI_Test(&req[i], &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && done) heard[peer] = 1, left--;
+        }
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if ((double)(now.tv_sec - t0.tv_sec) + 1e-9 * (double)(now.tv_nsec - t0.tv_nsec) > 2.0) break;
+        nanosleep(&nap, NULL);
+    }
+    size_t at = 0;
+    for (int p = 0; p < c->size && at < n; p++)
+        if (p != c->rank && !heard[p]) at += (size_t)snprintf(out + at, n - at, "%srank %d", at ? ", " : "", p);
+}
+
 /* Queues q and waits until the thread has run it (at most the timeout; a
  * collective half as long again, so that a rank that can name the missing
  * one, in a check-in or an exchange, speaks first). */
@@ -341,8 +378,11 @@ static int submit(dist_comm_t *c, req_t *q, gs_err_t *err)
     enqueue(c, q);
     while (!q->done)
         if (wait_progress(c, deadline)) {
-            char what[96];
-            snprintf(what, sizeof what, "%s did not complete", req_names[q->kind]);
+            char who[200] = "", what[320];
+            pthread_mutex_unlock(&c->lock);
+            if (q->kind != REQ_BATCH) roll_call(c, who, sizeof who);
+            if (who[0]) snprintf(what, sizeof what, "%s stalled: %s did not answer", req_names[q->kind], who);
+            else snprintf(what, sizeof what, "%s did not complete", req_names[q->kind]);
             timed_out(c, what);
         }
     pthread_mutex_unlock(&c->lock);

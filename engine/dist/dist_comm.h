@@ -17,7 +17,10 @@
  * longer ends this rank with one line naming the ranks not heard from,
  * and mpirun the job with it: each collective is preceded by a check-in
  * (every rank tells rank 0 it has come, rank 0 answers), so the rank
- * that never comes is named by rank 0 (or rank 0 by the others).
+ * that never comes is named by rank 0 (or rank 0 by the others); a rank
+ * that stops inside the collective itself is named by a roll call on a
+ * second communicator, which each waiting rank calls from its own thread
+ * (MPI_THREAD_MULTIPLE; without it the line says only what stalled).
  * Without MPI at build time every call fails with "this build has no MPI". */
 #ifndef GS_DIST_COMM_H
 #define GS_DIST_COMM_H

@@ -3,7 +3,6 @@
  * table keyed by orientation, sub-chunk and variant). */
 #include "edge_chunks.h"
 
-
 static const int32_t *lidx_of(const sub_t *u, lidx_kind_t lk)
 {
     return lk == LIDX_FULL ? u->lidx_full : lk == LIDX_SEL ? u->lidx_sel : u->lidx_grp;
@@ -33,7 +32,8 @@ static edge_view_t view_at(char *base, const copy_part_t *p, int n, int use, int
     edge_view_t v = {0};
     size_t at = 0;
     const void *addr[GS_COPY_MAX_PARTS];
-    for (int i = 0; i < n; i++) addr[i] = base + at, at += copy_part_align(p[i].bytes);
+    for (int i = 0; i < n; i++)
+        addr[i] = base + at, at += copy_part_align(p[i].bytes);
     v.ptr = addr[0], v.orow = addr[1], v.lidx = addr[use];
     if (weighted) v.w = addr[n - 1 - (typed != 0)];
     if (typed) v.etype = addr[n - 1];
@@ -43,7 +43,8 @@ static edge_view_t view_at(char *base, const copy_part_t *p, int n, int use, int
 static double parts_bytes(const copy_part_t *p, int n)
 {
     double bytes = 0;
-    for (int i = 0; i < n; i++) bytes += (double)p[i].bytes;
+    for (int i = 0; i < n; i++)
+        bytes += (double)p[i].bytes;
     return bytes;
 }
 
@@ -63,7 +64,8 @@ static void *kept(streamer_t *s, int d, uint64_t key, const copy_part_t *p, int 
     *copied = 0;
     if (dev) return dev;
     size_t bytes = 0;
-    for (int i = 0; i < n; i++) bytes += copy_part_align(p[i].bytes);
+    for (int i = 0; i < n; i++)
+        bytes += copy_part_align(p[i].bytes);
     if (!(dev = edge_store_add(&s->edges, d, key, bytes))) return NULL;
     s->ops->copy_parts(s->b, d, dev, p, n, tag);
     *copied = 1;
@@ -83,10 +85,11 @@ int edge_load(streamer_t *s, int d, const orient_t *o, size_t at, lidx_kind_t li
         int n = parts_of(u, LIDX_FULL, alt, agg, typed, p);
         base = kept(s, d, key_of(s, o, at, agg, typed), p, n, tag, &copied);
         if (!base && s->kn.edge_chunks == EDGE_RESIDENT)
-            return gs_fail(err, GS_EINPUT,
-                           "--edge-chunks resident: device %d cannot hold the edge chunks (%.1f MiB kept, cap %.1f MiB); "
-                           "use --edge-chunks auto or stream, or raise --device-mem",
-                           d, s->edges.held[d] / 1048576.0, s->ops->capacity(s->b, d) / 1048576.0);
+            return gs_fail(
+                err, GS_EINPUT,
+                "--edge-chunks resident: device %d cannot hold the edge chunks (%.1f MiB kept, cap %.1f MiB); "
+                "use --edge-chunks auto or stream, or raise --device-mem",
+                d, s->edges.held[d] / 1048576.0, s->ops->capacity(s->b, d) / 1048576.0);
         if (base && lidx_kind != LIDX_FULL && !lidx_of(u, alt))
             return gs_fail(err, GS_EFAIL, "internal: a kept edge chunk lacks the rows it is read by");
         if (base) {

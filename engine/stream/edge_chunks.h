@@ -25,8 +25,8 @@ typedef enum { LIDX_FULL = 0, LIDX_SEL = 1, LIDX_GRP = 2 } lidx_kind_t;
 typedef struct {
     const int64_t *ptr;
     const int32_t *orow, *lidx;
-    const float *w;        /* NULL: weight 1 */
-    const int32_t *etype;  /* per position; NULL unless typed */
+    const float *w;       /* NULL: weight 1 */
+    const int32_t *etype; /* per position; NULL unless typed */
 } edge_view_t;
 
 /* Puts sub-chunk u (index `at` of orientation o) on device d for a gather

@@ -20,7 +20,8 @@ void edge_store_init(edge_store_t *es, const backend_ops_t *ops, backend_t *b, i
 static edge_entry_t *slot_of(edge_store_t *es, int d, uint64_t key)
 {
     size_t cap = es->cap[d], h = (size_t)(key * 0x9e3779b97f4a7c15ull) & (cap - 1);
-    while (es->tab[d][h].dev && es->tab[d][h].key != key) h = (h + 1) & (cap - 1);
+    while (es->tab[d][h].dev && es->tab[d][h].key != key)
+        h = (h + 1) & (cap - 1);
     return &es->tab[d][h];
 }
 
@@ -63,6 +64,7 @@ void edge_store_drop(edge_store_t *es)
 double edge_store_held(const edge_store_t *es)
 {
     double most = 0;
-    for (int d = 0; d < es->ndev; d++) most = es->held[d] > most ? es->held[d] : most;
+    for (int d = 0; d < es->ndev; d++)
+        most = es->held[d] > most ? es->held[d] : most;
     return most;
 }

@@ -23,8 +23,8 @@ typedef struct {
     int ndev;
     edge_entry_t *tab[TOPO_MAX_DEV]; /* open addressing, at most half full */
     size_t cap[TOPO_MAX_DEV], n[TOPO_MAX_DEV];
-    double held[TOPO_MAX_DEV];       /* device bytes kept */
-    int given_up;                    /* the cap ran out: structures stream until the knobs change */
+    double held[TOPO_MAX_DEV]; /* device bytes kept */
+    int given_up;              /* the cap ran out: structures stream until the knobs change */
 } edge_store_t;
 
 /* Device bytes of a packed structure of nout listed rows and nnz edges

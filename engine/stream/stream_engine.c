@@ -64,13 +64,21 @@ uint64_t stream_working_set(const program_t *p, int64_t n, int64_t m, int chunks
     return need_of(p, n, out, (out + k - 1) / k, (int64_t)ceil((double)m / subs)); /* edges spread evenly */
 }
 
-/* The need with the intervals of bounds over g (perm[new] = old, or NULL). */
+/* The need with the intervals of bounds over g (perm[new] = old, or
+ * NULL); the row order's buffers hold a whole input interval. */
 static uint64_t need_of_bounds(const program_t *p, const graph_t *g, const int32_t *perm, int chunks, int k,
-                               const int64_t *bounds)
+                               stream_order_t order, const int64_t *bounds)
 {
     int64_t out = 0;
     for (int i = 0; i < chunks; i++) out = bounds[i + 1] - bounds[i] > out ? bounds[i + 1] - bounds[i] : out;
-    return need_of(p, g->n, out, (out + k - 1) / k, grid_max_sub_nnz(g, perm, bounds, chunks, k));
+    int64_t blk = order == SO_ROW ? out : (out + k - 1) / k;
+    return need_of(p, g->n, out, blk, grid_max_sub_nnz(g, perm, bounds, chunks, k));
+}
+
+/* The blocks a pass's buffers hold: k sub-chunks' rows, or in the row order a whole interval. */
+static int buffer_k(const stream_cfg_t *c)
+{
+    return c->knobs.stream_order == SO_ROW || c->knobs.subchunks < 1 ? 1 : c->knobs.subchunks;
 }
 
 /* ---------------- the plan: P and the order ---------------- */
@@ -96,7 +104,7 @@ static int order_for(const stream_cfg_t *c, const graph_t *g, stream_plan_t *pla
 
 int stream_cap_check(const stream_cfg_t *c, const program_t *prog, int64_t n, int64_t m, gs_err_t *err)
 {
-    int k = c->knobs.subchunks < 1 ? 1 : c->knobs.subchunks;
+    int k = buffer_k(c);
     uint64_t least = stream_working_set(prog, n, m, (int)(n < 4096 ? n : 4096), k);
     if (c->device_mem && least > c->device_mem)
         return gs_fail(err, GS_EINPUT,
@@ -108,7 +116,7 @@ int stream_cap_check(const stream_cfg_t *c, const program_t *prog, int64_t n, in
 int stream_plan_fits(const stream_cfg_t *c, const program_t *prog, const graph_t *g, const stream_plan_t *plan, gs_err_t *err)
 {
     int k = c->knobs.subchunks < 1 ? 1 : c->knobs.subchunks;
-    uint64_t need = need_of_bounds(prog, g, plan->perm, plan->p, k, plan->bounds);
+    uint64_t need = need_of_bounds(prog, g, plan->perm, plan->p, k, c->knobs.stream_order, plan->bounds);
     if (c->device_mem && need > c->device_mem)
         return gs_fail(err, GS_EINPUT, "--device-mem %.1f MiB is too small for the largest of these %d parts (needs %.1f MiB); "
                        "use more --chunks", c->device_mem / 1048576.0, plan->p, need / 1048576.0);
@@ -125,7 +133,7 @@ int stream_plan(const stream_cfg_t *c, const program_t *prog, const graph_t *g, 
     if (p == 0) {
         p = 1;
         if (c->device_mem)
-            while (p < n && stream_working_set(prog, n, g->m, p, k) > c->device_mem) p++;
+            while (p < n && stream_working_set(prog, n, g->m, p, buffer_k(c)) > c->device_mem) p++;
         /* every device gets the same number of columns */
         if (c->devices > 1 && p % c->devices) p += c->devices - p % c->devices;
         if (p > n) p = (int)n;
@@ -140,12 +148,12 @@ int stream_plan(const stream_cfg_t *c, const program_t *prog, const graph_t *g, 
     rc = order_for(c, g, plan, err);
     /* an order with uneven parts (METIS) may need more chunks than equal ones */
     while (!rc && c->chunks == 0 && c->device_mem && plan->p < n &&
-           need_of_bounds(prog, g, plan->perm, plan->p, k, plan->bounds) > c->device_mem) {
+           need_of_bounds(prog, g, plan->perm, plan->p, k, c->knobs.stream_order, plan->bounds) > c->device_mem) {
         plan->p += c->devices > 1 ? c->devices : 1;
         if (plan->p > n) plan->p = (int)n;
         rc = order_for(c, g, plan, err);
     }
-    uint64_t need = rc ? 0 : need_of_bounds(prog, g, plan->perm, plan->p, k, plan->bounds);
+    uint64_t need = rc ? 0 : need_of_bounds(prog, g, plan->perm, plan->p, k, c->knobs.stream_order, plan->bounds);
     if (!rc && c->device_mem && need > c->device_mem)
         rc = gs_fail(err, GS_EINPUT, "--device-mem %llu is too small for %d chunks (needs %llu bytes); use --chunks auto",
                      (unsigned long long)c->device_mem, plan->p, (unsigned long long)need);

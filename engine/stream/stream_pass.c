@@ -165,7 +165,6 @@ static void column_end(streamer_t *s, pass_run_t *pr, int d)
 static int run_pass(streamer_t *s, orient_t *o, const pass_t *ps, gs_err_t *err)
 {
     pass_run_t pr;
-    s->pass_id++;
     int rc = pass_setup(s, ps, o, &pr, err);
     xtensor_t reads[2] = {ps->in, ps->out};
     mp_run_op_begin(&s->mp, reads, ps->acc ? 2 : 1, &ps->out, 1);
@@ -173,21 +172,27 @@ static int run_pass(streamer_t *s, orient_t *o, const pass_t *ps, gs_err_t *err)
     for (int r = 0; !rc && r * pr.nd < s->p; r++) {
         pr.round = r, pr.ra = r % pr.slots;
         for (int d = 0; d < pr.nd; d++) column_begin(s, &pr, r, d);
-        for (int t = 0; t < pr.nb && !rc; t++) {
-            if (s->abort_flag && atomic_load(s->abort_flag)) { /* quit: stop after the chunks already queued */
-                rc = gs_fail(err, GS_EFAIL, "interrupted");
-                break;
-            }
-            rc = pr.naive ? naive_step(s, &pr, t, err) : stream_chained_step(s, &pr, t, err);
-        }
+        for (int t = 0; t < pr.nb && !rc; t++)
+            if (!(rc = stream_pass_aborted(s, err))) rc = pr.naive ? naive_step(s, &pr, t, err) : stream_chained_step(s, &pr, t, err);
         for (int d = 0; d < pr.nd; d++) column_end(s, &pr, d);
     }
+    free(pr.order);
+    return stream_pass_end(s, rc, err);
+}
+
+int stream_pass_aborted(const streamer_t *s, gs_err_t *err)
+{
+    if (s->abort_flag && atomic_load(s->abort_flag)) return gs_fail(err, GS_EFAIL, "interrupted");
+    return GS_OK;
+}
+
+int stream_pass_end(streamer_t *s, int rc, gs_err_t *err)
+{
     gs_err_t why;
     int synced = s->ops->sync(s->b, rc ? &why : err); /* the first failure stands */
     if (!rc) rc = synced;
     mp_run_op_end(&s->mp, rc != 0);
     streamer_fold_overlap(s, 1);
-    free(pr.order);
     return rc;
 }
 
@@ -199,11 +204,13 @@ static pass_t pass_of(const gather_call_t *c, phase_t phase)
 int streamer_gather(streamer_t *s, const gather_call_t *c, gs_err_t *err)
 {
     pass_t ps = pass_of(c, PHASE_FWD);
-    return run_pass(s, &s->fwd, &ps, err);
+    s->pass_id++;
+    return s->kn.stream_order == SO_ROW ? stream_row_pass(s, &s->fwd, &ps, err) : run_pass(s, &s->fwd, &ps, err);
 }
 
 int streamer_gather_bwd(streamer_t *s, const gather_call_t *c, gs_err_t *err)
 {
     pass_t ps = pass_of(c, PHASE_BWD);
-    return run_pass(s, &s->bwd, &ps, err);
+    s->pass_id++;
+    return s->kn.stream_order == SO_ROW ? stream_row_pass(s, &s->bwd, &ps, err) : run_pass(s, &s->bwd, &ps, err);
 }

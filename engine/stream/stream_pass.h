@@ -52,5 +52,12 @@ chunk_tag_t stream_block_tag(const streamer_t *s, const pass_t *ps, int blk, int
  * blocks; step t of a chain or ring round. */
 int stream_ensure_groups(streamer_t *s, orient_t *o, gs_err_t *err);
 int stream_chained_step(streamer_t *s, pass_run_t *pr, int t, gs_err_t *err);
+/* The end of a pass (every device synced, the memory plan's op closed,
+ * the overlap counted; returns rc or the sync's failure), and whether the
+ * user asked to quit (a pass stops after the chunks already queued). */
+int stream_pass_end(streamer_t *s, int rc, gs_err_t *err);
+int stream_pass_aborted(const streamer_t *s, gs_err_t *err);
+/* stream_rowpass.c: pass ps over orientation o in the row order. */
+int stream_row_pass(streamer_t *s, orient_t *o, const pass_t *ps, gs_err_t *err);
 
 #endif

@@ -10,6 +10,7 @@
 
 #include "base/mono_clock.h"
 #include "chunk_grid.h"
+#include "engine/machine/linkmodel.h"
 #include "engine/machine/vclock.h"
 
 uint64_t streamer_pass_need(int64_t max_out, int64_t max_blk, int64_t out_cols, int64_t in_cols)
@@ -186,13 +187,25 @@ void streamer_free(streamer_t *s)
 
 /* ---------------- probing and profiling ---------------- */
 
+/* Bytes/s the host reaches into every device at once: one 64 MB copy to
+ * each in the link model (shared uplinks split fairly), at most the
+ * host's own bandwidth. */
+static double aggregate_h2d(const streamer_t *s, double host_bw)
+{
+    if (!s->topo) return host_bw;
+    lm_transfer_t xf[TOPO_MAX_DEV];
+    double bytes = 64.0 * 1048576, end = 0;
+    for (int d = 0; d < s->ndev; d++) xf[d] = (lm_transfer_t){&s->topo->h2d[d], bytes, 0, 0};
+    lm_simulate(s->topo, xf, s->ndev);
+    for (int d = 0; d < s->ndev; d++) end = fmax(end, xf[d].finish);
+    return end > 0 ? fmin(host_bw, bytes * s->ndev / end) : host_bw;
+}
+
 int streamer_probe(streamer_t *s, const vclock_t *clock, gs_err_t *err)
 {
-    if (clock) {
-        s->t_copy = clock->host_bw / 2; /* a memcpy reads and writes */
-        s->t_trans = clock->host_bw;
-        for (int k = 0; s->topo && k < s->topo->h2d[0].nlinks; k++)
-            s->t_trans = fmin(s->t_trans, s->topo->links[s->topo->h2d[0].link[k]].bw);
+    if (clock) { /* NeuGraph §3.3: aggregate throughputs of the host the devices share */
+        s->t_copy = clock->host_bw / 2; /* the host's memcpy reads and writes, for every device */
+        s->t_trans = aggregate_h2d(s, clock->host_bw);
         s->theta_threshold = s->t_copy / (s->t_copy + s->t_trans);
         return GS_OK;
     }

@@ -6,8 +6,9 @@
  * the CSR chunks). Source intervals are cut into k blocks (sub-chunks).
  * Knobs:
  *   selective  copy only the rows a (sub-)chunk uses, filtered on the host;
- *              auto filters when theta < T_copy / (T_copy + T_trans), both
- *              throughputs probed at start-up;
+ *              auto filters when theta < T_copy / (T_copy + T_trans), the
+ *              aggregate throughputs of the host the devices share (the
+ *              link model's, or probed on one device on the wall clock);
  *   pipeline   two device buffers per device, so the copy of the next block
  *              overlaps the compute of this one;
  *   swap       from the second epoch, reorder each column's blocks by
@@ -23,6 +24,11 @@
  *              heuristic reorders only naive columns.
  *   memplan    stream: every op brings its inputs in; lru / roc: keep
  *              tensors on the devices between ops (memplan.h).
+ *   stream_order column: a pass keeps each output interval's accumulator
+ *              on its device while every input block streams through
+ *              (NeuGraph's order); row: each input interval is loaded
+ *              once and the output intervals' partial sums go to the host
+ *              and back (Fig. 16's row-column strategy, stream_rowpass.c).
  *   edge_chunks each sub-chunk's edge structure travels to the device
  *              before its gather: streamed every pass, or kept there
  *              (resident; auto: while the cap holds them) (edge_chunks.h).
@@ -52,6 +58,7 @@
 typedef enum { SEL_OFF = 0, SEL_ON = 1, SEL_AUTO = 2 } selective_t;
 typedef enum { MD_NAIVE = 0, MD_CHAIN = 1, MD_RING = 2 } multidev_t;
 typedef enum { EDGE_AUTO = 0, EDGE_STREAM = 1, EDGE_RESIDENT = 2 } edge_mode_t;
+typedef enum { SO_COLUMN = 0, SO_ROW = 1 } stream_order_t;
 
 typedef struct {
     int pipeline;
@@ -61,6 +68,7 @@ typedef struct {
     multidev_t multidev;
     memplan_kind_t memplan;
     edge_mode_t edge_chunks;
+    stream_order_t stream_order;
 } stream_knobs_t;
 
 typedef struct {
@@ -153,8 +161,9 @@ int streamer_init(streamer_t *s, const backend_ops_t *ops, backend_t *b, const t
 void streamer_free(streamer_t *s);
 /* Measures T_copy (host memcpy) and T_trans (a real H2D through the
  * backend) and sets the selective-scheduling threshold; on a virtual
- * clock both come from the modeled machine (its host bandwidth, the H2D
- * path's narrowest link), so the choice is the same on every host. */
+ * clock both come from the modeled machine (half its host bandwidth; the
+ * link model's rate with every device copying from the host at once), so
+ * the choice is the same on every host. */
 struct vclock;
 int streamer_probe(streamer_t *s, const struct vclock *clock, gs_err_t *err);
 /* The hook to pass as backend_cfg_t.on_task (user = the streamer). */

@@ -90,7 +90,8 @@ static void knob_matrix(clock_kind_t clock)
                         for (int swap = 0; swap < 2; swap++) {
                             c.chunks = ps[a];
                             memplan_kind_t plan = (memplan_kind_t)((a + sel + k + swap) % 3);
-                            c.knobs = (stream_knobs_t){1, ks[k], sel ? SEL_ON : SEL_OFF, swap, MD_NAIVE, plan, (edge_mode_t)((a + swap) % 2)};
+                            c.knobs = (stream_knobs_t){1, ks[k], sel ? SEL_ON : SEL_OFF, swap, MD_NAIVE, plan, (edge_mode_t)((a + swap) % 2),
+                                                       (stream_order_t)(sel == 0 && swap == 0 && k == 1)};
                             c.devices = 1;
                             snprintf(c.topology, sizeof c.topology, "1gpu");
                             char what[160];
@@ -107,7 +108,7 @@ static void knob_matrix(clock_kind_t clock)
                         c.links_native = o != 0;
                         c.chunks = 4;
                         c.order = (order_kind_t)o;
-                        c.knobs = (stream_knobs_t){1, 2, SEL_AUTO, 1, (multidev_t)md, (memplan_kind_t)((md + o) % 3), (edge_mode_t)((md + o) % 2)};
+                        c.knobs = (stream_knobs_t){1, 2, SEL_AUTO, 1, (multidev_t)md, (memplan_kind_t)((md + o) % 3), (edge_mode_t)((md + o) % 2), SO_COLUMN};
                         char what[160];
                         snprintf(what, sizeof what, "%s dkp=%d devices=%d multidev=%d order=%d memplan=%d", models[m], dk,
                                  devs[a], md, o, (md + o) % 3);

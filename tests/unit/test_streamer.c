@@ -101,15 +101,17 @@ static matmul_call_t mm_call(const float *a, int64_t c, const float *w, int64_t 
     return (matmul_call_t){.a_vertex = 1, .a = {1, (float *)a, N, c}, .w = w, .f = f};
 }
 
-static void check_config(int p, int k, int pipe, selective_t sel, int swap, int ndev, multidev_t md, edge_mode_t em)
+static void check_config_in(int p, int k, int pipe, selective_t sel, int swap, int ndev, multidev_t md, edge_mode_t em,
+                            stream_order_t so)
 {
     rig_t r;
-    stream_knobs_t kn = {pipe, k, sel, swap, md, MP_STREAM, em};
+    stream_knobs_t kn = {pipe, k, sel, swap, md, MP_STREAM, em, so};
     rig_open(&r, ndev, 0, p, &kn, 1);
     static float y[N * F * 5];
     gs_err_t err;
     char what[128];
-    snprintf(what, sizeof what, "P=%d k=%d pipe=%d sel=%d swap=%d dev=%d md=%d edges=%d", p, k, pipe, sel, swap, ndev, md, em);
+    snprintf(what, sizeof what, "P=%d k=%d pipe=%d sel=%d swap=%d dev=%d md=%d edges=%d order=%d", p, k, pipe, sel, swap, ndev, md,
+             em, so);
     double tol = swap || md == MD_RING ? 1e-5 : 0; /* otherwise the unchunked order, bitwise */
     for (int epoch = 0; epoch < 2; epoch++) { /* epoch 2 uses the swap order */
         r.s.profiling = epoch == 0;
@@ -130,6 +132,11 @@ static void check_config(int p, int k, int pipe, selective_t sel, int swap, int 
     for (int i = 0; i < N * F; i++)
         if (fabs(y[i] - 2 * ref_fwd[i]) > 1e-5 * (1 + fabs(ref_fwd[i]))) fail_msg("%s: acc mode", what);
     rig_close(&r);
+}
+
+static void check_config(int p, int k, int pipe, selective_t sel, int swap, int ndev, multidev_t md, edge_mode_t em)
+{
+    check_config_in(p, k, pipe, sel, swap, ndev, md, em, SO_COLUMN);
 }
 
 static void test_every_knob_combination_matches_in_memory(void **state)
@@ -167,10 +174,26 @@ static uint64_t pass_bytes(const stream_knobs_t *kn, int p)
     return streamer_working_set(N, p, kn->subchunks, F) + streamer_edge_need(nout, nnz);
 }
 
+/* The row order (stream_rowpass.c): the column order's sums, bit for bit,
+ * on every device count, with and without pipelining and sub-chunks, the
+ * edges kept or streamed. */
+static void test_row_order_matches_in_memory(void **state)
+{
+    (void)state;
+    int ps[] = {1, 2, 4}, ks[] = {1, 4}, devs[] = {1, 2, 4};
+    for (virtual_time = 0; virtual_time < 2; virtual_time++)
+        for (int a = 0; a < 3; a++)
+            for (int b = 0; b < 2; b++)
+                for (int pipe = 0; pipe < 2; pipe++)
+                    for (int dv = 0; dv < 3; dv++)
+                        check_config_in(ps[a], ks[b], pipe, SEL_OFF, 0, devs[dv], MD_NAIVE, (edge_mode_t)((a + b) % 2), SO_ROW);
+    virtual_time = 0;
+}
+
 static void test_device_cap_is_never_exceeded(void **state)
 {
     (void)state;
-    stream_knobs_t kn = {1, 2, SEL_OFF, 0, MD_NAIVE, MP_STREAM, EDGE_AUTO};
+    stream_knobs_t kn = {1, 2, SEL_OFF, 0, MD_NAIVE, MP_STREAM, EDGE_AUTO, SO_COLUMN};
     uint64_t cap = pass_bytes(&kn, 4);
     rig_t r;
     rig_open(&r, 2, cap, 4, &kn, 0);
@@ -199,7 +222,7 @@ static void test_device_cap_is_never_exceeded(void **state)
  * sub-chunks whatever the multidev mode, left out. */
 static double run_bytes(int ndev, multidev_t md, selective_t sel, double *uplinks)
 {
-    stream_knobs_t kn = {1, 1, sel, 0, md, MP_STREAM, EDGE_STREAM};
+    stream_knobs_t kn = {1, 1, sel, 0, md, MP_STREAM, EDGE_STREAM, SO_COLUMN};
     rig_t r;
     rig_open(&r, ndev, 0, 4, &kn, 1);
     static float y[N * F];
@@ -266,7 +289,7 @@ static void test_edge_chunks_travel_and_stay(void **state)
     gs_err_t err;
     rig_t r;
     /* streamed: every pass copies each non-empty sub-chunk's structure, at least 8 bytes an edge */
-    stream_knobs_t kn = {1, 2, SEL_OFF, 0, MD_NAIVE, MP_STREAM, EDGE_STREAM};
+    stream_knobs_t kn = {1, 2, SEL_OFF, 0, MD_NAIVE, MP_STREAM, EDGE_STREAM, SO_COLUMN};
     rig_open(&r, 1, 0, 4, &kn, 0);
     int nsub = r.s.p * r.s.nblocks;
     double want = structure_bytes(&r.s.fwd, nsub, 1);
@@ -302,6 +325,38 @@ static void test_edge_chunks_travel_and_stay(void **state)
     rig_close(&r);
 }
 
+/* NeuGraph §3.3's selective-scheduling threshold from the aggregate
+ * throughputs: devices under one switch share its uplink, two switches
+ * give twice the H2D rate; the host's filtering is shared by the devices. */
+static void test_selective_threshold_is_aggregate(void **state)
+{
+    (void)state;
+    stream_knobs_t kn = {1, 1, SEL_ON, 0, MD_NAIVE, MP_STREAM, EDGE_STREAM, SO_COLUMN};
+    topology_scale(&topo, 1.0 / 50); /* the shipped links: 12 GB/s, below the host's bandwidth */
+    double up = topo.links[0].bw, trans[5] = {0}, filter[5] = {0};
+    static float y[N * F];
+    gs_err_t err;
+    virtual_time = 1;
+    for (int ndev = 1; ndev <= 4; ndev *= 2) { /* devices 0, 1 share switch 0; 2, 3 switch 1 */
+        rig_t r;
+        rig_open(&r, ndev, 0, 4, &kn, 1);
+        assert_int_equal(streamer_probe(&r.s, &vclk, &err), GS_OK);
+        trans[ndev] = r.s.t_trans;
+        assert_true(fabs(r.s.theta_threshold - r.s.t_copy / (r.s.t_copy + r.s.t_trans)) < 1e-12);
+        assert_int_equal(gather(&r.s, AGG_NORM, TYPED_NONE, x, F, y, F, F, 0, 0, &err), GS_OK);
+        backend_stats_t st;
+        backend_cpu.stats(r.b, &st);
+        for (int d = 0; d < ndev; d++) filter[ndev] += st.filter_s[d];
+        rig_close(&r);
+    }
+    virtual_time = 0;
+    topology_scale(&topo, 50.0);
+    /* within 1%: the paths' latency */
+    assert_true(fabs(trans[1] - up) < 1e-2 * up && fabs(trans[2] - up) < 1e-2 * up && fabs(trans[4] - 2 * up) < 1e-2 * up);
+    /* the same rows filtered in all: with four devices each filter has a quarter of the host */
+    assert_true(fabs(filter[4] - 4 * filter[1]) < 1e-9 * filter[4] && filter[1] > 0);
+}
+
 #define C 5 /* matmul input width; output width F */
 
 static void check_matmul(int ndev, int p, int k, int pipe)
@@ -312,7 +367,7 @@ static void check_matmul(int ndev, int p, int k, int pipe)
     k_gemm(0, 0, N, F, C, x, w, ry, 0);
     k_gemm(0, 1, N, C, F, dy, w, rda, 0);
     k_gemm(1, 0, C, F, N, x, dy, rdw, 0);
-    stream_knobs_t kn = {pipe, k, SEL_OFF, 0, MD_RING, MP_STREAM, EDGE_STREAM};
+    stream_knobs_t kn = {pipe, k, SEL_OFF, 0, MD_RING, MP_STREAM, EDGE_STREAM, SO_COLUMN};
     rig_t r;
     /* without pipelining, the least cap: blocks of rows shrink to fit it */
     uint64_t cap = pipe ? 0 : streamer_matmul_working_set(N, p, k, C, F);
@@ -354,9 +409,11 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_knob_combination_matches_in_memory),
+        cmocka_unit_test(test_row_order_matches_in_memory),
         cmocka_unit_test(test_device_cap_is_never_exceeded),
         cmocka_unit_test(test_selective_and_chain_move_fewer_bytes),
         cmocka_unit_test(test_edge_chunks_travel_and_stay),
+        cmocka_unit_test(test_selective_threshold_is_aggregate),
         cmocka_unit_test(test_matmul_and_gradient_allreduce_match_gemm),
     };
     return cmocka_run_group_tests_name("streamer", tests, setup, teardown);
