@@ -1,6 +1,7 @@
 /* memplan.c - see memplan.h. */
 #include "memplan.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -323,51 +324,100 @@ static uint64_t limit_candidates(uint64_t avail, const int *dist, int most)
     return avail;
 }
 
+/* Fills the frontiers of steps from + 1 .. to (fr[s - base] is step s's;
+ * each fr_init'ed here) from step from's, one step of the three copies at
+ * a time. */
+static int dp_steps(const mp_trace_t *tr, uint64_t budget, const reuse_t *r, frontier_t *fr, int base, int from, int to)
+{
+    int m = tr->nstep;
+    for (int s = from; s < to; s++) {
+        const mp_step_t *st = &tr->step[s % m];
+        frontier_t *f = &fr[s - base], *t = &fr[s + 1 - base];
+        if (fr_init(t, 64)) return -1;
+        uint64_t rd = read_mask(st), wr = write_mask(st), use = r->useful[s];
+        int most = MP_MAX_CAND; /* at most 2^MP_WORK_LOG2 transitions per step */
+        while (most > 2 && (1L << most) * f->n > (1L << MP_WORK_LOG2)) most--;
+        for (int i = 0; i < f->n; i++) {
+            uint64_t c = f->st[i].set;
+            double base_cost = f->st[i].cost;
+            if (st->host) {
+                uint64_t k = c & ~wr & use;
+                if (fr_offer(t, k, k, base_cost, i)) return -1;
+                continue;
+            }
+            uint64_t held = c & rd; /* served from the device: resident during the op */
+            uint64_t avail = limit_candidates((c | rd | wr) & use, r->dist + (size_t)s * MP_MAX_TENSORS, most);
+            for (uint64_t sub = avail;; sub = (sub - 1) & avail) { /* every subset of avail */
+                if (mask_bytes(tr, held | sub) <= budget) {
+                    uint64_t h = temporaries(tr, st, c, sub, budget);
+                    if (fr_offer(t, sub, h, base_cost + read_cost(tr, st, c, h), i)) return -1;
+                }
+                if (sub == 0) break;
+            }
+        }
+        fr_prune(t);
+    }
+    return 0;
+}
+
+/* The kept and held sets of steps from .. to - 1 along the path ending at
+ * state `best` of step to's frontier (fr[s - base] is step s's). */
+static void dp_path(frontier_t *fr, int base, int from, int to, int best, uint64_t *keep_all, uint64_t *hold_all)
+{
+    for (int s = to; s > from; s--) { /* back along the parents */
+        keep_all[s - 1] = fr[s - base].st[best].set;
+        hold_all[s - 1] = fr[s - base].st[best].hold;
+        best = fr[s - base].st[best].parent;
+    }
+}
+
+#define MP_CYCLE_STARTS 16
+
+/* The epoch repeats, so the plan in force must end with the set it
+ * starts from: a state the middle copy starts with but the epoch does not
+ * leave would be predicted, not held. From the set the three copies' path
+ * ends with, the empty set, and the cheapest sets the middle copy could
+ * start with (MP_CYCLE_STARTS in all), the cheapest epoch that ends where
+ * it began replaces the middle copy's decisions, unless that path is
+ * already such a cycle and no dearer. */
+static int dp_cycle(const mp_trace_t *tr, uint64_t budget, const reuse_t *r, frontier_t *fr, uint64_t *keep_all,
+                    uint64_t *hold_all)
+{
+    int m = tr->nstep, rc = 0, nstart = 0;
+    uint64_t start[MP_CYCLE_STARTS];
+    int cyclic = keep_all[2 * m - 1] == keep_all[m - 1];
+    double best = cyclic ? mp_plan_cost(tr, keep_all + m, hold_all + m) : INFINITY;
+    frontier_t *g = calloc((size_t)m + 1, sizeof(frontier_t)), *b = &fr[m];
+    if (!g) return -1;
+    start[nstart++] = keep_all[2 * m - 1], start[nstart++] = 0;
+    if (b->n > MP_CYCLE_STARTS) qsort(b->st, (size_t)b->n, sizeof(state_t), cmp_cost); /* fr[m]'s order is not needed again */
+    for (int i = 0; i < b->n && nstart < MP_CYCLE_STARTS; i++)
+        if (b->st[i].set != start[0] && b->st[i].set != 0) start[nstart++] = b->st[i].set;
+    for (int i = 0; i < nstart && !rc; i++) {
+        if ((rc = fr_init(&g[0], 1)) || (rc = fr_offer(&g[0], start[i], 0, 0, -1)) || (rc = dp_steps(tr, budget, r, g, m, m, 2 * m))) break;
+        for (int j = 0; j < g[m].n; j++) /* g[k] is step m + k's frontier */
+            if (g[m].st[j].set == start[i] && g[m].st[j].cost < best - 1e-9) {
+                best = g[m].st[j].cost;
+                dp_path(g, m, m, 2 * m, j, keep_all, hold_all);
+            }
+        for (int k = 0; k <= m; k++) fr_free(&g[k]), memset(&g[k], 0, sizeof g[k]);
+    }
+    free(g);
+    return rc;
+}
+
 static int plan_roc(const mp_trace_t *tr, uint64_t budget, uint64_t *keep_all, uint64_t *hold_all)
 {
     int m = tr->nstep, n = 3 * m, rc = -1;
     reuse_t r = {0};
     frontier_t *fr = calloc((size_t)n + 1, sizeof(frontier_t));
     if (!fr || reuse_build(tr, &r)) goto done;
-    if (fr_init(&fr[0], 1) || fr_offer(&fr[0], 0, 0, 0, -1)) goto done;
-    for (int s = 0; s < n; s++) {
-        const mp_step_t *st = &tr->step[s % m];
-        frontier_t *from = &fr[s], *to = &fr[s + 1];
-        if (fr_init(to, 64)) goto done;
-        uint64_t rd = read_mask(st), wr = write_mask(st), use = r.useful[s];
-        int most = MP_MAX_CAND; /* at most 2^MP_WORK_LOG2 transitions per step */
-        while (most > 2 && (1L << most) * from->n > (1L << MP_WORK_LOG2)) most--;
-        for (int i = 0; i < from->n; i++) {
-            uint64_t c = from->st[i].set;
-            double base_cost = from->st[i].cost;
-            if (st->host) {
-                uint64_t k = c & ~wr & use;
-                if (fr_offer(to, k, k, base_cost, i)) goto done;
-                continue;
-            }
-            uint64_t held = c & rd; /* served from the device: resident during the op */
-            uint64_t avail = limit_candidates((c | rd | wr) & use, r.dist + (size_t)s * MP_MAX_TENSORS, most);
-            uint64_t sub = avail;
-            for (;;) { /* every subset of avail */
-                if (mask_bytes(tr, held | sub) <= budget) {
-                    uint64_t h = temporaries(tr, st, c, sub, budget);
-                    if (fr_offer(to, sub, h, base_cost + read_cost(tr, st, c, h), i)) goto done;
-                }
-                if (sub == 0) break;
-                sub = (sub - 1) & avail;
-            }
-        }
-        fr_prune(to);
-    }
+    if (fr_init(&fr[0], 1) || fr_offer(&fr[0], 0, 0, 0, -1) || dp_steps(tr, budget, &r, fr, 0, 0, n)) goto done;
     int best = 0;
     for (int i = 1; i < fr[n].n; i++)
         if (fr[n].st[i].cost < fr[n].st[best].cost) best = i;
-    for (int s = n; s > 0; s--) { /* back along the parents */
-        keep_all[s - 1] = fr[s].st[best].set;
-        hold_all[s - 1] = fr[s].st[best].hold;
-        best = fr[s].st[best].parent;
-    }
-    rc = 0;
+    dp_path(fr, 0, 0, n, best, keep_all, hold_all);
+    rc = m > 0 ? dp_cycle(tr, budget, &r, fr, keep_all, hold_all) : 0;
 done:
     if (fr)
         for (int s = 0; s <= n; s++) fr_free(&fr[s]);

@@ -1,21 +1,22 @@
 /* stream_chain.c - chain and ring streaming (stream_pass.h; NeuGraph
- * §3.3, NGra §4.2): devices form groups (chain: those under one switch;
- * ring: all), a block enters each group once from the host and is passed
- * down the group device to device, as far as the last device whose
- * column uses it. With selective scheduling a passed block carries the
- * union of the rows its group's columns use. */
+ * §3.3, NGra §4.2). Chain: the devices under one switch form a group, a
+ * block enters each group once from the host and is passed down the group
+ * device to device, as far as the last device whose column uses it. Ring:
+ * NGra's schedule (stream_ring_round). With selective scheduling a passed
+ * block carries the union of the rows its group's columns use. */
 #include "stream_pass.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* The devices a block is passed through, first loader first (chain/ring). */
-static int block_sequences(const streamer_t *s, int b, int seq[][TOPO_MAX_DEV], int *len)
+/* The groups of devices a block is passed along, first loader first:
+ * chain, the devices under each switch; ring, every device in one ring. */
+static int block_sequences(const streamer_t *s, int seq[][TOPO_MAX_DEV], int *len)
 {
     int nseq = 0;
     if (s->kn.multidev == MD_RING) {
         len[0] = s->ndev;
-        for (int q = 0; q < s->ndev; q++) seq[0][q] = (b + q) % s->ndev;
+        for (int q = 0; q < s->ndev; q++) seq[0][q] = q;
         return 1;
     }
     int seen[TOPO_MAX_DEV] = {0};
@@ -34,7 +35,7 @@ static int block_sequences(const streamer_t *s, int b, int seq[][TOPO_MAX_DEV], 
 static int device_groups(const streamer_t *s, int *gid)
 {
     int seq[TOPO_MAX_DEV][TOPO_MAX_DEV], len[TOPO_MAX_DEV];
-    int n = block_sequences(s, 0, seq, len);
+    int n = block_sequences(s, seq, len);
     for (int q = 0; q < n; q++)
         for (int i = 0; i < len[q]; i++) gid[seq[q][i]] = q;
     return n;
@@ -90,58 +91,101 @@ int stream_ensure_groups(streamer_t *s, orient_t *o, gs_err_t *err)
     return gs_fail(err, GS_EFAIL, "out of memory sharing %d chunks' rows among device groups", s->p);
 }
 
-int stream_chained_step(streamer_t *s, pass_run_t *pr, int t, gs_err_t *err)
+int stream_hop(streamer_t *s, pass_run_t *pr, int d, int t, int slot, int prev, int pslot, const rowset_t *rs, int filt,
+               gs_err_t *err)
 {
     const pass_t *ps = pr->ps;
     const backend_ops_t *ops = s->ops;
-    const orient_t *o = pr->o;
-    int seq[TOPO_MAX_DEV][TOPO_MAX_DEV], len[TOPO_MAX_DEV], slot = t % pr->slots, nb = pr->nb;
-    int nseq = block_sequences(s, t, seq, len);
+    int nb = pr->nb;
     int64_t lo = s->blk_lo[t], rows = s->blk_lo[t + 1] - lo;
-    for (int qs = 0; qs < nseq; qs++) {
-        int last = -1;
+    size_t bytes = sizeof(float) * (size_t)((filt ? rs->nrows : rows) * ps->in.cols);
+    lane_t lane = prev < 0 ? LANE_H2D : LANE_D2D;
+    chunk_tag_t tag = stream_block_tag(s, ps, t, pr->col[d]);
+    if (pr->ev_comp[d][slot] >= 0) ops->wait(s->b, d, lane, pr->ev_comp[d][slot]);
+    if (pr->ev_fwd[d][slot] >= 0) ops->wait(s->b, d, lane, pr->ev_fwd[d][slot]);
+    if (!s->kn.pipeline && pr->ev_comp[d][!slot] >= 0) ops->wait(s->b, d, lane, pr->ev_comp[d][!slot]); /* no overlap */
+    if (prev < 0) {
+        if (filt)
+            ops->copy_rows(s->b, d, pr->buf[d][slot], ps->in.data, sizeof(float) * (size_t)ps->in.cols, rs->rows, rs->nrows, tag);
+        else ops->copy(s->b, d, LANE_H2D, -1, pr->buf[d][slot], ps->in.data + lo * ps->in.cols, bytes, tag);
+        s->ctr.gather_h2d_bytes += (double)bytes;
+        mp_run_count(&s->mp, ps->in.key, (double)bytes);
+    } else {
+        ops->wait(s->b, d, LANE_D2D, pr->ev_ready[prev][pslot]);
+        ops->copy(s->b, d, LANE_D2D, prev, pr->buf[d][slot], pr->buf[prev][pslot], bytes, tag);
+        pr->ev_fwd[prev][pslot] = ops->record(s->b, d, LANE_D2D);
+    }
+    pr->ev_ready[d][slot] = ops->record(s->b, d, lane);
+    if (filt) s->ctr.filtered_blocks++;
+    else s->ctr.full_blocks++;
+    size_t at = (size_t)pr->col[d] * nb + t;
+    const sub_t *u = pr->col[d] >= 0 ? &pr->o->sub[at] : NULL;
+    if (!u || u->nnz == 0) return GS_OK;
+    edge_view_t ev; /* its own sub-chunk's structure comes from the host, into the slot the last compute freed */
+    if (lane != LANE_H2D && pr->ev_comp[d][slot] >= 0) ops->wait(s->b, d, LANE_H2D, pr->ev_comp[d][slot]);
+    int rc = stream_chunk_edges(s, pr, d, at, filt ? LIDX_GRP : LIDX_FULL, slot, tag, &ev, err);
+    if (rc) return rc;
+    ops->wait(s->b, d, LANE_COMPUTE, pr->ev_ready[d][slot]);
+    ops->wait(s->b, d, LANE_COMPUTE, ops->record(s->b, d, LANE_H2D));
+    kernel_call_t kc = stream_chunk_call(ps, u, &ev, pr->buf[d][slot], pr->acc[d]);
+    ops->launch(s->b, d, &kc, tag);
+    pr->ev_comp[d][slot] = ops->record(s->b, d, LANE_COMPUTE);
+    return GS_OK;
+}
+
+/* The rows of block t its group qs carries, and whether they are filtered. */
+static const rowset_t *carried(const streamer_t *s, const pass_run_t *pr, int t, int qs, int *filt)
+{
+    const orient_t *o = pr->o;
+    const rowset_t *rs = o->grp ? &o->grp[((size_t)pr->round * pr->nb + t) * o->grp_n + qs] : NULL;
+    *filt = rs && rs->nrows > 0 && stream_use_filter(s, rs->nrows, s->blk_lo[t + 1] - s->blk_lo[t]);
+    return rs;
+}
+
+int stream_chained_step(streamer_t *s, pass_run_t *pr, int t, gs_err_t *err)
+{
+    const orient_t *o = pr->o;
+    int seq[TOPO_MAX_DEV][TOPO_MAX_DEV], len[TOPO_MAX_DEV], slot = t % pr->slots, nb = pr->nb, rc = GS_OK;
+    int nseq = block_sequences(s, seq, len);
+    for (int qs = 0; qs < nseq && !rc; qs++) {
+        int last = -1, filt;
         for (int q = 0; q < len[qs]; q++) {
             int d = seq[qs][q];
             if (pr->col[d] >= 0 && o->sub[(size_t)pr->col[d] * nb + t].nnz > 0) last = q;
         }
-        const rowset_t *rs = o->grp ? &o->grp[((size_t)pr->round * nb + t) * o->grp_n + qs] : NULL;
-        int filt = rs && rs->nrows > 0 && stream_use_filter(s, rs->nrows, rows);
-        size_t bytes = sizeof(float) * (size_t)((filt ? rs->nrows : rows) * ps->in.cols);
-        for (int q = 0; q <= last; q++) {
-            int d = seq[qs][q];
-            lane_t lane = q == 0 ? LANE_H2D : LANE_D2D;
-            chunk_tag_t tag = stream_block_tag(s, ps, t, pr->col[d]);
-            if (pr->ev_comp[d][slot] >= 0) ops->wait(s->b, d, lane, pr->ev_comp[d][slot]);
-            if (pr->ev_fwd[d][slot] >= 0) ops->wait(s->b, d, lane, pr->ev_fwd[d][slot]);
-            if (q == 0) {
-                if (filt)
-                    ops->copy_rows(s->b, d, pr->buf[d][slot], ps->in.data, sizeof(float) * (size_t)ps->in.cols, rs->rows,
-                                   rs->nrows, tag);
-                else ops->copy(s->b, d, LANE_H2D, -1, pr->buf[d][slot], ps->in.data + lo * ps->in.cols, bytes, tag);
-                s->ctr.gather_h2d_bytes += (double)bytes;
-                mp_run_count(&s->mp, ps->in.key, (double)bytes);
-            } else {
-                int prev = seq[qs][q - 1];
-                ops->wait(s->b, d, LANE_D2D, pr->ev_ready[prev][slot]);
-                ops->copy(s->b, d, LANE_D2D, prev, pr->buf[d][slot], pr->buf[prev][slot], bytes, tag);
-                pr->ev_fwd[prev][slot] = ops->record(s->b, d, LANE_D2D);
-            }
-            pr->ev_ready[d][slot] = ops->record(s->b, d, lane);
-            if (filt) s->ctr.filtered_blocks++;
-            else s->ctr.full_blocks++;
-            size_t at = (size_t)pr->col[d] * nb + t;
-            const sub_t *u = pr->col[d] >= 0 ? &o->sub[at] : NULL;
-            if (!u || u->nnz == 0) continue;
-            edge_view_t ev; /* its own sub-chunk's structure comes from the host, into the slot the last compute freed */
-            if (lane != LANE_H2D && pr->ev_comp[d][slot] >= 0) ops->wait(s->b, d, LANE_H2D, pr->ev_comp[d][slot]);
-            int rc = stream_chunk_edges(s, pr, d, at, filt ? LIDX_GRP : LIDX_FULL, slot, tag, &ev, err);
-            if (rc) return rc;
-            ops->wait(s->b, d, LANE_COMPUTE, pr->ev_ready[d][slot]);
-            ops->wait(s->b, d, LANE_COMPUTE, ops->record(s->b, d, LANE_H2D));
-            kernel_call_t kc = stream_chunk_call(ps, u, &ev, pr->buf[d][slot], pr->acc[d]);
-            ops->launch(s->b, d, &kc, tag);
-            pr->ev_comp[d][slot] = ops->record(s->b, d, LANE_COMPUTE);
-        }
+        const rowset_t *rs = carried(s, pr, t, qs, &filt);
+        for (int q = 0; q <= last && !rc; q++) rc = stream_hop(s, pr, seq[qs][q], t, slot, q ? seq[qs][q - 1] : -1, slot, rs, filt, err);
     }
-    return GS_OK;
+    return rc;
+}
+
+/* NGra §4.2, Fig. 8: one device per switch loads (the maximal-bandwidth
+ * fat tree); in each step every device takes the block its predecessor in
+ * the ring held in the step before, until the block has been round every
+ * device, and a loader whose predecessor has nothing to pass loads the
+ * next block. Two buffers per device (a step receives into one while its
+ * successor copies out of the other). */
+int stream_ring_round(streamer_t *s, pass_run_t *pr, gs_err_t *err)
+{
+    int nd = pr->nd, hold[TOPO_MAX_DEV], left[TOPO_MAX_DEV], now[TOPO_MAX_DEV], rem[TOPO_MAX_DEV], loader[TOPO_MAX_DEV];
+    int next = 0, done = 0, rc = GS_OK;
+    for (int d = 0; d < nd; d++) {
+        hold[d] = -1, left[d] = 0;
+        loader[d] = d == 0 || (s->topo && s->topo->group[d] != s->topo->group[d - 1]);
+    }
+    for (int step = 0; done < pr->nb && !rc; step++) {
+        if ((rc = stream_pass_aborted(s, err))) break;
+        for (int d = 0; d < nd && !rc; d++) {
+            int p = (d + nd - 1) % nd, filt;
+            now[d] = -1;
+            if (hold[p] >= 0 && left[p] > 1) now[d] = hold[p], rem[d] = left[p] - 1;
+            else if (loader[d] && next < pr->nb) now[d] = next++, rem[d] = nd, p = -1;
+            if (now[d] < 0) continue;
+            const rowset_t *rs = carried(s, pr, now[d], 0, &filt);
+            rc = stream_hop(s, pr, d, now[d], step % 2, p, (step + 1) % 2, rs, filt, err);
+            done += rem[d] == 1;
+        }
+        for (int d = 0; d < nd; d++) hold[d] = now[d], left[d] = now[d] >= 0 ? rem[d] : 0;
+    }
+    return rc;
 }

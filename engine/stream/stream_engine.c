@@ -2,6 +2,7 @@
 #include "stream_engine.h"
 
 #include "base/membudget.h"
+#include "base/parse.h"
 
 #include <cblas.h>
 #include <math.h>
@@ -106,10 +107,12 @@ int stream_cap_check(const stream_cfg_t *c, const program_t *prog, int64_t n, in
 {
     int k = buffer_k(c);
     uint64_t least = stream_working_set(prog, n, m, (int)(n < 4096 ? n : 4096), k);
-    if (c->device_mem && least > c->device_mem)
-        return gs_fail(err, GS_EINPUT,
-                       "--device-mem %.1f MiB is too small for this model: even %lld chunks need %.1f MiB per device",
-                       c->device_mem / 1048576.0, (long long)(n < 4096 ? n : 4096), least / 1048576.0);
+    if (c->device_mem && least > c->device_mem) {
+        char cap[32], need[32];
+        gs_format_bytes((double)c->device_mem, cap, sizeof cap), gs_format_bytes((double)least, need, sizeof need);
+        return gs_fail(err, GS_EINPUT, "--device-mem %s is too small for this model: even %lld chunks need %s per device", cap,
+                       (long long)(n < 4096 ? n : 4096), need);
+    }
     return GS_OK;
 }
 

@@ -172,7 +172,8 @@ static int run_pass(streamer_t *s, orient_t *o, const pass_t *ps, gs_err_t *err)
     for (int r = 0; !rc && r * pr.nd < s->p; r++) {
         pr.round = r, pr.ra = r % pr.slots;
         for (int d = 0; d < pr.nd; d++) column_begin(s, &pr, r, d);
-        for (int t = 0; t < pr.nb && !rc; t++)
+        if (!pr.naive && s->kn.multidev == MD_RING) rc = stream_ring_round(s, &pr, err);
+        for (int t = 0; t < pr.nb && !rc && (pr.naive || s->kn.multidev != MD_RING); t++)
             if (!(rc = stream_pass_aborted(s, err))) rc = pr.naive ? naive_step(s, &pr, t, err) : stream_chained_step(s, &pr, t, err);
         for (int d = 0; d < pr.nd; d++) column_end(s, &pr, d);
     }

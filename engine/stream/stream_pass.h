@@ -52,6 +52,13 @@ chunk_tag_t stream_block_tag(const streamer_t *s, const pass_t *ps, int blk, int
  * blocks; step t of a chain or ring round. */
 int stream_ensure_groups(streamer_t *s, orient_t *o, gs_err_t *err);
 int stream_chained_step(streamer_t *s, pass_run_t *pr, int t, gs_err_t *err);
+/* Device d takes block t into its buffer `slot`: from the host (prev <
+ * 0; rs's rows when filt) or from device prev's buffer pslot; then
+ * gathers its column's sub-chunk of t (stream_chain.c). */
+int stream_hop(streamer_t *s, pass_run_t *pr, int d, int t, int slot, int prev, int pslot, const rowset_t *rs, int filt,
+               gs_err_t *err);
+/* A round of the ring (NGra §4.2): every block round every device. */
+int stream_ring_round(streamer_t *s, pass_run_t *pr, gs_err_t *err);
 /* The end of a pass (every device synced, the memory plan's op closed,
  * the overlap counted; returns rc or the sync's failure), and whether the
  * user asked to quit (a pass stops after the chunks already queued). */

@@ -18,7 +18,9 @@
  *   multidev   naive: every device loads its blocks from the host;
  *              chain: devices under one switch pass each block down the
  *              chain device to device, so the shared uplink carries it once;
- *              ring: every device passes blocks around one ring (NGra).
+ *              ring: the first device under each switch loads blocks in
+ *              turn and every step passes them one device on, round the
+ *              whole ring (NGra §4.2, Fig. 8).
  *              A passed block filtered by selective scheduling carries the
  *              rows any column of its group uses (their union). The swap
  *              heuristic reorders only naive columns.

@@ -2,13 +2,17 @@
  * tensors compete for room for one, LRU thrashes and ROC's dynamic
  * programme keeps one across the other's write (exact byte counts); a host
  * write ends a device copy's life; a tensor larger than the budget is
- * never held; and on random traces every plan stays within its budget,
- * holds what it keeps, and ROC never moves more bytes than LRU, nor LRU
- * more than streaming. */
+ * never held; on random traces every plan stays within its budget, holds
+ * what it keeps, and ROC never moves more bytes than LRU, nor LRU more
+ * than streaming; and on 1000 small random traces (2-5 tensors, 3-10
+ * steps, no pruning) ROC's plan moves exactly the bytes of an exhaustive
+ * search over every kept set at every step of the repeating epoch. */
 /* run-under: asan */
 #include "test_util.h"
 
+#include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "engine/memplan/memplan.h"
 
@@ -114,12 +118,81 @@ static void test_random_traces_within_budget_and_ordered(void **state)
     }
 }
 
+/* The fewest H2D bytes of one epoch, repeated for ever, over every
+ * sequence of kept sets (an exhaustive search: every subset at every
+ * step, started from every set the epoch could end in), with reads whose
+ * streamed cost is their bytes (so holding a tensor only for the op saves
+ * nothing and the plan is its kept sets). The rules are mp_plan's: a
+ * streamed step may keep what it had, read or wrote, within the budget
+ * together with the kept reads it serves; a host step drops what it wrote. */
+static double exhaustive_cost(const mp_trace_t *tr, uint64_t budget)
+{
+    int nt = tr->nkeys, m = tr->nstep;
+    uint64_t all = (1ull << nt) - 1;
+    double best = INFINITY, cost[64], next[64];
+    for (uint64_t start = 0; start <= all; start++) {
+        for (uint64_t c = 0; c <= all; c++) cost[c] = c == start ? 0 : INFINITY;
+        for (int i = 0; i < m; i++) {
+            const mp_step_t *st = &tr->step[i];
+            uint64_t rd = 0, wr = 0;
+            for (int q = 0; q < st->nr; q++) rd |= 1ull << st->reads[q];
+            for (int q = 0; q < st->nw; q++) wr |= 1ull << st->writes[q];
+            for (uint64_t k = 0; k <= all; k++) next[k] = INFINITY;
+            for (uint64_t c = 0; c <= all; c++) {
+                if (cost[c] == INFINITY) continue;
+                if (st->host) {
+                    next[c & ~wr] = fmin(next[c & ~wr], cost[c]);
+                    continue;
+                }
+                double x = 0;
+                for (int q = 0; q < st->nr; q++)
+                    if (!(c >> st->reads[q] & 1)) x += st->read_cost[q];
+                for (uint64_t k = 0; k <= all; k++)
+                    if ((k & ~(c | rd | wr)) == 0 && bytes_of(tr, (c & rd) | k) <= budget) next[k] = fmin(next[k], cost[c] + x);
+            }
+            memcpy(cost, next, sizeof cost);
+        }
+        best = fmin(best, cost[start]);
+    }
+    return best;
+}
+
+static void test_roc_matches_the_exhaustive_optimum(void **state)
+{
+    (void)state;
+    srand(11);
+    int equal = 0, worse = 0;
+    for (int trial = 0; trial < 1000; trial++) {
+        mp_trace_t tr = {0};
+        int nt = 2 + rand() % 4, ns = 3 + rand() % 8;
+        for (int k = 0; k < nt; k++) key_of(&tr, k, (uint64_t)(1 + rand() % 10));
+        for (int i = 0; i < ns; i++) {
+            int kind = rand() % 5, t = rand() % nt;
+            if (kind == 0) host_step(&tr, t);
+            else if (kind == 1) dev_step(&tr, -1, 0, t);
+            else dev_step(&tr, t, (double)tr.bytes[t], rand() % 2 ? rand() % nt : -1);
+        }
+        uint64_t budget = (uint64_t)(rand() % 25);
+        mp_plan_t r;
+        assert_int_equal(mp_plan(&tr, MP_ROC, budget, &r), 0);
+        double opt = exhaustive_cost(&tr, budget);
+        if (r.cost < opt - 1e-9) fail_msg("trial %d: roc %.0f below the optimum %.0f: the plan breaks a rule", trial, r.cost, opt);
+        if (r.cost > opt + 1e-9) worse++;
+        else equal++;
+        mp_plan_free(&r);
+        mp_trace_free(&tr);
+    }
+    print_message("roc: the optimum on %d of %d traces\n", equal, equal + worse);
+    if (worse) fail_msg("roc misses the optimum on %d of %d small traces", worse, equal + worse);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_roc_keeps_one_where_lru_thrashes),
         cmocka_unit_test(test_host_write_ends_a_device_copy),
         cmocka_unit_test(test_random_traces_within_budget_and_ordered),
+        cmocka_unit_test(test_roc_matches_the_exhaustive_optimum),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,79 @@
+#!/usr/bin/python3
+"""bench_neugraph.py - the streaming engine against NeuGraph's and NGra's
+figures, one scenario per mechanism, each printed beside the paper's number
+with PASS/FAIL against the bar of the streaming-fidelity issue (25).
+
+Every run: generated power-law graphs (NODES vertices, 20K by default),
+GCN unless named, virtual clock with roofline kernels (deterministic),
+--memplan stream so each mechanism is measured alone.
+  1. host share: streamed GAT, G-GCN, MP-GCN and GCN --fuse off: the
+     gathers' H2D bytes and the host ops' share of the epoch's busy time
+     (bar: gathers stream, host <= 25%).
+  2. stream order: --stream-order row against column, §3.2's
+     optimisations off, a cap a quarter of the graph (NeuGraph Fig. 16:
+     column-row 1.4-1.7x faster; bar >= 1.3x).
+  3. ring: 4 GPUs under 2 switches, naive / chain / ring (bar: ring <=
+     0.9x naive and <= 1.05x chain); 1 -> 2 GPUs under one switch (NGra
+     Fig. 16: 1.93x with the ring, 1.06x without; bar >= 1.6x and <= 1.3x).
+  4. swap: pipelining on a hubs-first graph, --swap on against off (bar:
+     <= 0.95x, the same losses).
+bench_edges.py measures the edge chunks (item 2).
+
+Usage: bench/bench_neugraph.py [WORKDIR] [--epochs E] [--nodes N]"""
+from benchlib import check, finish, setup, train
+
+a = setup(epochs=3, nodes=20000)
+virtual = ["--clock", "virtual", "--kernel-time", "roofline", "--memplan", "stream", "--epochs", str(a.epochs)]
+n = a.nodes
+
+
+def gen(deg, feats, hubs=0):
+    return f"gen:nodes={n},degree={deg},feats={feats},classes=16,seed=2" + (",hubs=1" if hubs else "")
+
+
+def busy(j):
+    return j["host_ms"] + j["compute_ms"] + j["exposed_ms"]
+
+
+# 1. every gather on the devices
+print("1. host ops' share of a streamed epoch (bar: <= 25%, gathers' H2D > 0)")
+for model, extra in (("gat", []), ("ggcn", []), ("mpgcn", []), ("gcn", ["--fuse", "off"])):
+    j = train(gen(10, 64), "--model", model, "--hidden", "64", "--device-mem", "2M", *virtual, *extra)
+    share = j["host_ms"] / busy(j)
+    name = f"{model} {' '.join(extra)}".strip()
+    print(f"   {name:<16} host {j['host_ms']:8.3f} ms of {busy(j):8.3f} ms busy ({share:5.1%}), "
+          f"gathers' H2D {j['gather_h2d_bytes'] / 1e6:8.1f} MB")
+    check(f"{name}: gathers stream and the host does <= 25%", j["gather_h2d_bytes"] > 0 and share <= 0.25, f"{share:.1%}")
+
+# 2. the stream order
+print("2. --stream-order row against column (NeuGraph Fig. 16: column-row 1.4-1.7x faster)")
+off = ["--pipeline", "off", "--selective", "off"]
+col = train(gen(20, 64), "--hidden", "64", "--device-mem", "3M", *off, *virtual, "--stream-order", "column")
+row = train(gen(20, 64), "--hidden", "64", "--device-mem", "3M", *off, *virtual, "--stream-order", "row")
+r = row["epoch_ms_median"] / col["epoch_ms_median"]
+print(f"   column P={col['chunks']} {col['epoch_ms_median']:.3f} ms, row P={row['chunks']} {row['epoch_ms_median']:.3f} ms: {r:.2f}x")
+check("row order >= 1.3x the column order's epoch, same losses", r >= 1.3 and row["losses"] == col["losses"], f"{r:.2f}x")
+
+# 3. the ring
+print("3. multidev on pcie-4gpu-2switch (NGra Fig. 16: 1 -> 2 GPUs 1.93x with the ring, 1.06x without)")
+ring_flags = ["--hidden", "256", "--device-mem", "256M", "--chunks", "8", "--topology", "pcie-4gpu-2switch", *virtual]
+t = {}
+for devs, md in ((1, "naive"), (2, "naive"), (2, "ring"), (4, "naive"), (4, "chain"), (4, "ring")):
+    t[devs, md] = train(gen(30, 256), *ring_flags, "--devices", str(devs), "--multidev", md)["epoch_ms_median"]
+    print(f"   {devs} GPU {md:<6} {t[devs, md]:8.3f} ms")
+check("4 GPUs: ring <= 0.9x naive and <= 1.05x chain", t[4, "ring"] <= 0.9 * t[4, "naive"] and t[4, "ring"] <= 1.05 * t[4, "chain"],
+      f"ring/naive {t[4, 'ring'] / t[4, 'naive']:.2f}, ring/chain {t[4, 'ring'] / t[4, 'chain']:.2f}")
+up_ring, up_naive = t[1, "naive"] / t[2, "ring"], t[1, "naive"] / t[2, "naive"]
+check("1 -> 2 GPUs: >= 1.6x with the ring, <= 1.3x naive", up_ring >= 1.6 and up_naive <= 1.3,
+      f"ring {up_ring:.2f}x, naive {up_naive:.2f}x")
+
+# 4. the swap
+print("4. pipelining with --swap on a hubs-first graph (NeuGraph Fig. 15: the swap pays on heterogeneous chunks)")
+sw = ["--hidden", "128", "--devices", "1", "--topology", "1gpu", "--device-mem", "64M", "--chunks", "4", "--subchunks", "4",
+      "--pipeline", "on", "--selective", "on", *virtual]
+s_off = train(gen(60, 128, hubs=1), *sw, "--swap", "off")
+s_on = train(gen(60, 128, hubs=1), *sw, "--swap", "on")
+r = s_on["epoch_ms_median"] / s_off["epoch_ms_median"]
+print(f"   off {s_off['epoch_ms_median']:.3f} ms, on {s_on['epoch_ms_median']:.3f} ms ({s_on['swapped_cols']:.0f} columns reordered)")
+check("--swap on <= 0.95x off, same losses", r <= 0.95 and s_on["losses"] == s_off["losses"], f"{r:.3f}x")
+finish("bench_neugraph")
