@@ -87,6 +87,21 @@ static uint64_t bytes_of(const mp_trace_t *tr, uint64_t m)
     return b;
 }
 
+/* A random trace of nt tensors of 1-10 bytes and ns steps: host writes
+ * (1 in `kinds`), streamed writes (1 in `kinds`), the rest streamed reads
+ * (and sometimes writes) whose streamed cost is 1 to `costs` times the
+ * tensor's bytes. */
+static void random_trace(mp_trace_t *tr, int nt, int ns, int kinds, int costs)
+{
+    for (int k = 0; k < nt; k++) key_of(tr, k, (uint64_t)(1 + rand() % 10));
+    for (int i = 0; i < ns; i++) {
+        int kind = rand() % kinds, t = rand() % nt;
+        if (kind == 0) host_step(tr, t);
+        else if (kind == 1) dev_step(tr, -1, 0, t);
+        else dev_step(tr, t, (double)(tr->bytes[t] * (uint64_t)(1 + rand() % costs)), rand() % 2 ? rand() % nt : -1);
+    }
+}
+
 static void test_random_traces_within_budget_and_ordered(void **state)
 {
     (void)state;
@@ -94,13 +109,7 @@ static void test_random_traces_within_budget_and_ordered(void **state)
     for (int trial = 0; trial < 300; trial++) {
         mp_trace_t tr = {0};
         int nt = 2 + rand() % 5, ns = 3 + rand() % 10;
-        for (int k = 0; k < nt; k++) key_of(&tr, k, (uint64_t)(1 + rand() % 10));
-        for (int i = 0; i < ns; i++) {
-            int kind = rand() % 4, t = rand() % nt;
-            if (kind == 0) host_step(&tr, t);
-            else if (kind == 1) dev_step(&tr, -1, 0, t);
-            else dev_step(&tr, t, (double)(tr.bytes[t] * (uint64_t)(1 + rand() % 3)), rand() % 2 ? rand() % nt : -1);
-        }
+        random_trace(&tr, nt, ns, 4, 3);
         uint64_t budget = (uint64_t)(rand() % 25);
         mp_plan_t s, l, r;
         assert_int_equal(mp_plan(&tr, MP_STREAM, budget, &s), 0);
@@ -165,13 +174,7 @@ static void test_roc_matches_the_exhaustive_optimum(void **state)
     for (int trial = 0; trial < 1000; trial++) {
         mp_trace_t tr = {0};
         int nt = 2 + rand() % 4, ns = 3 + rand() % 8;
-        for (int k = 0; k < nt; k++) key_of(&tr, k, (uint64_t)(1 + rand() % 10));
-        for (int i = 0; i < ns; i++) {
-            int kind = rand() % 5, t = rand() % nt;
-            if (kind == 0) host_step(&tr, t);
-            else if (kind == 1) dev_step(&tr, -1, 0, t);
-            else dev_step(&tr, t, (double)tr.bytes[t], rand() % 2 ? rand() % nt : -1);
-        }
+        random_trace(&tr, nt, ns, 5, 1); /* streamed reads cost their bytes: holding for one op saves nothing */
         uint64_t budget = (uint64_t)(rand() % 25);
         mp_plan_t r;
         assert_int_equal(mp_plan(&tr, MP_ROC, budget, &r), 0);
