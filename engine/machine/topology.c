@@ -14,6 +14,8 @@
 #define PCIE3 12e9
 #define PCIE_LAT 2.5e-6
 #define NVLINK 25e9
+#define QPI 38.4e9 /* two QPI links at 9.6 GT/s (Xeon E5-2690 v4), each way */
+#define QPI_LAT 1e-6
 #define NVLINK_LAT 2.5e-6
 #define GPU_FLOPS 14e12
 #define GPU_BW 900e9
@@ -63,12 +65,17 @@ static void path(topo_path_t *p, int n, const int *links)
     for (int i = 0; i < n; i++) p->link[i] = links[i];
 }
 
-/* GPUs behind switches: per switch an uplink pair (host<->switch), per GPU a
- * downlink pair (switch<->GPU). Peers under one switch route through it;
- * peers under different switches go up through the host. */
-static void switched(topology_t *t, int nswitch, int per_switch)
+/* GPUs behind switches: per switch an uplink pair (its socket's root
+ * complex <-> switch), per GPU a downlink pair (switch <-> GPU). Peers
+ * under one switch route through it; peers under different switches go up
+ * through their socket's root complex. With two sockets the switches are
+ * split between them, joined by QPI (a pair of links), and host memory is
+ * on socket 0 (no NUMA-aware placement, as NeuGraph notes of TensorFlow):
+ * socket 1's GPUs cross QPI to reach it, and peers on different sockets
+ * cross it to reach each other. */
+static void switched(topology_t *t, int nswitch, int per_switch, int nsocket)
 {
-    int up_h2s[4] = {0}, up_s2h[4] = {0}, dn_s2g[8] = {0}, dn_g2s[8] = {0};
+    int up_h2s[4] = {0}, up_s2h[4] = {0}, dn_s2g[8] = {0}, dn_g2s[8] = {0}, qpi[2] = {-1, -1};
     char nm[24];
     t->ndev = nswitch * per_switch;
     for (int s = 0; s < nswitch; s++) {
@@ -77,6 +84,7 @@ static void switched(topology_t *t, int nswitch, int per_switch)
         snprintf(nm, sizeof nm, "sw%d>host", s);
         up_s2h[s] = add_link(t, nm, PCIE3, PCIE_LAT);
     }
+    if (nsocket == 2) qpi[0] = add_link(t, "qpi0>1", QPI, QPI_LAT), qpi[1] = add_link(t, "qpi1>0", QPI, QPI_LAT);
     for (int d = 0; d < t->ndev; d++) {
         snprintf(nm, sizeof nm, "sw%d>gpu%d", d / per_switch, d);
         dn_s2g[d] = add_link(t, nm, PCIE3, PCIE_LAT);
@@ -84,15 +92,17 @@ static void switched(topology_t *t, int nswitch, int per_switch)
         dn_g2s[d] = add_link(t, nm, PCIE3, PCIE_LAT);
         t->group[d] = d / per_switch;
     }
+    int per_socket = nswitch / nsocket;
     for (int d = 0; d < t->ndev; d++) {
-        int s = d / per_switch;
-        path(&t->h2d[d], 2, (int[]){up_h2s[s], dn_s2g[d]});
-        path(&t->d2h[d], 2, (int[]){dn_g2s[d], up_s2h[s]});
+        int s = d / per_switch, k = s / per_socket;
+        if (k == 0) path(&t->h2d[d], 2, (int[]){up_h2s[s], dn_s2g[d]}), path(&t->d2h[d], 2, (int[]){dn_g2s[d], up_s2h[s]});
+        else path(&t->h2d[d], 3, (int[]){qpi[0], up_h2s[s], dn_s2g[d]}), path(&t->d2h[d], 3, (int[]){dn_g2s[d], up_s2h[s], qpi[1]});
         for (int e = 0; e < t->ndev; e++) {
-            int se = e / per_switch;
+            int se = e / per_switch, ke = se / per_socket;
             if (e == d) continue;
             if (se == s) path(&t->d2d[d][e], 2, (int[]){dn_g2s[d], dn_s2g[e]});
-            else path(&t->d2d[d][e], 4, (int[]){dn_g2s[d], up_s2h[s], up_h2s[se], dn_s2g[e]});
+            else if (ke == k) path(&t->d2d[d][e], 4, (int[]){dn_g2s[d], up_s2h[s], up_h2s[se], dn_s2g[e]});
+            else path(&t->d2d[d][e], 5, (int[]){dn_g2s[d], up_s2h[s], qpi[k], up_h2s[se], dn_s2g[e]});
         }
     }
 }
@@ -105,13 +115,13 @@ int topology_get(const char *name, topology_t *t)
     t->host_flops = HOST_FLOPS, t->host_bw = HOST_BW;
     if (strcmp(name, "1gpu") == 0) {
         snprintf(t->summary, sizeof t->summary, "one GPU on PCIe 3.0 x16");
-        switched(t, 1, 1);
+        switched(t, 1, 1, 1);
     } else if (strcmp(name, "pcie-4gpu-2switch") == 0) {
         snprintf(t->summary, sizeof t->summary, "4 GPUs, 2 PCIe switches, one shared x16 uplink per switch (NeuGraph Fig. 7)");
-        switched(t, 2, 2);
+        switched(t, 2, 2, 1);
     } else if (strcmp(name, "pcie-8gpu") == 0) {
-        snprintf(t->summary, sizeof t->summary, "8 GPUs, 4 PCIe switches of 2 (NeuGraph's 8-GPU server)");
-        switched(t, 4, 2);
+        snprintf(t->summary, sizeof t->summary, "8 GPUs, 4 PCIe switches of 2, two sockets joined by QPI, host memory on socket 0 (NeuGraph's 8-GPU server)");
+        switched(t, 4, 2, 2);
     } else if (strcmp(name, "nvlink-4") == 0) {
         snprintf(t->summary, sizeof t->summary, "4 GPUs, each on its own PCIe x16, all-to-all NVLink");
         t->ndev = 4;

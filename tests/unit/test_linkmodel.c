@@ -8,6 +8,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <string.h>
 #include <time.h>
 
 #include "engine/machine/linkmodel.h"
@@ -39,6 +40,33 @@ static void test_topologies_are_consistent(void **state)
     assert_int_not_equal(t.h2d[0].link[0], t.h2d[2].link[0]);
     assert_int_equal(t.group[0], t.group[1]);
     assert_int_not_equal(t.group[0], t.group[2]);
+}
+
+/* Whether path p crosses the link named name. */
+static int crosses(const topology_t *t, const topo_path_t *p, const char *name)
+{
+    for (int k = 0; k < p->nlinks; k++)
+        if (strcmp(t->links[p->link[k]].name, name) == 0) return 1;
+    return 0;
+}
+
+/* NeuGraph's 8-GPU server: two sockets joined by QPI, host memory on
+ * socket 0: socket 1's GPUs load across QPI, peers on different sockets
+ * cross it, peers on one socket go through its root complex only. */
+static void test_two_socket_server(void **state)
+{
+    (void)state;
+    topology_t t;
+    assert_int_equal(topology_get("pcie-8gpu", &t), 0);
+    assert_int_equal(t.ndev, 8);
+    for (int d = 0; d < 8; d++) {
+        assert_int_equal(crosses(&t, &t.h2d[d], "qpi0>1"), d >= 4);
+        assert_int_equal(crosses(&t, &t.d2h[d], "qpi1>0"), d >= 4);
+    }
+    assert_true(crosses(&t, &t.d2d[0][4], "qpi0>1") && crosses(&t, &t.d2d[6][1], "qpi1>0"));
+    assert_false(crosses(&t, &t.d2d[0][2], "qpi0>1") || crosses(&t, &t.d2d[0][2], "qpi1>0"));
+    assert_true(crosses(&t, &t.d2d[0][2], "sw0>host") && crosses(&t, &t.d2d[0][2], "host>sw1"));
+    assert_int_equal(t.d2d[0][1].nlinks, 2); /* one switch */
 }
 
 static double lat(const topology_t *t, const topo_path_t *p)
@@ -189,6 +217,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_topologies_are_consistent),
+        cmocka_unit_test(test_two_socket_server),
         cmocka_unit_test(test_two_transfers_share_a_link_fairly),
         cmocka_unit_test(test_switch_uplink_contention),
         cmocka_unit_test(test_max_min_fairness),
