@@ -3,6 +3,8 @@
  * table keyed by orientation, sub-chunk and variant). */
 #include "edge_chunks.h"
 
+#include "base/parse.h"
+
 static const int32_t *lidx_of(const sub_t *u, lidx_kind_t lk)
 {
     return lk == LIDX_FULL ? u->lidx_full : lk == LIDX_SEL ? u->lidx_sel : u->lidx_grp;
@@ -72,6 +74,19 @@ static void *kept(streamer_t *s, int d, uint64_t key, const copy_part_t *p, int 
     return dev;
 }
 
+/* --edge-chunks resident on a device that cannot hold them. */
+static int resident_full(const streamer_t *s, int d, gs_err_t *err)
+{
+    char kept_s[32], cap_s[32];
+    gs_format_bytes(s->edges.held[d], kept_s, sizeof kept_s);
+    gs_format_bytes((double)s->ops->capacity(s->b, d), cap_s, sizeof cap_s);
+    return gs_fail(
+        err, GS_EINPUT,
+        "--edge-chunks resident: device %d cannot hold the edge chunks (%s kept, cap %s); use --edge-chunks auto or "
+        "stream, or raise --device-mem",
+        d, kept_s, cap_s);
+}
+
 int edge_load(streamer_t *s, int d, const orient_t *o, size_t at, lidx_kind_t lidx_kind, agg_weight_t agg, int typed,
               void *slot, chunk_tag_t tag, edge_view_t *out, gs_err_t *err)
 {
@@ -84,12 +99,7 @@ int edge_load(streamer_t *s, int d, const orient_t *o, size_t at, lidx_kind_t li
         lidx_kind_t alt = s->kn.multidev == MD_NAIVE || s->ndev == 1 ? LIDX_SEL : LIDX_GRP;
         int n = parts_of(u, LIDX_FULL, alt, agg, typed, p);
         base = kept(s, d, key_of(s, o, at, agg, typed), p, n, tag, &copied);
-        if (!base && s->kn.edge_chunks == EDGE_RESIDENT)
-            return gs_fail(
-                err, GS_EINPUT,
-                "--edge-chunks resident: device %d cannot hold the edge chunks (%.1f MiB kept, cap %.1f MiB); "
-                "use --edge-chunks auto or stream, or raise --device-mem",
-                d, s->edges.held[d] / 1048576.0, s->ops->capacity(s->b, d) / 1048576.0);
+        if (!base && s->kn.edge_chunks == EDGE_RESIDENT) return resident_full(s, d, err);
         if (base && lidx_kind != LIDX_FULL && !lidx_of(u, alt))
             return gs_fail(err, GS_EFAIL, "internal: a kept edge chunk lacks the rows it is read by");
         if (base) {

@@ -23,6 +23,8 @@ expect_fail 2 "--epochs: '99999999999999999999' is out of range" -- "$BIN" train
 expect_fail 2 "--lr: '1e-400' is out of range" -- "$BIN" train --lr 1e-400 --epochs 1
 expect_fail 2 "--hidden 65536 --layers 64 would need" -- "$BIN" train --hidden 65536 --layers 64 --epochs 1
 expect_fail 2 "--device-mem 8.0 MiB is too small for this model" -- "$BIN" train --hidden 65536 --device-mem 8M --epochs 1
+expect_fail 2 "--edge-chunks resident: device 0 cannot hold the edge chunks" -- "$BIN" train --device-mem 1M --edge-chunks resident --epochs 1
+expect_fail 2 "--edge-chunks: 'kept' is not valid (expected auto|stream|resident)" -- "$BIN" train --edge-chunks kept --epochs 1
 # --hostfile: a readable file, checked before mpirun starts
 expect_fail 2 "--hostfile $tmp/nohosts: no such file" -- "$BIN" train --ranks 2 --hostfile "$tmp/nohosts" --epochs 1
 expect_fail 2 "--hostfile $tmp: not a regular file" -- "$BIN" train --ranks 2 --hostfile "$tmp" --epochs 1
