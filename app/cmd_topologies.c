@@ -2,6 +2,7 @@
  * with their devices, links and modeled GPU rate, then the cluster
  * networks of distributed runs (--network). */
 #include <stdio.h>
+#include <string.h>
 
 #include "engine/machine/netmodel.h"
 #include "engine/machine/topology.h"
@@ -9,7 +10,10 @@
 
 int cmd_topologies(int argc, char **argv)
 {
-    (void)argv;
+    if (argc == 1 && (strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0)) {
+        printf("usage: gnnscope topologies\n  Lists the interconnect models (--topology) with their links, then the cluster networks (--network).\n");
+        return 0;
+    }
     if (argc > 0) {
         fprintf(stderr, "gnnscope: error: gnnscope topologies takes no arguments\n");
         return 2;

@@ -7,5 +7,6 @@ int cmd_train(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_topologies(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 
 #endif

@@ -27,6 +27,11 @@ int cmd_demo(int argc, char **argv)
         fprintf(stderr, "gnnscope: error: the demos directory is not installed\n");
         return 1;
     }
+    if (argc >= 1 && (strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0)) {
+        printf("usage: gnnscope demo [NAME [flags]]\n  Without NAME, lists the demos; with it, runs one in the workbench (in a terminal) or headless,\n"
+               "  printing what it says and its effect line. Extra flags are passed on as to gnnscope tui.\n");
+        return 0;
+    }
     if (argc == 0) {
         DIR *d = opendir(dir);
         struct dirent *e;

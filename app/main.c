@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "base/membudget.h"
+#include "base/version.h"
 #include "commands.h"
 #include "tui.h"
 
@@ -18,6 +19,7 @@ static void usage(FILE *f)
             "  gen      generate a synthetic power-law graph (OGB raw layout)\n"
             "  topologies  list the interconnect models of the device emulation\n"
             "  demo     list the classroom demos; demo NAME runs one\n"
+            "  compare  runs' JSON summaries side by side with ratios (gnnscope compare A.json B.json)\n"
             "  help     show this help\n\n"
             "Run 'gnnscope COMMAND --help' for the flags of a command.\n");
 }
@@ -30,6 +32,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "gnnscope: error: %s\n", err.msg);
         return 2;
     }
+    if (argc == 2 && strcmp(argv[1], "--version") == 0) {
+        printf("gnnscope %s\n", GS_VERSION);
+        return 0;
+    }
     if (argc < 2 || argv[1][0] == '-') return cmd_tui(argc - 1, argv + 1);
     const char *cmd = argv[1];
     if (strcmp(cmd, "tui") == 0) return cmd_tui(argc - 2, argv + 2);
@@ -38,6 +44,7 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "gen") == 0) return cmd_gen(argc - 2, argv + 2);
     if (strcmp(cmd, "topologies") == 0) return cmd_topologies(argc - 2, argv + 2);
     if (strcmp(cmd, "demo") == 0) return cmd_demo(argc - 2, argv + 2);
+    if (strcmp(cmd, "compare") == 0) return cmd_compare(argc - 2, argv + 2);
     if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
         usage(stdout);
         return 0;

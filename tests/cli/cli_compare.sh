@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# cli_compare.sh - `gnnscope compare` and the subcommands' own help:
+# two runs' JSON summaries side by side (each number with its ratio to the
+# first run's, the knobs that differ listed), its refusals (a file that is
+# not a summary names the file and the byte; too few files), and
+# --version, demo --help, topologies --help, compare --help exit 0.
+source "$(dirname "$0")/../lib.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export GNNSCOPE_CACHE_DIR=${GNNSCOPE_CACHE_DIR:-$tmp/cache}
+"$BIN" train --epochs 2 --json --quiet --device-mem 4M --order metis --chunks 8 >"$tmp/a.json" 2>"$tmp/err" || bad "run a: $(cat "$tmp/err")"
+"$BIN" train --epochs 2 --json --quiet --device-mem 4M --order metis --chunks 8 --stream-order row >"$tmp/b.json" 2>"$tmp/err" \
+    || bad "run b: $(cat "$tmp/err")"
+"$BIN" compare "$tmp/a.json" "$tmp/b.json" >"$tmp/out" 2>&1 || bad "compare: exit $?: $(cat "$tmp/out")"
+$PY - "$tmp/out" "$tmp/a.json" "$tmp/b.json" <<'PYEOF' && ok "compare: every number with its ratio, the differing knob named" || bad "compare output: $(head -20 "$tmp/out")"
+import json, sys
+out = open(sys.argv[1]).read().splitlines()
+a, b = (json.loads(open(f).read().strip().splitlines()[-1]) for f in sys.argv[2:4])
+rows = {l.split()[0]: l.split()[1:] for l in out if l and not l.startswith(("run ", "counter", "differing", " "))}
+for key in ("epoch_ms_median", "d2h_bytes", "h2d_bytes", "final_loss"):
+    va, vb, ratio = rows[key]
+    assert abs(float(va) - a[key]) <= 1e-5 * abs(a[key]) and abs(float(vb) - b[key]) <= 1e-5 * abs(b[key]), (key, va, vb)
+    want = "=" if a[key] == b[key] else f"{b[key] / a[key]:.3g}x"
+    assert ratio == want, (key, ratio, want)
+assert rows["d2h_bytes"][2] != "=" and rows["final_loss"][2] == "=", rows
+assert any(l.split()[:2] == ["knobs.stream-order", "column"] and l.split()[-1] == "row" for l in out), out
+PYEOF
+echo '{"epochs": [1, 2' >"$tmp/cut.json"
+expect_fail 2 "$tmp/cut.json: not a gnnscope JSON summary (its last line, byte 17: expected ',' or ']')" -- "$BIN" compare "$tmp/cut.json" "$tmp/a.json"
+expect_fail 2 "$tmp/none.json: cannot open it" -- "$BIN" compare "$tmp/a.json" "$tmp/none.json"
+expect_fail 2 "gnnscope compare takes 2 to 8 JSON files" -- "$BIN" compare "$tmp/a.json"
+for cmd in "--version" "demo --help" "topologies --help" "compare --help"; do
+    # shellcheck disable=SC2086
+    out=$("$BIN" $cmd 2>&1) && [ -n "$out" ] && ok "gnnscope $cmd: exit 0, $(head -1 <<<"$out")" || bad "gnnscope $cmd: exit $?: $out"
+done
+finish
