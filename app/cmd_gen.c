@@ -1,7 +1,9 @@
 /* cmd_gen.c - `gnnscope gen`: writes a synthetic power-law graph with
  * planted classes in the OGB raw layout (datasets/generator.h). */
+#include <dirent.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "datasets/generator.h"
 #include "cli.h"
@@ -10,6 +12,7 @@
 typedef struct {
     gen_params_t p;
     char out[4096];
+    int force;
 } gen_opts_t;
 
 #define F(field) offsetof(gen_opts_t, field), sizeof(((gen_opts_t *)0)->field)
@@ -21,8 +24,29 @@ static const opt_t flags[] = {
     {"seed", OPT_U64, F(p.seed), NULL, NULL, 0, 9e18, "S", "seed; the same seed gives the same graph", NULL, WHEN_START, 0, 0, 0, 0, NULL, NULL},
     {"hubs", OPT_CHOICE, F(p.hubs_first), "random|first", NULL, 0, 0, "ORDER", "where the high-degree vertices are numbered (first: lowest ids)", NULL, WHEN_START, 0, 0, 0, 0, NULL, NULL},
     {"out", OPT_STR, F(out), NULL, NULL, 0, 0, "DIR", "output directory (required)", NULL, WHEN_START, 0, 0, 0, 0, NULL, NULL},
+    {"force", OPT_BOOL, F(force), NULL, NULL, 0, 0, "", "write into a directory that already has files (they are overwritten)", NULL, WHEN_START, 0, 0, 0, 0, NULL, NULL},
 };
 #undef F
+
+/* Whether out may be written: absent, or an empty directory, or --force. */
+static int out_ok(const char *out, int force)
+{
+    struct stat st;
+    if (stat(out, &st) != 0) return 1;
+    if (!S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "gnnscope: error: gnnscope gen: --out %s: exists and is not a directory\n", out);
+        return 0;
+    }
+    DIR *d = opendir(out);
+    struct dirent *e;
+    int files = 0;
+    while (d && (e = readdir(d)))
+        files += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    if (d) closedir(d);
+    if (!files || force) return 1;
+    fprintf(stderr, "gnnscope: error: gnnscope gen: --out %s: the directory is not empty (add --force to overwrite its files)\n", out);
+    return 0;
+}
 
 int cmd_gen(int argc, char **argv)
 {
@@ -46,6 +70,7 @@ int cmd_gen(int argc, char **argv)
         fprintf(stderr, "gnnscope: error: gnnscope gen: --out DIR is required\n");
         return 2;
     }
+    if (!out_ok(out, o.force)) return 2;
     dataset_t d;
     int rc = gen_graph(&d, &p, &err);
     if (!rc) rc = ogb_write(&d, out, &err);

@@ -69,6 +69,9 @@ static int open_run(train_run_t *r, gs_err_t *err)
     if (!rc && o->resume[0] && r->t.epoch >= o->cfg.epochs)
         rc = gs_fail(err, GS_EINPUT, "%s is at epoch %lld: --epochs %d is already reached (raise it to train on)", o->resume,
                      (long long)r->t.epoch, o->cfg.epochs);
+    if (!rc && o->resume[0] && r->rank == 0)
+        fprintf(stderr, "gnnscope: resuming from epoch %lld of %s (epochs %lld-%d to go)\n", (long long)r->t.epoch, o->resume,
+                (long long)r->t.epoch + 1, o->cfg.epochs);
     char why[256];
     if (!rc && r->profiling && sink_attach_gpu(&prof, &r->t.cfg, why, sizeof why))
         fprintf(stderr, "gnnscope: warning: no GPU timeline: CUPTI: %s\n", why);
@@ -146,7 +149,7 @@ static int report(train_run_t *r, int rc, int stopped, gs_err_t *err)
     else if (stopped && r->rank == 0)
         fprintf(stderr, "gnnscope: interrupted after epoch %lld%s\n", (long long)r->t.epoch, r->o.checkpoint[0] ? " (checkpoint saved)" : "");
     if (!rc && r->o.json) run_json_print(stdout, &r->t, &r->log);
-    else if (!rc && !r->o.quiet && r->log.n)
+    else if (!rc && r->rank == 0 && r->log.n) /* --quiet too: the result is what a quiet run is for */
         printf("best val %.4f at epoch %lld (test %.4f); final test %.4f\n", r->t.best_val, (long long)r->t.best_epoch,
                r->t.test_at_best, r->log.last.test_acc);
     return rc;

@@ -20,7 +20,7 @@ static const opt_t run_flags[] = {
      NULL, WHEN_START, 0, 0, 0, 0, NULL, NULL},
     {"checkpoint", OPT_STR, F(checkpoint), NULL, NULL, 0, 0, "FILE", "save a checkpoint after every epoch", NULL, WHEN_START, 0, 0, 0, 0, NULL, NULL},
     {"resume", OPT_STR, F(resume), NULL, NULL, 0, 0, "FILE", "continue the run saved in FILE", NULL, WHEN_START, 0, 0, 0, 0, NULL, NULL},
-    {"quiet", OPT_BOOL, F(quiet), NULL, NULL, 0, 0, "", "no per-epoch lines", NULL, WHEN_START, 0, 0, 0, 0, NULL, NULL},
+    {"quiet", OPT_BOOL, F(quiet), NULL, NULL, 0, 0, "", "no per-epoch lines (the final result line stays)", NULL, WHEN_START, 0, 0, 0, 0, NULL, NULL},
     {"json", OPT_BOOL, F(json), NULL, NULL, 0, 0, "", "print a JSON summary as the last line", NULL, WHEN_START, 0, 0, 0, 0, NULL, NULL},
     {"trace", OPT_STR, F(trace), NULL, NULL, 0, 0, "FILE.json", "write a Chrome/Perfetto trace of every chunk", NULL, WHEN_START, 0, 0, 0, 0, NULL, NULL},
     {"trace-max", OPT_SIZE, F(trace_max), NULL, "none", 1048576, 1099511627776.0, "BYTES",

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# cli_compare.sh - `gnnscope compare` and the subcommands' own help:
+# cli_compare.sh - `gnnscope compare`, the subcommands' own help, and a
+# quiet run's one result line:
 # two runs' JSON summaries side by side (each number with its ratio to the
 # first run's, the knobs that differ listed), its refusals (a file that is
 # not a summary names the file and the byte; too few files), and
@@ -29,6 +30,9 @@ echo '{"epochs": [1, 2' >"$tmp/cut.json"
 expect_fail 2 "$tmp/cut.json: not a gnnscope JSON summary (its last line, byte 17: expected ',' or ']')" -- "$BIN" compare "$tmp/cut.json" "$tmp/a.json"
 expect_fail 2 "$tmp/none.json: cannot open it" -- "$BIN" compare "$tmp/a.json" "$tmp/none.json"
 expect_fail 2 "gnnscope compare takes 2 to 8 JSON files" -- "$BIN" compare "$tmp/a.json"
+out=$("$BIN" train --epochs 3 --quiet 2>/dev/null)
+[ "$(wc -l <<<"$out")" -eq 1 ] && grep -qE "^best val [0-9.]+ at epoch [0-9]+ \(test [0-9.]+\); final test [0-9.]+$" <<<"$out" \
+    && ok "train --quiet prints the result line alone: $out" || bad "train --quiet printed: $out"
 for cmd in "--version" "demo --help" "topologies --help" "compare --help"; do
     # shellcheck disable=SC2086
     out=$("$BIN" $cmd 2>&1) && [ -n "$out" ] && ok "gnnscope $cmd: exit 0, $(head -1 <<<"$out")" || bad "gnnscope $cmd: exit $?: $out"

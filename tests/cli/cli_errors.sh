@@ -139,6 +139,11 @@ grep -q "the change did not apply, the previous settings stay: --device-mem 3072
 expect_fail 2 "not a gnnscope checkpoint" -- "$BIN" train --epochs 1 --resume "$d/node-feat.csv.gz"
 expect_fail 2 "--gen" -- "$BIN" gen --out "$tmp/g" --gen 3
 expect_fail 2 "--out DIR is required" -- "$BIN" gen --nodes 10
+mkdir -p "$tmp/full" && touch "$tmp/full/mine.txt"
+expect_fail 2 "--out $tmp/full: the directory is not empty (add --force" -- "$BIN" gen --nodes 10 --out "$tmp/full"
+expect_fail 2 "--out $tmp/full/mine.txt: exists and is not a directory" -- "$BIN" gen --nodes 10 --out "$tmp/full/mine.txt"
+"$BIN" gen --nodes 100 --avg-degree 4 --out "$tmp/full" --force >/dev/null && [ -f "$tmp/full/mine.txt" ] && [ -f "$tmp/full/node-label.csv.gz" ] \
+    && ok "gen --force writes into a directory with files" || bad "gen --force"
 # without a GPU (or without the plugin) the cuda backend refuses in one line
 if ! command -v nvidia-smi >/dev/null 2>&1; then
     expect_fail 2 "no " -- "$BIN" train --backend cuda --epochs 1

@@ -30,7 +30,9 @@ PYEOF
 
 full=$("$BIN" train --model gcn --epochs 6 --json | json_get losses)
 "$BIN" train --model gcn --epochs 4 --checkpoint "$tmp/c.ckpt" --quiet || bad "checkpointed run"
-rest=$("$BIN" train --model gcn --epochs 6 --resume "$tmp/c.ckpt" --json | json_get losses)
+rest=$("$BIN" train --model gcn --epochs 6 --resume "$tmp/c.ckpt" --json 2>"$tmp/resume.err" | json_get losses)
+grep -qx "gnnscope: resuming from epoch 4 of $tmp/c.ckpt (epochs 5-6 to go)" "$tmp/resume.err" \
+    && ok "a resumed run says from where: $(cat "$tmp/resume.err")" || bad "resume notice: $(cat "$tmp/resume.err")"
 $PY -c "import sys; f=eval(sys.argv[1]); r=eval(sys.argv[2]); assert f[4:]==r, (f, r)" "$full" "$rest" \
     && ok "resume after epoch 4 repeats epochs 5-6 exactly" || bad "resume losses differ: $full vs $rest"
 
