@@ -40,8 +40,8 @@ static int sampled_check(const train_cfg_t *c, int nhops, gs_err_t *err)
     if (c->device == DEVICE_CUDA)
         return gs_fail(err, GS_EINPUT, "--batch-size: sampled training runs on the cpu backend (the CUDA place has no batch upload yet)");
     if (nhops < 1) return gs_fail(err, GS_EINPUT, "--batch-size: this model has no neighbourhood to sample (no gather)");
-    if (c->fanout.n != 1 && c->fanout.n != nhops)
-        return gs_fail(err, GS_EINPUT, "--fanout: %d values for a model of %d hops (give one per hop, the targets' own first, or one for all)",
+    if (c->fanout.n > nhops)
+        return gs_fail(err, GS_EINPUT, "--fanout: %d values for a model of %d hops (give at most one per hop, the targets' own first)",
                        c->fanout.n, nhops);
     return GS_OK;
 }
@@ -157,7 +157,8 @@ static int sampled_epoch(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
     int64_t e = t->epoch, bs = t->cfg.batch_size < s->norder ? t->cfg.batch_size : s->norder;
     int64_t nb = bs > 0 ? (s->norder + bs - 1) / bs : 0;
     if (!nb) return gs_fail(err, GS_EINPUT, "--batch-size: the training split is empty");
-    for (int h = 0; h < t->ex.nhops; h++) s->fanout[h] = t->cfg.fanout.v[t->cfg.fanout.n == 1 ? 0 : h];
+    for (int h = 0; h < t->ex.nhops; h++) /* fewer values than hops: the last repeats */
+        s->fanout[h] = t->cfg.fanout.v[h < t->cfg.fanout.n ? h : t->cfg.fanout.n - 1];
     sampler_shuffle(d->split_k[SPLIT_TRAIN], s->norder, t->cfg.seed, e, s->order);
     double w0 = gs_mono_s();
     prepare_t job = {t, s->order, bs < s->norder ? bs : s->norder, 0, &s->batch[0], 0, 0, {0}};

@@ -137,6 +137,11 @@ at_least "$acc" 0.78 && ok "GCN on Cora, --batch-size 64 --fanout 10,10: test ac
 expect_fail 2 "--fanout: in '10,0': '0' is out of range" -- "$BIN" train --batch-size 64 --fanout 10,0
 expect_fail 2 "--batch-size: '-5' is out of range" -- "$BIN" train --batch-size -5
 expect_fail 2 "--fanout: 3 values for a model of 2 hops" -- "$BIN" train --batch-size 64 --fanout 10,5,5
+for m in "--model ggnn" "--model resgcn --layers 4"; do # more hops than the default fanout's two values: the last repeats
+    # shellcheck disable=SC2086
+    "$BIN" train $m --batch-size 256 --epochs 1 --quiet >/dev/null 2>"$tmp/fo.err" && ok "$m --batch-size 256 samples with the default fanout" \
+        || bad "$m --batch-size 256: $(cat "$tmp/fo.err")"
+done
 expect_fail 2 "--fanout: in '10,x': 'x' is not an integer" -- "$BIN" train --batch-size 64 --fanout 10,x
 expect_fail 2 "sampled training runs in host memory; it does not stream" -- "$BIN" train --batch-size 64 --chunks 4
 expect_fail 2 "--prepro: 'eager' is not valid (expected serial|pipelined)" -- "$BIN" train --batch-size 64 --prepro eager
