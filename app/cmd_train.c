@@ -15,6 +15,7 @@
 #include "commands.h"
 #include "engine/dist/dist_comm.h"
 #include "engine/train/driver_dist.h"
+#include "engine/train/knob_table.h"
 #include "engine/train/train.h"
 #include "launch.h"
 #include "metrics_csv.h"
@@ -134,6 +135,18 @@ static int train_loop(train_run_t *r, int *stopped, gs_err_t *err)
     return rc;
 }
 
+/* A distributed run's last epoch in one line: ranks, dependency mode,
+ * traffic between the ranks, and the time spent exchanging and waiting. */
+static void print_dist_summary(const train_run_t *r)
+{
+    char dep[64];
+    const epoch_stats_t *st = &r->log.last;
+    knob_text(knob_find("dep"), &r->t.cfg, NULL, dep, sizeof dep);
+    printf("distributed: %d ranks, --dep %s; last epoch: %.2f MB between ranks in %.0f messages, exchanges %.3f ms, "
+           "waiting %.3f ms, all-reduce %.3f ms (emulated, mean over the ranks)\n",
+           dist_comm_size(r->comm), dep, st->net_bytes / 1e6, st->net_msgs, st->comm_ms, st->stall_ms, st->allreduce_ms);
+}
+
 /* The trace complete on disk, then the result: the JSON summary or the best epoch's line. */
 static int report(train_run_t *r, int rc, int stopped, gs_err_t *err)
 {
@@ -149,9 +162,11 @@ static int report(train_run_t *r, int rc, int stopped, gs_err_t *err)
     else if (stopped && r->rank == 0)
         fprintf(stderr, "gnnscope: interrupted after epoch %lld%s\n", (long long)r->t.epoch, r->o.checkpoint[0] ? " (checkpoint saved)" : "");
     if (!rc && r->o.json) run_json_print(stdout, &r->t, &r->log);
-    else if (!rc && r->rank == 0 && r->log.n) /* --quiet too: the result is what a quiet run is for */
+    else if (!rc && r->rank == 0 && r->log.n) { /* --quiet too: the result is what a quiet run is for */
         printf("best val %.4f at epoch %lld (test %.4f); final test %.4f\n", r->t.best_val, (long long)r->t.best_epoch,
                r->t.test_at_best, r->log.last.test_acc);
+        if (r->comm) print_dist_summary(r);
+    }
     return rc;
 }
 

@@ -15,7 +15,8 @@
 #   faults: a rank killed mid-run ends the job within 10 s with a message
 #     naming it, a non-zero exit and no process left behind;
 #   bad input: more ranks than vertices, a missing mpirun, a rank count out
-#     of range: one line each, exit 2.
+#     of range: one line each, exit 2;
+#   without --json, rank 0's summary line says the run was distributed.
 source "$(dirname "$0")/../lib.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"; pkill -f "gnnscope-dist-test-marker" 2>/dev/null' EXIT
@@ -34,6 +35,11 @@ assert len(a) == len(b), (len(a), len(b))
 bad = [(i, x, y) for i, (x, y) in enumerate(zip(a, b)) if abs(x - y) > 1e-5 * abs(y)]
 assert not bad, bad[:3]" "$1" "$2" && ok "$3" || bad "$3: $1 vs $2"
 }
+
+# without --json a distributed run says it was one: its ranks, dep mode and traffic
+out=$("$BIN" train --ranks 2 --dep comm --epochs 2 --quiet 2>"$tmp/sum.err")
+grep -qE "^distributed: 2 ranks, --dep comm; last epoch: [0-9.]+ MB between ranks in [0-9]+ messages" <<<"$out" \
+    && ok "a distributed run's summary line: $(tail -1 <<<"$out")" || bad "no distributed summary: $out $(cat "$tmp/sum.err")"
 
 for model in gcn gat; do
     flags=(--model "$model" --epochs 20 --json --quiet)
