@@ -197,6 +197,7 @@ static void *engine_main(void *arg)
         pthread_mutex_lock(&s->lock);
         s->has_applying = 0;
         if (rc) s->paused = 1, s->steps = 0; /* a failed epoch: wait for the user */
+        else if (s->pause_at && s->t->epoch >= s->pause_at) s->paused = 1, s->steps = 0, s->pause_at = 0; /* --epochs reached */
     }
     pthread_mutex_unlock(&s->lock);
     gs_err_t ignored;
@@ -206,6 +207,13 @@ static void *engine_main(void *arg)
     s->snap.finished = 1;
     pthread_mutex_unlock(&s->snap_lock);
     return NULL;
+}
+
+void session_pause_at(session_t *s, long n)
+{
+    pthread_mutex_lock(&s->lock);
+    s->pause_at = n;
+    pthread_mutex_unlock(&s->lock);
 }
 
 int session_open(session_t *s, const train_cfg_t *cfg, struct dist_comm *comm, long max_epochs, const char *checkpoint,

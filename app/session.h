@@ -32,6 +32,7 @@ typedef struct {
     int idle;                  /* the engine waits, every request served */
     long steps;                /* epochs to run while paused (step / run N) */
     long max_epochs;           /* stop after this many (0 = no limit) */
+    long pause_at;             /* pause once the run reaches this epoch (0 = never; the workbench's --epochs) */
     char checkpoint[4096];     /* saved after every epoch when set */
     train_cfg_t want;          /* set: the pending configuration, validated */
     int has_want;
@@ -50,6 +51,8 @@ typedef struct {
  * waits for a step (or resume) before its first epoch. */
 int session_open(session_t *s, const train_cfg_t *cfg, struct dist_comm *comm, long max_epochs, const char *checkpoint,
                  const char *metrics, int start_paused, gs_err_t *err);
+/* The engine pauses (once) when the run reaches epoch n: the workbench's --epochs. */
+void session_pause_at(session_t *s, long n);
 /* Asks the engine to stop after the current chunk and joins it. */
 void session_close(session_t *s);
 void session_snapshot(session_t *s, session_snapshot_t *out);

@@ -79,6 +79,15 @@ static int serve_session(session_t *s, const char *path)
 
 static int job_running(void *job) { return launch_running(job); }
 
+/* Whether argv names flag (as "--flag VALUE" or "--flag=VALUE"). */
+static int flag_given(int argc, char **argv, const char *flag)
+{
+    size_t n = strlen(flag);
+    for (int i = 0; i < argc; i++)
+        if (strncmp(argv[i], flag, n) == 0 && (argv[i][n] == '\0' || argv[i][n] == '=')) return 1;
+    return 0;
+}
+
 /* Puts the workbench on a run at path: q detaches from it (or, with
  * quit_on_leave, ends it). */
 static int attach(const char *path, double wait_s, launch_t *job, int quit_on_leave)
@@ -202,12 +211,15 @@ int tui_run(opts_cmd_t kind, int argc, char **argv)
     }
     static session_t s;
     int lockstep = !tty && !o.serve[0] && o.script[0]; /* a headless script drives the epochs (workbench_headless) */
+    int epochs_given = flag_given(argc, argv, "--epochs");
+    if (epochs_given && lockstep && !o.max_epochs) o.max_epochs = o.cfg.epochs; /* headless: --epochs ends the run */
     if (session_open(&s, &o.cfg, comm, o.max_epochs, o.checkpoint, o.metrics, lockstep, &err)) {
         fprintf(stderr, "gnnscope: error: %s\n", err.msg);
         workbench_free_script();
         if (comm) dist_comm_abort(comm, err.code == GS_EINPUT ? 2 : 1); /* the other ranks wait for this one */
         return err.code == GS_EINPUT ? 2 : 1;
     }
+    if (epochs_given && !lockstep) session_pause_at(&s, o.cfg.epochs); /* in a terminal: it pauses there */
     prof_set_trace_max(&s.prof, o.trace_max); /* --trace, and the console's trace start */
     if (o.trace[0] && prof_trace_start(&s.prof, o.trace, &err)) {
         session_close(&s);

@@ -6,7 +6,8 @@
 # there; q exits 0 and the shell gets its terminal back; a trace written
 # during the run holds spans on the H2D, compute and D2H lanes of every
 # device plus counters; a sampled run gets a lane per preprocessing stage;
-# a damaged dataset cache's warning shows on the message line.
+# a damaged dataset cache's warning shows on the message line; --epochs
+# pauses the workbench there (and ends a headless script's run there).
 # Without a terminal, gnnscope points to train.
 # run-under: tsan
 source "$(dirname "$0")/../lib.sh"
@@ -88,5 +89,14 @@ T kill-session -t tui
 T new-session -d -s tui -x 120 -y 40 "GNNSCOPE_CACHE_DIR=$tmp/cache $BIN; sleep 30"
 screen_shows "after a damaged cache" "warning: damaged dataset cache" && ok "the damaged cache's warning is on the message line"
 T send-keys -t tui q
+# --epochs: the workbench pauses there in a terminal, and a headless script's run ends there
+T kill-session -t tui
+T new-session -d -s tui -x 120 -y 40 "$BIN --epochs 2; sleep 30"
+wait_for "epoch 2 +PAUSED" && sleep 2 && screen | grep -qE "epoch 2 +PAUSED" && ok "--epochs 2: the workbench pauses at epoch 2" \
+    || bad "--epochs 2 in the workbench: $(screen | head -1)"
+T send-keys -t tui q
+printf 'wait epochs 10\n' >"$tmp/long.gs"
+got=$("$BIN" --epochs 3 --script "$tmp/long.gs" 2>&1 | grep -cE "^epoch +[0-9]+ ")
+[ "$got" = 3 ] && ok "--epochs 3 --script: the headless run ends at epoch 3" || bad "--epochs 3 --script ran $got epochs"
 expect_fail 2 "gnnscope train" -- "$BIN" --max-epochs 1
 finish
