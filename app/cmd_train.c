@@ -107,7 +107,7 @@ static int after_epoch(train_run_t *r, const epoch_stats_t *st, gs_err_t *err)
         prof_totals_t pt;
         prof_take_totals(r->prof, &pt);
         log->events += pt.events, log->dropped = pt.dropped;
-        if (r->o.metrics[0]) rc = metrics_add(&r->mcsv, st, err);
+        if (r->o.metrics[0]) rc = metrics_add(&r->mcsv, st, &r->t.kind, err);
     }
     return rc;
 }

@@ -38,7 +38,7 @@ static int append_row(const char *path, const char *row, size_t n, gs_err_t *err
     return e ? gs_fail(err, GS_EFAIL, "%s: cannot append a row (%s)", path, strerror(e)) : GS_OK;
 }
 
-int metrics_add(metrics_csv_t *m, const epoch_stats_t *st, gs_err_t *err)
+int metrics_add(metrics_csv_t *m, const epoch_stats_t *st, const run_kind_t *k, gs_err_t *err)
 {
     int n;
     const stat_desc_t *d = stat_descs(&n);
@@ -46,7 +46,8 @@ int metrics_add(metrics_csv_t *m, const epoch_stats_t *st, gs_err_t *err)
     int w = snprintf(row, sizeof row, "%lld", (long long)st->epoch);
     for (int i = 0; i < n && w < (int)sizeof row; i++) {
         w += snprintf(row + w, sizeof row - (size_t)w, ",");
-        w += snprintf(row + w, sizeof row - (size_t)w, d[i].fmt, stat_get(st, &d[i]));
+        if (w < (int)sizeof row && (!k || stat_applies(&d[i], k)))
+            w += snprintf(row + w, sizeof row - (size_t)w, d[i].fmt, stat_get(st, &d[i]));
     }
     if (w >= (int)sizeof row - 1) return gs_fail(err, GS_EFAIL, "metrics row too long");
     row[w++] = '\n', row[w] = '\0';

@@ -9,6 +9,7 @@
 #define GS_METRICS_CSV_H
 
 #include "engine/exec/stats.h"
+#include "engine/train/run_kind.h"
 #include "base/error.h"
 
 typedef struct {
@@ -20,8 +21,10 @@ typedef struct {
 
 /* path may be empty: rows are then only kept in memory (for export). */
 void metrics_init(metrics_csv_t *m, const char *path);
-/* Appends the epoch's row, in memory and, with a path, to the file. */
-int metrics_add(metrics_csv_t *m, const epoch_stats_t *st, gs_err_t *err);
+/* Appends the epoch's row, in memory and, with a path, to the file; a
+ * counter that does not apply to a run of kind k (run_kind.h) is a blank
+ * cell (k NULL: every counter is written). */
+int metrics_add(metrics_csv_t *m, const epoch_stats_t *st, const run_kind_t *k, gs_err_t *err);
 /* Writes every row so far to path, atomically. */
 int metrics_write(const metrics_csv_t *m, const char *path, gs_err_t *err);
 void metrics_free(metrics_csv_t *m);

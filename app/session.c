@@ -71,7 +71,7 @@ static void publish(session_t *s, const epoch_stats_t *st, int failed, const cha
     gs_err_t err, merr;
     if (st && s->checkpoint[0] && trainer_save(s->t, s->checkpoint, &err)) failed = 1, error = err.msg;
     pthread_mutex_lock(&s->snap_lock);
-    if (st && metrics_add(&s->metrics, st, &merr)) failed = 1, error = merr.msg;
+    if (st && metrics_add(&s->metrics, st, &s->t->kind, &merr)) failed = 1, error = merr.msg;
     session_snapshot_t *p = &s->snap;
     if (st) {
         if (p->nepochs == SESSION_HISTORY) {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# cli_compare.sh - `gnnscope compare`, the subcommands' own help, and a
-# quiet run's one result line:
+# cli_commands.sh - the subcommands and what they print: `gnnscope
+# compare`, each command's own help, a quiet run's one result line, and the
+# metrics CSV's blank cells for counters that do not apply to the run:
 # two runs' JSON summaries side by side (each number with its ratio to the
 # first run's, the knobs that differ listed), its refusals (a file that is
 # not a summary names the file and the byte; too few files), and
@@ -33,6 +34,17 @@ expect_fail 2 "gnnscope compare takes 2 to 8 JSON files" -- "$BIN" compare "$tmp
 out=$("$BIN" train --epochs 3 --quiet 2>/dev/null)
 [ "$(wc -l <<<"$out")" -eq 1 ] && grep -qE "^best val [0-9.]+ at epoch [0-9]+ \(test [0-9.]+\); final test [0-9.]+$" <<<"$out" \
     && ok "train --quiet prints the result line alone: $out" || bad "train --quiet printed: $out"
+# the CSV: counters of another kind of run are blank, not 0
+"$BIN" train --epochs 1 --quiet --metrics "$tmp/mem.csv" >/dev/null 2>&1
+"$BIN" train --epochs 1 --quiet --device-mem 4M --metrics "$tmp/st.csv" >/dev/null 2>&1
+$PY - "$tmp/mem.csv" "$tmp/st.csv" <<'PYEOF' && ok "metrics CSV: a stream counter is blank in memory, a number when streamed; dist and sampled ones blank in both" \
+    || bad "CSV blanks: $(head -2 "$tmp/mem.csv")"
+import csv, sys
+mem, st = (list(csv.DictReader(open(f)))[-1] for f in sys.argv[1:3])
+assert mem["h2d_bytes"] == "" and float(st["h2d_bytes"]) > 0, (mem["h2d_bytes"], st["h2d_bytes"])
+assert mem["net_bytes"] == st["net_bytes"] == "" and mem["batches"] == st["batches"] == "", mem
+assert float(mem["loss"]) > 0 and float(mem["agg_flops"]) > 0, mem
+PYEOF
 for cmd in "--version" "demo --help" "topologies --help" "compare --help"; do
     # shellcheck disable=SC2086
     out=$("$BIN" $cmd 2>&1) && [ -n "$out" ] && ok "gnnscope $cmd: exit 0, $(head -1 <<<"$out")" || bad "gnnscope $cmd: exit $?: $out"
