@@ -513,6 +513,32 @@ static int c_model(session_t *s, int argc, char **argv, char *r, int n)
     return queue_reload(s, &c, r, n, what);
 }
 
+/* counter NAME: what a counter measures, its unit, and the last epoch's value. */
+static int c_counter(session_t *s, int argc, char **argv, char *r, int n)
+{
+    int nd;
+    const stat_desc_t *d = stat_descs(&nd);
+    if (argc != 2) {
+        int w = snprintf(r, (size_t)n, "counter NAME explains one of:");
+        for (int i = 0; i < nd && w < n; i++) w += snprintf(r + w, (size_t)(n - w), " %s", d[i].name);
+        return argc == 1 ? GS_OK : GS_EINPUT;
+    }
+    for (int i = 0; i < nd; i++) {
+        if (strcmp(d[i].name, argv[1]) != 0) continue;
+        char last[64] = "no epoch yet";
+        pthread_mutex_lock(&s->snap_lock);
+        if (s->snap.nepochs && !stat_applies(&d[i], &s->snap.kind)) snprintf(last, sizeof last, "does not apply to this run");
+        else if (s->snap.nepochs) {
+            int w = snprintf(last, sizeof last, "last epoch ");
+            snprintf(last + w, sizeof last - (size_t)w, d[i].fmt, stat_get(&s->snap.epochs[s->snap.nepochs - 1], &d[i]));
+        }
+        pthread_mutex_unlock(&s->snap_lock);
+        return say(r, n, GS_OK, "%s%s%s%s: %s; %s", d[i].name, d[i].unit[0] ? " (" : "", d[i].unit, d[i].unit[0] ? ")" : "",
+                   d[i].help, last);
+    }
+    return say(r, n, GS_EINPUT, "counter: unknown counter '%s' (type counter for the list)", argv[1]);
+}
+
 static int c_quit(session_t *s, int argc, char **argv, char *r, int n)
 {
     (void)s, (void)argc, (void)argv;
@@ -539,6 +565,7 @@ static const struct {
     {"trace", c_trace, "trace start FILE | trace stop", 0},
     {"checkpoint", c_checkpoint, "checkpoint save FILE: when the current epoch ends", 0},
     {"export", c_export, "export metrics FILE: one CSV row per epoch so far", 0},
+    {"counter", c_counter, "counter NAME: what a counter of the panels, JSON and CSV measures, and its last value", 0},
     {"help", c_help, "list the commands", 1},
     {"quit", c_quit, "leave (the current epoch finishes)", 1},
 };

@@ -89,6 +89,15 @@ static void test_commands_drive_the_engine(void **state)
     assert_non_null(strstr(r, "too long"));
     assert_int_equal(session_command(&s, "get selective", r, sizeof r), 0);
     assert_string_equal(r, "selective = auto");
+    /* counter NAME explains a counter with its last value; a bad name is refused */
+    assert_int_equal(session_command(&s, "counter gather_h2d_bytes", r, sizeof r), 0);
+    assert_non_null(strstr(r, "gather_h2d_bytes (B): the Scatter-Gather stage's share of h2d_bytes"));
+    assert_non_null(strstr(r, "; last epoch "));
+    assert_int_equal(session_command(&s, "counter net_bytes", r, sizeof r), 0);
+    assert_non_null(strstr(r, "does not apply to this run"));
+    assert_int_equal(session_command(&s, "counter warp", r, sizeof r), GS_EINPUT);
+    assert_int_equal(session_command(&s, "counter", r, sizeof r), 0);
+    assert_non_null(strstr(r, " edge_h2d_bytes "));
     /* a knob change is pending until the next epoch boundary, then in force */
     assert_int_equal(session_command(&s, "set selective off", r, sizeof r), 0);
     assert_int_equal(session_command(&s, "get selective", r, sizeof r), 0);
