@@ -568,6 +568,7 @@ static const struct {
     {"counter", c_counter, "counter NAME: what a counter of the panels, JSON and CSV measures, and its last value", 0},
     {"help", c_help, "list the commands", 1},
     {"quit", c_quit, "leave (the current epoch finishes)", 1},
+    {"q", c_quit, "quit (as :q in vi)", 1},
 };
 #define NCOMMANDS ((int)(sizeof commands / sizeof commands[0]))
 

@@ -80,6 +80,7 @@ static void test_commands_drive_the_engine(void **state)
     /* a word too many is refused, not ignored; a line too long is refused, not cut and run */
     assert_int_equal(session_command(&s, "quit now", r, sizeof r), GS_EINPUT);
     assert_non_null(strstr(r, "quit takes no arguments ('now'"));
+    assert_int_equal(session_command(&s, "q now", r, sizeof r), GS_EINPUT); /* q is quit (:q), with quit's rules */
     assert_int_equal(session_command(&s, "pause 3", r, sizeof r), GS_EINPUT);
     static char longline[1500];
     char *w = longline + snprintf(longline, sizeof longline, "checkpoint save %s/", gen.work_dir);
