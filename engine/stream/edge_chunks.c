@@ -1,6 +1,6 @@
-/* edge_chunks.c - see edge_chunks.h: the packed copy of a sub-chunk's
- * structure and the per-device store of kept ones (an open-addressed
- * table keyed by orientation, sub-chunk and variant). */
+/* edge_chunks.c - see edge_chunks.h: the parts of a sub-chunk's
+ * structure, their packed copy, and which structures are kept (keyed by
+ * orientation, sub-chunk, weights and types; edge_store.c holds them). */
 #include "edge_chunks.h"
 
 #include "base/parse.h"

@@ -162,6 +162,16 @@ static void column_end(streamer_t *s, pass_run_t *pr, int d)
     mp_run_wrote(&s->mp, ps->out.key, d, s->bounds[c], rows, pr->acc[d] != pr->accs[d][ra]);
 }
 
+/* The blocks of a round: NGra's ring schedule, or block by block (naive or chain). */
+static int round_blocks(streamer_t *s, pass_run_t *pr, gs_err_t *err)
+{
+    if (!pr->naive && s->kn.multidev == MD_RING) return stream_ring_round(s, pr, err);
+    int rc = GS_OK;
+    for (int t = 0; t < pr->nb && !rc; t++)
+        if (!(rc = stream_pass_aborted(s, err))) rc = pr->naive ? naive_step(s, pr, t, err) : stream_chained_step(s, pr, t, err);
+    return rc;
+}
+
 static int run_pass(streamer_t *s, orient_t *o, const pass_t *ps, gs_err_t *err)
 {
     pass_run_t pr;
@@ -172,9 +182,7 @@ static int run_pass(streamer_t *s, orient_t *o, const pass_t *ps, gs_err_t *err)
     for (int r = 0; !rc && r * pr.nd < s->p; r++) {
         pr.round = r, pr.ra = r % pr.slots;
         for (int d = 0; d < pr.nd; d++) column_begin(s, &pr, r, d);
-        if (!pr.naive && s->kn.multidev == MD_RING) rc = stream_ring_round(s, &pr, err);
-        for (int t = 0; t < pr.nb && !rc && (pr.naive || s->kn.multidev != MD_RING); t++)
-            if (!(rc = stream_pass_aborted(s, err))) rc = pr.naive ? naive_step(s, &pr, t, err) : stream_chained_step(s, &pr, t, err);
+        rc = round_blocks(s, &pr, err);
         for (int d = 0; d < pr.nd; d++) column_end(s, &pr, d);
     }
     free(pr.order);
