@@ -2,6 +2,7 @@
  * help}; scripts run the same table. The engine thread's loop takes the
  * requests under the lock, serves them and trains outside it. */
 #include "session.h"
+#include "session_counter.h"
 
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -207,13 +208,6 @@ static void *engine_main(void *arg)
     s->snap.finished = 1;
     pthread_mutex_unlock(&s->snap_lock);
     return NULL;
-}
-
-void session_pause_at(session_t *s, long n)
-{
-    pthread_mutex_lock(&s->lock);
-    s->pause_at = n;
-    pthread_mutex_unlock(&s->lock);
 }
 
 int session_open(session_t *s, const train_cfg_t *cfg, struct dist_comm *comm, long max_epochs, const char *checkpoint,
@@ -513,30 +507,12 @@ static int c_model(session_t *s, int argc, char **argv, char *r, int n)
     return queue_reload(s, &c, r, n, what);
 }
 
-/* counter NAME: what a counter measures, its unit, and the last epoch's value. */
 static int c_counter(session_t *s, int argc, char **argv, char *r, int n)
 {
-    int nd;
-    const stat_desc_t *d = stat_descs(&nd);
-    if (argc != 2) {
-        int w = snprintf(r, (size_t)n, "counter NAME explains one of:");
-        for (int i = 0; i < nd && w < n; i++) w += snprintf(r + w, (size_t)(n - w), " %s", d[i].name);
-        return argc == 1 ? GS_OK : GS_EINPUT;
-    }
-    for (int i = 0; i < nd; i++) {
-        if (strcmp(d[i].name, argv[1]) != 0) continue;
-        char last[64] = "no epoch yet";
-        pthread_mutex_lock(&s->snap_lock);
-        if (s->snap.nepochs && !stat_applies(&d[i], &s->snap.kind)) snprintf(last, sizeof last, "does not apply to this run");
-        else if (s->snap.nepochs) {
-            int w = snprintf(last, sizeof last, "last epoch ");
-            snprintf(last + w, sizeof last - (size_t)w, d[i].fmt, stat_get(&s->snap.epochs[s->snap.nepochs - 1], &d[i]));
-        }
-        pthread_mutex_unlock(&s->snap_lock);
-        return say(r, n, GS_OK, "%s%s%s%s: %s; %s", d[i].name, d[i].unit[0] ? " (" : "", d[i].unit, d[i].unit[0] ? ")" : "",
-                   d[i].help, last);
-    }
-    return say(r, n, GS_EINPUT, "counter: unknown counter '%s' (type counter for the list)", argv[1]);
+    pthread_mutex_lock(&s->snap_lock);
+    int rc = counter_describe(&s->snap, argc, argv, r, n);
+    pthread_mutex_unlock(&s->snap_lock);
+    return rc;
 }
 
 static int c_quit(session_t *s, int argc, char **argv, char *r, int n)
@@ -615,18 +591,4 @@ int session_command(session_t *s, const char *line, char *reply, int n)
         return commands[i].fn(s, argc, argv, reply, n);
     }
     return say(reply, n, GS_EINPUT, "unknown command '%.64s' (try 'help')", argv[0]);
-}
-
-/* ---------------- the interface of a local session ---------------- */
-
-static void if_snapshot(void *self, session_snapshot_t *out) { session_snapshot(self, out); }
-static int if_command(void *self, const char *line, char *reply, int n) { return session_command(self, line, reply, n); }
-static void if_pending(void *self, const char *knob, char *out, size_t n) { session_pending(self, knob, out, n); }
-static int if_history(void *self, prof_event_t *out, int max) { return prof_history(&((session_t *)self)->prof, out, max); }
-static void if_window(void *self, prof_window_t *out) { prof_get_window(&((session_t *)self)->prof, out); }
-static uint64_t if_latest(void *self) { return prof_latest_ns(&((session_t *)self)->prof); }
-
-session_if_t session_local(session_t *s)
-{
-    return (session_if_t){s, if_snapshot, if_command, if_pending, if_history, if_window, if_latest};
 }
