@@ -90,6 +90,13 @@ static void test_commands_drive_the_engine(void **state)
     assert_non_null(strstr(r, "too long"));
     assert_int_equal(session_command(&s, "get selective", r, sizeof r), 0);
     assert_string_equal(r, "selective = auto");
+    /* a value whose mechanism the run leaves idle says so (multidev chain: no swap order; no sampling: no scheduler) */
+    assert_int_equal(session_command(&s, "set swap on", r, sizeof r), 0);
+    assert_string_equal(r, "swap = on at the next epoch; note: swap reorders the columns of multidev naive only");
+    assert_int_equal(session_command(&s, "set prepro pipelined", r, sizeof r), 0);
+    assert_non_null(strstr(r, "; note: the preprocessing scheduler runs with --batch-size only"));
+    assert_int_equal(session_command(&s, "set selective auto", r, sizeof r), 0);
+    assert_string_equal(r, "selective = auto at the next epoch");
     /* counter NAME explains a counter with its last value; a bad name is refused */
     assert_int_equal(session_command(&s, "counter gather_h2d_bytes", r, sizeof r), 0);
     assert_non_null(strstr(r, "gather_h2d_bytes (B): the Scatter-Gather stage's share of h2d_bytes"));

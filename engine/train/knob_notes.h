@@ -1,0 +1,19 @@
+/* knob_notes.h - what a knob's new value will not do in the run it is set
+ * in, said when it is set (the console's and scripts' set): a valid value
+ * whose mechanism the rest of the configuration leaves idle. Limits: the
+ * rules known here (swap outside naive multi-device streaming, the
+ * preprocessing scheduler without sampling, DKP without a fused program);
+ * others say nothing. */
+#ifndef GS_KNOB_NOTES_H
+#define GS_KNOB_NOTES_H
+
+#include <stddef.h>
+
+#include "config.h"
+
+/* Writes into out why knob `name` does nothing under next, the
+ * configuration it was just set in; returns 1, or 0 (out empty) when it
+ * takes effect. */
+int knob_idle_note(const char *name, const train_cfg_t *next, char *out, size_t n);
+
+#endif
