@@ -149,14 +149,14 @@ int stream_plan(const stream_cfg_t *c, const program_t *prog, const graph_t *g, 
     if (!plan->perm) return gs_fail(err, GS_EFAIL, "out of memory");
     plan->p = p;
     rc = order_for(c, g, plan, err);
-    /* an order with uneven parts (METIS) may need more chunks than equal ones */
-    while (!rc && c->chunks == 0 && c->device_mem && plan->p < n &&
-           need_of_bounds(prog, g, plan->perm, plan->p, k, c->knobs.stream_order, plan->bounds) > c->device_mem) {
+    uint64_t need = 0; /* each order's need counted once (a pass over the edges) */
+    while (!rc) { /* an order with uneven parts (METIS) may need more chunks than equal ones */
+        need = need_of_bounds(prog, g, plan->perm, plan->p, k, c->knobs.stream_order, plan->bounds);
+        if (c->chunks != 0 || !c->device_mem || plan->p >= n || need <= c->device_mem) break;
         plan->p += c->devices > 1 ? c->devices : 1;
         if (plan->p > n) plan->p = (int)n;
         rc = order_for(c, g, plan, err);
     }
-    uint64_t need = rc ? 0 : need_of_bounds(prog, g, plan->perm, plan->p, k, c->knobs.stream_order, plan->bounds);
     if (!rc && c->device_mem && need > c->device_mem)
         rc = gs_fail(err, GS_EINPUT, "--device-mem %llu is too small for %d chunks (needs %llu bytes); use --chunks auto",
                      (unsigned long long)c->device_mem, plan->p, (unsigned long long)need);
