@@ -90,8 +90,10 @@ T new-session -d -s tui -x 120 -y 40 "GNNSCOPE_CACHE_DIR=$tmp/cache $BIN; sleep 
 screen_shows "after a damaged cache" "warning: damaged dataset cache" && ok "the damaged cache's warning is on the message line"
 T send-keys -t tui q
 # --epochs: the workbench pauses there in a terminal, and a headless script's run ends there
+# the new session first, so the tmux server never runs out of sessions (and exits) in between
+T new-session -d -s tui2 -x 120 -y 40 "$BIN --epochs 2; sleep 30"
 T kill-session -t tui
-T new-session -d -s tui -x 120 -y 40 "$BIN --epochs 2; sleep 30"
+T rename-session -t tui2 tui
 wait_for "epoch 2 +PAUSED" && sleep 2 && screen | grep -qE "epoch 2 +PAUSED" && ok "--epochs 2: the workbench pauses at epoch 2" \
     || bad "--epochs 2 in the workbench: $(screen | head -1)"
 T send-keys -t tui q
