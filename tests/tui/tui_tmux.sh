@@ -18,6 +18,11 @@ T() { tmux -L "$sock" "$@"; }
 cleanup() { T kill-server 2>/dev/null; rm -rf "$tmp"; }
 trap cleanup EXIT
 screen() { T capture-pane -p -t tui; }
+reopen() { # reopen CMD: session tui runs CMD; the new one opens first, so the server never runs out of sessions and exits
+    T new-session -d -s next -x 120 -y 40 "$1"
+    T kill-session -t tui
+    T rename-session -t next tui
+}
 wait_for() { # wait_for REGEX: up to 20 s for the screen to match
     for _ in $(seq 100); do screen | grep -qE -- "$1" && return 0; sleep 0.2; done
     return 1
@@ -73,8 +78,7 @@ for pid in (1, 2):
 assert any(e["ph"] == "C" for e in ev)
 PYEOF
 # a sampled run: a lane per preprocessing stage on the host, then the batch copies and the steps on device 0
-T kill-session -t tui
-T new-session -d -s tui -x 120 -y 40 "$BIN tui --batch-size 64 --fanout 10,5; sleep 30"
+reopen "$BIN tui --batch-size 64 --fanout 10,5; sleep 30"
 wait_for "epoch [1-9]" || bad "sampled run: no epochs on screen"
 screen_shows "in a sampled run" "sampled batches" "S sample +.*[0-9s]" "R reindex +.*[0-9s]" "K lookup +.*[0-9s]" \
     "T copy +.*[0-9s]" "d0 step +.*[0-9=o-]" "host prep S +[0-9]+% R" "s preprocessing" \
@@ -85,15 +89,11 @@ mkdir -p "$tmp/cache"
 GNNSCOPE_CACHE_DIR="$tmp/cache" "$BIN" train --epochs 1 --quiet 2>/dev/null
 cache=$(find "$tmp/cache" -type f | head -1)
 [ -n "$cache" ] && printf 'damage' | dd of="$cache" bs=1 seek=$(($(stat -c %s "$cache") / 2)) conv=notrunc status=none
-T kill-session -t tui
-T new-session -d -s tui -x 120 -y 40 "GNNSCOPE_CACHE_DIR=$tmp/cache $BIN; sleep 30"
+reopen "GNNSCOPE_CACHE_DIR=$tmp/cache $BIN; sleep 30"
 screen_shows "after a damaged cache" "warning: damaged dataset cache" && ok "the damaged cache's warning is on the message line"
 T send-keys -t tui q
 # --epochs: the workbench pauses there in a terminal, and a headless script's run ends there
-# the new session first, so the tmux server never runs out of sessions (and exits) in between
-T new-session -d -s tui2 -x 120 -y 40 "$BIN --epochs 2; sleep 30"
-T kill-session -t tui
-T rename-session -t tui2 tui
+reopen "$BIN --epochs 2; sleep 30"
 wait_for "epoch 2 +PAUSED" && sleep 2 && screen | grep -qE "epoch 2 +PAUSED" && ok "--epochs 2: the workbench pauses at epoch 2" \
     || bad "--epochs 2 in the workbench: $(screen | head -1)"
 T send-keys -t tui q
