@@ -35,7 +35,7 @@ CFLAGS   += -DGS_HAVE_MPI $(shell mpicc -showme:compile)
 LDLIBS   += $(shell mpicc -showme:link)
 endif
 
-.PHONY: all run test asan test-asan tsan test-tsan deps bench-deps fuzz fuzz-ci fuzz-build fuzzers summary format clean install plugin test-gpu
+.PHONY: all run test asan test-asan tsan test-tsan test-cuda-cpu cuda-cpu-asan cuda-cpu-tsan deps bench-deps fuzz fuzz-ci fuzz-build fuzzers summary format clean install plugin test-gpu
 all: summary gnnscope plugin
 
 # ---- the CUDA plugin: built when nvcc is present, skipped with NO_CUDA=1 ----
@@ -65,6 +65,34 @@ build/cuda/error.o: base/error.c base/error.h
 $(PLUGIN): $(OBJ_CU)
 	$(NVCC) -shared -o $@ $^ -cudart static -lcublas -lcupti -L$(CUDA_HOME)/extras/CUPTI/lib64 \
 	  -Xlinker --enable-new-dtags -Xlinker -rpath,'$(CUDA_RPATH)'
+
+# ---- the same plugin sources on the CPU test double of the CUDA runtime
+# (cuda/cpu_runtime/): for make test-cuda-cpu only. Built into the
+# sanitizer folders under another name, so no search for the real plugin
+# finds it; it answers only with GNNSCOPE_CUDA_TEST_DOUBLE=1.
+CXX       ?= g++
+SRC_CPURT := $(wildcard cuda/cpu_runtime/*.cc)
+OBJ_CUCPU := $(SRC_CU:cuda/%.cu=$(BUILD)/cuda-cpu/%.o) $(SRC_CPURT:cuda/cpu_runtime/%.cc=$(BUILD)/cuda-cpu/rt_%.o) \
+             $(BUILD)/cuda-cpu/error.o
+PLUGIN_CUCPU := $(BUILD)/cuda-cpu/libgnnscope_cuda_cpu.so
+CXXFLAGS_CUCPU = -std=c++17 $(OPT) -g -fPIC -fvisibility=hidden $(SAN) -Wall -Wextra -Wno-unknown-pragmas \
+                 $(if $(filter 1,$(WERROR)),-Werror) -I$(CURDIR)/cuda/cpu_runtime -I$(CURDIR) -MMD -MP
+
+$(BUILD)/cuda-cpu/%.o: cuda/%.cu
+	@mkdir -p $(dir $@)
+	$(CXX) $(CXXFLAGS_CUCPU) -x c++ -c -o $@ $<
+
+$(BUILD)/cuda-cpu/rt_%.o: cuda/cpu_runtime/%.cc
+	@mkdir -p $(dir $@)
+	$(CXX) $(CXXFLAGS_CUCPU) -c -o $@ $<
+
+$(BUILD)/cuda-cpu/error.o: base/error.c base/error.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
+
+$(PLUGIN_CUCPU): $(OBJ_CUCPU)
+	@echo "linking the CUDA plugin on the CPU test double of the CUDA runtime: a test build, not a GPU and not a performance model"
+	$(CXX) -shared $(SAN) -o $@ $^ -lopenblas -pthread
 
 summary:
 	@echo "gnnscope build: cpu backend ✓  nvcc $(call mark,$(HAVE_NVCC))  MPI $(call mark,$(HAVE_MPI))  CUPTI $(call mark,$(HAVE_CUPTI))"
@@ -117,9 +145,10 @@ test-gpu:
 
 tests: $(TESTS)
 
+ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+TSAN_FLAGS := -fsanitize=thread -fno-omit-frame-pointer
 asan:
-	@$(MAKE) --no-print-directory BUILD=build-asan OPT=-O1 \
-	  SAN='-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer' gnnscope-asan
+	@$(MAKE) --no-print-directory BUILD=build-asan OPT=-O1 SAN='$(ASAN_FLAGS)' gnnscope-asan
 
 gnnscope-asan: $(OBJ_APP) $(LIB) $(TESTS)
 	$(CC) $(CFLAGS) -o $@ $(OBJ_APP) $(LIB) $(LDLIBS)
@@ -129,14 +158,28 @@ test-asan: asan
 
 # ThreadSanitizer: the threaded parts (session, streaming, profiler, TUI) under it
 tsan:
-	@$(MAKE) --no-print-directory BUILD=build-tsan OPT=-O1 \
-	  SAN='-fsanitize=thread -fno-omit-frame-pointer' gnnscope-tsan
+	@$(MAKE) --no-print-directory BUILD=build-tsan OPT=-O1 SAN='$(TSAN_FLAGS)' gnnscope-tsan
 
 gnnscope-tsan: $(OBJ_APP) $(LIB) $(TESTS)
 	$(CC) $(CFLAGS) -o $@ $(OBJ_APP) $(LIB) $(LDLIBS)
 
 test-tsan: tsan
 	@tests/run.sh build-tsan tsan
+
+# The CUDA plugin's code on the CPU test double of the CUDA runtime, under
+# ASan/UBSan and under TSan: tests/gpu through the sanitized binaries, with
+# no test allowed to skip (make test-gpu is the same suite on a real GPU).
+cuda-cpu-asan:
+	@$(MAKE) --no-print-directory BUILD=build-asan OPT=-O1 SAN='$(ASAN_FLAGS)' gnnscope-asan \
+	  build-asan/cuda-cpu/libgnnscope_cuda_cpu.so $(TESTS_GPU:build/%=build-asan/%)
+
+cuda-cpu-tsan:
+	@$(MAKE) --no-print-directory BUILD=build-tsan OPT=-O1 SAN='$(TSAN_FLAGS)' gnnscope-tsan \
+	  build-tsan/cuda-cpu/libgnnscope_cuda_cpu.so $(TESTS_GPU:build/%=build-tsan/%)
+
+test-cuda-cpu: cuda-cpu-asan cuda-cpu-tsan
+	@tests/run.sh build-asan cuda-cpu-asan
+	@tests/run.sh build-tsan cuda-cpu-tsan
 
 # libFuzzer harnesses (clang; tests/fuzz/): every parser of outside input.
 # `make fuzz` runs each for FUZZ_TIME seconds (default 600), `make fuzz-ci`
@@ -174,4 +217,4 @@ install: gnnscope
 clean:
 	rm -rf build build-asan build-tsan gnnscope gnnscope-asan gnnscope-tsan
 
--include $(OBJ_LIB:.o=.d) $(OBJ_APP:.o=.d) $(TESTS:=.d) $(OBJ_CU:.o=.d)
+-include $(OBJ_LIB:.o=.d) $(OBJ_APP:.o=.d) $(TESTS:=.d) $(OBJ_CU:.o=.d) $(OBJ_CUCPU:.o=.d)

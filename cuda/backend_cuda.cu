@@ -1,14 +1,17 @@
-/* backend_cuda.cu - the streaming backend (backend.h) on real GPUs.
- * Logical devices: device d runs on GPU d % (GPUs present), so one GPU can
- * act as several devices, each with its own memory cap (allocations past
- * it fail), its own four streams (H2D, D2H, D2D, compute) and its share of
- * pinned staging buffers. Copies go through the staging buffers, so the
- * DMA runs asynchronously to the host: H2D sources are read when the copy
- * is enqueued (backend.h's contract), D2H results land in host memory from
- * a host function in stream order. Events are CUDA events. Busy times come
- * from CUPTI's records of this backend's streams (cupti_prof.cu), which
- * also feed the task hook. A chunk's edge structure arrives in device
- * memory like its rows (the streamer's packed copies, within the caps). */
+/* backend_cuda.cu - the streaming backend (backend.h) on real GPUs. Logical
+ * devices: device d runs on GPU d % (GPUs present), so one GPU can act as
+ * several devices, each with its own memory cap (allocations past it fail),
+ * its own four streams (H2D, D2H, D2D, compute) and its share of pinned
+ * staging buffers. Copies go through the staging buffers, so the DMA runs
+ * asynchronously to the host; the host's side of each (an H2D's read of its
+ * source, the rows a filtered copy gathers, a D2H's write of its result) is
+ * a host function in stream order, so it honours the stream's event waits as
+ * backend.h's in-order streams must. Events are CUDA events. Busy times come
+ * from CUPTI's records of this backend's streams (cupti_prof.cu), which also
+ * feed the task hook; where CUPTI is unavailable, from host functions around
+ * each piece of work (host_spans.cu). A chunk's edge structure arrives in
+ * device memory like its rows (the streamer's packed copies, within the
+ * caps). */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,16 +23,23 @@
 #define NSTAGE 3
 #define MAX_EVENTS 65536
 
+/* A host-side copy into or out of a staging buffer, run by a host
+ * function in stream order: n bytes from src, or the listed rows of src. */
 typedef struct {
+    backend_t *b;
+    int dev;
     void *dst;
     const void *src;
     size_t n;
-} out_job_t;
+    const int32_t *rows; /* non-NULL: copy rows[0..nrows) of row_bytes each */
+    int64_t nrows;
+    size_t row_bytes;
+} stage_job_t;
 
 typedef struct {
     char *buf[NSTAGE];
     cudaEvent_t free_ev[NSTAGE];
-    out_job_t job[NSTAGE];
+    stage_job_t job[NSTAGE];
     int next;
 } stage_t;
 
@@ -42,11 +52,13 @@ struct backend {
     cublasHandle_t blas[TOPO_MAX_DEV]; /* on the device's compute stream */
     stage_t h2d[TOPO_MAX_DEV], d2h[TOPO_MAX_DEV];
     cudaEvent_t ev[MAX_EVENTS];
+    int ev_gpu[MAX_EVENTS]; /* the GPU each was made on: an event records only on its own GPU's streams */
     int nev, made_ev;
     pthread_mutex_t lock; /* stats, written from CUPTI's flush thread */
     backend_stats_t stats;
     task_hook_t on_task;
     void *hook_user;
+    int cupti; /* 1: spans from CUPTI's records, 0: from host functions in stream order */
 };
 
 static double now_s(void)
@@ -69,6 +81,20 @@ static void on_span(void *user, const gpu_span_t *s)
 }
 
 static void cb_close(backend_t *b);
+
+/* Starts the span of the work about to be queued on (dev, lane): a CUPTI
+ * tag, or host-function stamps when CUPTI is unavailable. */
+static host_span_t *span_begin(backend_t *b, int dev, lane_t lane, chunk_tag_t tag, const char *name, double bytes)
+{
+    cu_prof_tag(dev, tag, name, on_span, b);
+    return b->cupti ? NULL : cu_span_open(b->st[dev][lane], dev, lane, tag, name, bytes, on_span, b);
+}
+
+static void span_end(backend_t *b, int dev, lane_t lane, host_span_t *s)
+{
+    cu_prof_untag();
+    if (s) cu_span_close(b->st[dev][lane], s);
+}
 
 static int cb_open(backend_t **out, const backend_cfg_t *cfg, gs_err_t *err)
 {
@@ -94,10 +120,7 @@ static int cb_open(backend_t **out, const backend_cfg_t *cfg, gs_err_t *err)
     }
     b->cap = cfg->dev_mem ? cfg->dev_mem : share;
     char why[200];
-    if (cu_prof_enable(why, sizeof why) != 0) { /* busy times and the swap heuristic's profile come from CUPTI */
-        free(b);
-        return gs_fail(err, GS_EFAIL, "CUPTI: %s", why);
-    }
+    b->cupti = cu_prof_enable(why, sizeof why) == 0; /* without it, spans come from host functions (host_spans.cu) */
     *out = b;
     for (int d = 0; d < b->ndev; d++) {
         cudaSetDevice(gpu_of(b, d));
@@ -141,7 +164,8 @@ static void cb_close(backend_t *b)
                 if (sts[k]->free_ev[i]) cudaEventDestroy(sts[k]->free_ev[i]);
             }
     }
-    for (int i = 0; i < b->made_ev; i++) cudaEventDestroy(b->ev[i]);
+    for (int i = 0; i < b->made_ev; i++)
+        if (b->ev[i]) cudaEventDestroy(b->ev[i]);
     pthread_mutex_destroy(&b->lock);
     cu_errors_free(&b->errs);
     free(b);
@@ -184,10 +208,46 @@ static int stage_take(backend_t *b, stage_t *s)
     return i;
 }
 
-static void CUDART_CB copy_out(void *p)
+static double stage_filter_s(stage_job_t *j);
+
+/* The host's side of a staged copy, when the stream reaches it: an H2D
+ * reads its host source only after the waits queued before it (another
+ * stream's D2H into that memory, say), as backend.h's in-order streams do. */
+static void CUDART_CB stage_fill(void *p)
 {
-    out_job_t *j = (out_job_t *)p;
-    memcpy(j->dst, j->src, j->n);
+    stage_job_t *j = (stage_job_t *)p;
+    if (!j->rows) {
+        memcpy(j->dst, j->src, j->n);
+        return;
+    }
+    double t = stage_filter_s(j);
+    pthread_mutex_lock(&j->b->lock);
+    j->b->stats.filter_s[j->dev] += t;
+    pthread_mutex_unlock(&j->b->lock);
+}
+
+/* Gathers a job's listed rows into its staging buffer; the host time taken. */
+static double stage_filter_s(stage_job_t *j)
+{
+    double t0 = now_s();
+    for (int64_t r = 0; r < j->nrows; r++)
+        memcpy((char *)j->dst + (size_t)r * j->row_bytes, (const char *)j->src + (size_t)j->rows[r] * j->row_bytes, j->row_bytes);
+    return now_s() - t0;
+}
+
+/* Queues job (for staging buffer i of s) and the DMA of its n bytes between
+ * the buffer and device memory dev_ptr, then frees the buffer's turn. */
+static void stage_queue(backend_t *b, stage_t *s, int i, cudaStream_t st, void *dev_ptr, size_t n, int to_device, const char *what)
+{
+    stage_job_t *j = &s->job[i];
+    if (to_device) {
+        cu_note(&b->errs, cudaLaunchHostFunc(st, stage_fill, j), what);
+        cu_note(&b->errs, cudaMemcpyAsync(dev_ptr, s->buf[i], n, cudaMemcpyHostToDevice, st), what);
+    } else {
+        cu_note(&b->errs, cudaMemcpyAsync(s->buf[i], dev_ptr, n, cudaMemcpyDeviceToHost, st), what);
+        cu_note(&b->errs, cudaLaunchHostFunc(st, stage_fill, j), what);
+    }
+    cu_note(&b->errs, cudaEventRecord(s->free_ev[i], st), "event");
 }
 
 static void count(backend_t *b, int dev, lane_t lane, double bytes)
@@ -205,9 +265,8 @@ static void h2d_staged(backend_t *b, int dev, void *dst, const void *src, size_t
     for (size_t off = 0; off < bytes; off += STAGE_BYTES) {
         size_t n = bytes - off < STAGE_BYTES ? bytes - off : STAGE_BYTES;
         int i = stage_take(b, s);
-        memcpy(s->buf[i], (const char *)src + off, n);
-        cu_note(&b->errs, cudaMemcpyAsync((char *)dst + off, s->buf[i], n, cudaMemcpyHostToDevice, st), "H2D");
-        cu_note(&b->errs, cudaEventRecord(s->free_ev[i], st), "event");
+        s->job[i] = (stage_job_t){b, dev, s->buf[i], (const char *)src + off, n, NULL, 0, 0};
+        stage_queue(b, s, i, st, (char *)dst + off, n, 1, "H2D");
     }
 }
 
@@ -215,7 +274,7 @@ static void cb_copy(backend_t *b, int dev, lane_t lane, int peer, void *dst, con
 {
     cudaStream_t st = b->st[dev][lane];
     cudaSetDevice(gpu_of(b, dev));
-    cu_prof_tag(dev, tag, lane == LANE_H2D ? "h2d" : lane == LANE_D2H ? "d2h" : "d2d", on_span, b);
+    host_span_t *span = span_begin(b, dev, lane, tag, lane == LANE_H2D ? "h2d" : lane == LANE_D2H ? "d2h" : "d2d", (double)bytes);
     if (lane == LANE_H2D) {
         h2d_staged(b, dev, dst, src, bytes);
     } else if (lane == LANE_D2H) {
@@ -223,17 +282,15 @@ static void cb_copy(backend_t *b, int dev, lane_t lane, int peer, void *dst, con
         for (size_t off = 0; off < bytes; off += STAGE_BYTES) {
             size_t n = bytes - off < STAGE_BYTES ? bytes - off : STAGE_BYTES;
             int i = stage_take(b, s);
-            s->job[i] = (out_job_t){(char *)dst + off, s->buf[i], n};
-            cu_note(&b->errs, cudaMemcpyAsync(s->buf[i], (const char *)src + off, n, cudaMemcpyDeviceToHost, st), "D2H");
-            cu_note(&b->errs, cudaLaunchHostFunc(st, copy_out, &s->job[i]), "D2H");
-            cu_note(&b->errs, cudaEventRecord(s->free_ev[i], st), "event");
+            s->job[i] = (stage_job_t){b, dev, (char *)dst + off, s->buf[i], n, NULL, 0, 0};
+            stage_queue(b, s, i, st, (char *)src + off, n, 0, "D2H");
         }
     } else if (gpu_of(b, peer) == gpu_of(b, dev)) {
         cu_note(&b->errs, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, st), "D2D");
     } else {
         cu_note(&b->errs, cudaMemcpyPeerAsync(dst, gpu_of(b, dev), src, gpu_of(b, peer), bytes, st), "peer copy");
     }
-    cu_prof_untag();
+    span_end(b, dev, lane, span);
     count(b, dev, lane, (double)bytes);
 }
 
@@ -250,35 +307,29 @@ static void cb_copy_rows(backend_t *b, int dev, void *dst, const void *src, size
         return;
     }
     cudaSetDevice(gpu_of(b, dev));
-    cu_prof_tag(dev, tag, "h2d_rows", on_span, b);
-    double t0 = now_s();
+    host_span_t *span = span_begin(b, dev, LANE_H2D, tag, "h2d_rows", (double)(row_bytes * (size_t)n));
     for (int64_t r0 = 0; r0 < n; r0 += per) {
         int64_t cnt = n - r0 < per ? n - r0 : per;
         int i = stage_take(b, s);
-        for (int64_t r = 0; r < cnt; r++)
-            memcpy(s->buf[i] + (size_t)r * row_bytes, (const char *)src + (size_t)rows[r0 + r] * row_bytes, row_bytes);
-        cu_note(&b->errs, cudaMemcpyAsync((char *)dst + (size_t)r0 * row_bytes, s->buf[i], (size_t)cnt * row_bytes,
-                                cudaMemcpyHostToDevice, st),
-                "H2D rows");
-        cu_note(&b->errs, cudaEventRecord(s->free_ev[i], st), "event");
+        s->job[i] = (stage_job_t){b, dev, s->buf[i], src, 0, rows + r0, cnt, row_bytes};
+        stage_queue(b, s, i, st, (char *)dst + (size_t)r0 * row_bytes, (size_t)cnt * row_bytes, 1, "H2D rows");
     }
-    cu_prof_untag();
-    pthread_mutex_lock(&b->lock);
-    b->stats.filter_s[dev] += now_s() - t0;
-    pthread_mutex_unlock(&b->lock);
+    span_end(b, dev, LANE_H2D, span);
     count(b, dev, LANE_H2D, (double)(row_bytes * (size_t)n));
 }
 
 static void cb_copy_parts(backend_t *b, int dev, void *dst, const copy_part_t *parts, int n, chunk_tag_t tag)
 {
     cudaSetDevice(gpu_of(b, dev));
-    cu_prof_tag(dev, tag, "h2d_chunk", on_span, b);
-    size_t at = 0, total = 0;
+    size_t total = 0;
+    for (int i = 0; i < n; i++) total += parts[i].bytes;
+    host_span_t *span = span_begin(b, dev, LANE_H2D, tag, "h2d_chunk", (double)total);
+    size_t at = 0;
     for (int i = 0; i < n; i++) {
         h2d_staged(b, dev, (char *)dst + at, parts[i].src, parts[i].bytes);
-        at += copy_part_align(parts[i].bytes), total += parts[i].bytes;
+        at += copy_part_align(parts[i].bytes);
     }
-    cu_prof_untag();
+    span_end(b, dev, LANE_H2D, span);
     count(b, dev, LANE_H2D, (double)total);
 }
 
@@ -287,31 +338,39 @@ static void cb_launch(backend_t *b, int dev, const kernel_call_t *call, chunk_ta
     kernel_call_t c = *call;
     cudaSetDevice(gpu_of(b, dev));
     static const char *const names[] = {"chunk_gather", "zero_acc", "gemm", "add"};
-    cu_prof_tag(dev, tag, names[c.id], on_span, b);
+    host_span_t *span = span_begin(b, dev, LANE_COMPUTE, tag, names[c.id], 0);
     if (c.id == KERN_GEMM) cu_sgemm(&b->errs, b->blas[dev], c.trans_a, c.trans_b, c.m, c.n, c.k, c.a, c.b, c.out, c.acc);
     else if (c.id == KERN_ADD) cu_add(&b->errs, c.out, c.in, c.m, b->st[dev][LANE_COMPUTE]);
     else cu_chunk_gather(&b->errs, &c, b->st[dev][LANE_COMPUTE]);
-    cu_prof_untag();
+    span_end(b, dev, LANE_COMPUTE, span);
     pthread_mutex_lock(&b->lock);
     b->stats.flops[dev] += c.flops;
     pthread_mutex_unlock(&b->lock);
 }
 
+/* Event slot id made on gpu (remade when an earlier use was on another GPU). */
+static int event_slot(backend_t *b, int id, int gpu)
+{
+    if (id < b->made_ev && b->ev_gpu[id] == gpu) return 0;
+    if (id < b->made_ev) cudaEventDestroy(b->ev[id]);
+    if (cudaEventCreateWithFlags(&b->ev[id], cudaEventDisableTiming) != cudaSuccess) {
+        cudaGetLastError();
+        b->ev[id] = NULL, b->ev_gpu[id] = -1;
+        return -1;
+    }
+    b->ev_gpu[id] = gpu;
+    if (id == b->made_ev) b->made_ev++;
+    return 0;
+}
+
 static int cb_record(backend_t *b, int dev, lane_t lane)
 {
-    if (b->nev == MAX_EVENTS) {
+    cudaSetDevice(gpu_of(b, dev));
+    if (b->nev == MAX_EVENTS || event_slot(b, b->nev, gpu_of(b, dev)) != 0) {
         cudaStreamSynchronize(b->st[dev][lane]);
         return -1;
     }
     int id = b->nev++;
-    if (id == b->made_ev) {
-        if (cudaEventCreateWithFlags(&b->ev[id], cudaEventDisableTiming) != cudaSuccess) {
-            b->nev--;
-            cudaStreamSynchronize(b->st[dev][lane]);
-            return -1;
-        }
-        b->made_ev++;
-    }
     cu_note(&b->errs, cudaEventRecord(b->ev[id], b->st[dev][lane]), "event");
     return id;
 }

@@ -29,6 +29,16 @@ void cu_note_blas(cu_errors_t *e, cublasStatus_t s, const char *what);
 int cu_take_error(cu_errors_t *e, gs_err_t *err);
 #define CU_LAUNCHED(errs, what) cu_note(errs, cudaGetLastError(), what)
 
+/* kernel<<<grid, block, shmem, stream>>>(args) under nvcc; under a host
+ * compiler, the CPU test double's launch (cuda/cpu_runtime/cuda_runtime.h),
+ * so the same kernels run on the CPU in make test-cuda-cpu. */
+#ifdef __CUDACC__
+#define CU_LAUNCH(kernel, grid, block, shmem, stream, ...) kernel<<<(grid), (block), (shmem), (stream)>>>(__VA_ARGS__)
+#else
+#define CU_LAUNCH(kernel, grid, block, shmem, stream, ...) \
+    cpurt_launch(#kernel, kernel, (grid), (block), (shmem), (stream), __VA_ARGS__)
+#endif
+
 /* kops.h's context: a stream and a cuBLAS handle on it, its errors, and
  * the scratch the loss, accuracy and column sums use. */
 struct kops_ctx {
@@ -121,6 +131,15 @@ int cu_prof_start(gpu_span_hook_t hook, void *user, char *why, size_t n);
 void cu_prof_flush(void);
 void cu_prof_stop(void);
 void cu_prof_metrics(gpu_metrics_t *out);
+/* 1 when CUPTI collects (cu_prof_enable succeeded), else 0. */
+int cu_prof_enabled(void);
+/* host_spans.cu: a span of the work queued on st between open and close,
+ * stamped by host functions in stream order (the path without CUPTI);
+ * close hands it to sink from the stream. NULL: out of memory (no span). */
+typedef struct host_span host_span_t;
+host_span_t *cu_span_open(cudaStream_t st, int dev, lane_t lane, chunk_tag_t tag, const char *name, double bytes,
+                          gpu_span_hook_t sink, void *user);
+void cu_span_close(cudaStream_t st, host_span_t *s);
 /* NVML (nvml_dl.cu) */
 void cu_nvml_metrics(gpu_metrics_t *out);
 

@@ -214,6 +214,14 @@ int cu_prof_start(gpu_span_hook_t hook, void *user, char *why, size_t n)
     return 0;
 }
 
+int cu_prof_enabled(void)
+{
+    pthread_mutex_lock(&lock);
+    int on = enabled;
+    pthread_mutex_unlock(&lock);
+    return on;
+}
+
 void cu_prof_flush(void)
 {
     if (enabled) cuptiActivityFlushAll(0);

@@ -55,14 +55,13 @@ int cu_take_error(cu_errors_t *e, gs_err_t *err)
 int cu_init(char *why, size_t n)
 {
     int count = 0;
-    void *driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
-    if (!driver) {
-        snprintf(why, n, "no NVIDIA driver on this machine (libcuda.so.1 not found)");
-        return -1;
-    }
     cudaError_t e = cudaGetDeviceCount(&count);
-    if (e != cudaSuccess) {
-        snprintf(why, n, "%s", cudaGetErrorString(e));
+    if (e != cudaSuccess) { /* say whether a driver is there at all, the likeliest cause */
+        void *driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD);
+        if (!driver) driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+        if (!driver) snprintf(why, n, "no NVIDIA driver on this machine (libcuda.so.1 not found): %s", cudaGetErrorString(e));
+        else snprintf(why, n, "%s", cudaGetErrorString(e));
+        if (driver) dlclose(driver);
         return -1;
     }
     if (count == 0) {
@@ -312,14 +311,14 @@ static graph_t drop_graph(const ew_args_t *a)
 static void d_ew_forward(kops_ctx_t *cx, const ew_args_t *a)
 {
     if (a->rows * a->cols == 0) return;
-    ew_fwd_kernel<<<cu_blocks(a->rows * a->cols, 256), 256, 0, cx->stream>>>(*a, drop_graph(a));
+    CU_LAUNCH(ew_fwd_kernel, cu_blocks(a->rows * a->cols, 256), 256, 0, cx->stream, *a, drop_graph(a));
     CU_LAUNCHED(&cx->errs, "elementwise");
 }
 
 static void d_ew_backward(kops_ctx_t *cx, const ew_args_t *a)
 {
     if ((!a->da && !a->db && !a->dc) || a->rows * a->cols == 0) return;
-    ew_bwd_kernel<<<cu_blocks(a->rows * a->cols, 256), 256, 0, cx->stream>>>(*a, drop_graph(a));
+    CU_LAUNCH(ew_bwd_kernel, cu_blocks(a->rows * a->cols, 256), 256, 0, cx->stream, *a, drop_graph(a));
     CU_LAUNCHED(&cx->errs, "elementwise");
 }
 
@@ -384,17 +383,17 @@ __global__ void head_dot_dw_kernel(const float *a, const float *dy, int64_t rows
 
 static void d_head_dot(kops_ctx_t *cx, const float *a, const float *w, int64_t rows, int64_t k, int64_t h, float *y)
 {
-    head_dot_kernel<<<cu_blocks(rows * k, 256), 256, 0, cx->stream>>>(a, w, rows, k, h, y);
+    CU_LAUNCH(head_dot_kernel, cu_blocks(rows * k, 256), 256, 0, cx->stream, a, w, rows, k, h, y);
     CU_LAUNCHED(&cx->errs, "head_dot");
 }
 
 static void d_head_dot_bwd(kops_ctx_t *cx, const float *a, const float *w, const float *dy, int64_t rows, int64_t k,
                            int64_t h, float *da, int acc_a, float *dw, int acc_w)
 {
-    if (da) head_dot_da_kernel<<<cu_blocks(rows * k * h, 256), 256, 0, cx->stream>>>(w, dy, rows, k, h, da, acc_a);
+    if (da) CU_LAUNCH(head_dot_da_kernel, cu_blocks(rows * k * h, 256), 256, 0, cx->stream, w, dy, rows, k, h, da, acc_a);
     if (dw) {
         if (!acc_w) d_zero(cx, dw, sizeof(float) * (size_t)(k * h));
-        head_dot_dw_kernel<<<256, 128, 0, cx->stream>>>(a, dy, rows, k, h, dw);
+        CU_LAUNCH(head_dot_dw_kernel, 256, 128, 0, cx->stream, a, dy, rows, k, h, dw);
     }
     CU_LAUNCHED(&cx->errs, "head_dot_bwd");
 }
@@ -419,7 +418,7 @@ static double d_xent(kops_ctx_t *cx, const float *logits, int64_t nrows, int64_t
     if (counted == 0) return 0;
     if (!cx->scalar && !(cx->scalar = (double *)d_alloc(cx, sizeof(double)))) return NAN;
     d_zero(cx, cx->scalar, sizeof(double));
-    xent_kernel<<<cu_blocks(n, 128), 128, 0, cx->stream>>>(logits, c, label, idx, n, counted, dlogits, cx->scalar);
+    CU_LAUNCH(xent_kernel, cu_blocks(n, 128), 128, 0, cx->stream, logits, c, label, idx, n, counted, dlogits, cx->scalar);
     CU_LAUNCHED(&cx->errs, "xent");
     double total = 0;
     d_download(cx, &total, cx->scalar, sizeof total);
@@ -447,7 +446,7 @@ static int64_t d_correct(kops_ctx_t *cx, const float *logits, int64_t c, const i
     if (n == 0) return 0;
     if (!cx->count && !(cx->count = (unsigned long long *)d_alloc(cx, sizeof *cx->count))) return 0;
     d_zero(cx, cx->count, sizeof *cx->count);
-    correct_kernel<<<cu_blocks(n, 128), 128, 0, cx->stream>>>(logits, c, label, idx, n, cx->count);
+    CU_LAUNCH(correct_kernel, cu_blocks(n, 128), 128, 0, cx->stream, logits, c, label, idx, n, cx->count);
     CU_LAUNCHED(&cx->errs, "accuracy");
     unsigned long long ok = 0;
     d_download(cx, &ok, cx->count, sizeof ok);
@@ -463,7 +462,7 @@ static void d_adam(kops_ctx_t *cx, float *w, const float *g, float *m, float *v,
                    float c2)
 {
     if (n == 0) return;
-    adam_kernel<<<cu_blocks(n, 256), 256, 0, cx->stream>>>(w, g, m, v, n, lr, wd, c1, c2);
+    CU_LAUNCH(adam_kernel, cu_blocks(n, 256), 256, 0, cx->stream, w, g, m, v, n, lr, wd, c1, c2);
     CU_LAUNCHED(&cx->errs, "adam");
 }
 

@@ -95,14 +95,14 @@ static void pull(kops_ctx_t *cx, cu_pull_t p, const cu_items_t *it)
     if (it->nitems == 0) return;
     p.items = it->items, p.nitems = it->nitems;
     if (!p.acc && it->nsplit) {
-        zero_rows_kernel<<<cu_blocks(it->nsplit * p.f, 256), 256, 0, cx->stream>>>(it->split_rows, it->nsplit, p.y, p.f);
+        CU_LAUNCH(zero_rows_kernel, cu_blocks(it->nsplit * p.f, 256), 256, 0, cx->stream, it->split_rows, it->nsplit, p.y, p.f);
         CU_LAUNCHED(&cx->errs, "zero rows");
     }
     int vec4 = p.f % 4 == 0 && p.x_stride % 4 == 0 && aligned16(p.x);
     p.group = group_for(p.f, vec4 ? 4 : 1);
     int64_t threads = p.nitems * p.group;
-    if (vec4) pull_kernel<4><<<cu_blocks(threads, 256), 256, 0, cx->stream>>>(p);
-    else pull_kernel<1><<<cu_blocks(threads, 256), 256, 0, cx->stream>>>(p);
+    if (vec4) CU_LAUNCH(pull_kernel<4>, cu_blocks(threads, 256), 256, 0, cx->stream, p);
+    else CU_LAUNCH(pull_kernel<1>, cu_blocks(threads, 256), 256, 0, cx->stream, p);
     CU_LAUNCHED(&cx->errs, "gather");
 }
 
@@ -182,7 +182,7 @@ void cu_gather_typed_bwd(kops_ctx_t *cx, const graph_t *g, agg_weight_t w, const
 {
     int64_t zf = (int64_t)g->ntypes * h;
     if (!acc) cu_note(&cx->errs, cudaMemsetAsync(dz, 0, sizeof(float) * (size_t)(g->nsrc * zf), cx->stream), "memset");
-    typed_bwd_kernel<<<cu_blocks(g->nsrc * h, 256), 256, 0, cx->stream>>>(g->out_ptr, g->out_dst, g->out_eid, g->etype,
+    CU_LAUNCH(typed_bwd_kernel, cu_blocks(g->nsrc * h, 256), 256, 0, cx->stream, g->out_ptr, g->out_dst, g->out_eid, g->etype,
                                                                           k_weights_csr(g, w), dy, g->nsrc, h, zf, dz);
     CU_LAUNCHED(&cx->errs, "gather_typed_bwd");
 }
@@ -208,7 +208,7 @@ __global__ void gather_max_kernel(const int64_t *ptr, const int32_t *src, const 
 
 void cu_gather_max(kops_ctx_t *cx, const graph_t *g, const float *x, int64_t f, float *y, int32_t *argmax)
 {
-    gather_max_kernel<<<cu_blocks(g->n * f, 256), 256, 0, cx->stream>>>(g->in_ptr, g->in_src, x, g->n, f, y, argmax);
+    CU_LAUNCH(gather_max_kernel, cu_blocks(g->n * f, 256), 256, 0, cx->stream, g->in_ptr, g->in_src, x, g->n, f, y, argmax);
     CU_LAUNCHED(&cx->errs, "gather_max");
 }
 
@@ -229,7 +229,7 @@ __global__ void gather_max_bwd_kernel(const int64_t *ptr, const int32_t *dst, co
 
 void cu_gather_max_bwd(kops_ctx_t *cx, const graph_t *g, const int32_t *argmax, const float *dy, int64_t f, float *dx, int acc)
 {
-    gather_max_bwd_kernel<<<cu_blocks(g->nsrc * f, 256), 256, 0, cx->stream>>>(g->out_ptr, g->out_dst, argmax, dy, g->nsrc, f,
+    CU_LAUNCH(gather_max_bwd_kernel, cu_blocks(g->nsrc * f, 256), 256, 0, cx->stream, g->out_ptr, g->out_dst, argmax, dy, g->nsrc, f,
                                                                              dx, acc);
     CU_LAUNCHED(&cx->errs, "gather_max_bwd");
 }
@@ -245,13 +245,13 @@ __global__ void rows_by_index_kernel(const int32_t *idx, const float *x, int64_t
 
 void cu_scatter_src(kops_ctx_t *cx, const graph_t *g, const float *x, int64_t f, float *y)
 {
-    rows_by_index_kernel<<<cu_blocks(g->m * f, 256), 256, 0, cx->stream>>>(g->in_src, x, g->m, f, y);
+    CU_LAUNCH(rows_by_index_kernel, cu_blocks(g->m * f, 256), 256, 0, cx->stream, g->in_src, x, g->m, f, y);
     CU_LAUNCHED(&cx->errs, "scatter_src");
 }
 
 void cu_scatter_dst(kops_ctx_t *cx, const graph_t *g, const float *x, int64_t f, float *y)
 {
-    rows_by_index_kernel<<<cu_blocks(g->m * f, 256), 256, 0, cx->stream>>>(g->in_dst, x, g->m, f, y);
+    CU_LAUNCH(rows_by_index_kernel, cu_blocks(g->m * f, 256), 256, 0, cx->stream, g->in_dst, x, g->m, f, y);
     CU_LAUNCHED(&cx->errs, "scatter_dst");
 }
 
@@ -267,7 +267,7 @@ __global__ void edge_bwd_kernel(const int32_t *dst, const float *w, const float 
 
 void cu_gather_edge_bwd(kops_ctx_t *cx, const graph_t *g, agg_weight_t w, const float *dy, int64_t f, float *dm, int acc)
 {
-    edge_bwd_kernel<<<cu_blocks(g->m * f, 256), 256, 0, cx->stream>>>(g->in_dst, k_weights_csc(g, w), dy, g->m, f, dm, acc);
+    CU_LAUNCH(edge_bwd_kernel, cu_blocks(g->m * f, 256), 256, 0, cx->stream, g->in_dst, k_weights_csc(g, w), dy, g->m, f, dm, acc);
     CU_LAUNCHED(&cx->errs, "gather_edge_bwd");
 }
 
@@ -283,7 +283,7 @@ __global__ void uaddv_kernel(const int32_t *src, const int32_t *dst, const float
 
 void cu_edge_uaddv(kops_ctx_t *cx, const graph_t *g, const float *l, const float *r, int64_t k, float *s)
 {
-    uaddv_kernel<<<cu_blocks(g->m * k, 256), 256, 0, cx->stream>>>(g->in_src, g->in_dst, l, r, g->m, k, s);
+    CU_LAUNCH(uaddv_kernel, cu_blocks(g->m * k, 256), 256, 0, cx->stream, g->in_src, g->in_dst, l, r, g->m, k, s);
     CU_LAUNCHED(&cx->errs, "edge_uaddv");
 }
 
@@ -302,7 +302,7 @@ __global__ void softmax_kernel(const int64_t *ptr, const float *s, int64_t n, in
 
 void cu_edge_softmax(kops_ctx_t *cx, const graph_t *g, const float *s, int64_t k, float *a)
 {
-    softmax_kernel<<<cu_blocks(g->n * k, 256), 256, 0, cx->stream>>>(g->in_ptr, s, g->n, k, a);
+    CU_LAUNCH(softmax_kernel, cu_blocks(g->n * k, 256), 256, 0, cx->stream, g->in_ptr, s, g->n, k, a);
     CU_LAUNCHED(&cx->errs, "edge_softmax");
 }
 
@@ -322,7 +322,7 @@ __global__ void softmax_bwd_kernel(const int64_t *ptr, const float *a, const flo
 
 void cu_edge_softmax_bwd(kops_ctx_t *cx, const graph_t *g, const float *a, const float *da, int64_t k, float *ds, int acc)
 {
-    softmax_bwd_kernel<<<cu_blocks(g->n * k, 256), 256, 0, cx->stream>>>(g->in_ptr, a, da, g->n, k, ds, acc);
+    CU_LAUNCH(softmax_bwd_kernel, cu_blocks(g->n * k, 256), 256, 0, cx->stream, g->in_ptr, a, da, g->n, k, ds, acc);
     CU_LAUNCHED(&cx->errs, "edge_softmax_bwd");
 }
 
@@ -342,7 +342,7 @@ __global__ void sddmm_kernel(const int32_t *src, const int32_t *dst, const float
 
 void cu_sddmm(kops_ctx_t *cx, const graph_t *g, const float *p, const float *q, int64_t k, int64_t h, float *out, int acc)
 {
-    sddmm_kernel<<<cu_blocks(g->m * k, 256), 256, 0, cx->stream>>>(g->in_src, g->in_dst, p, q, g->m, k, h, out, acc);
+    CU_LAUNCH(sddmm_kernel, cu_blocks(g->m * k, 256), 256, 0, cx->stream, g->in_src, g->in_dst, p, q, g->m, k, h, out, acc);
     CU_LAUNCHED(&cx->errs, "sddmm");
 }
 
@@ -379,17 +379,17 @@ __global__ void add_kernel(float *out, const float *in, int64_t n)
 
 void cu_add(cu_errors_t *e, float *out, const float *in, int64_t n, cudaStream_t st)
 {
-    if (n > 0) add_kernel<<<cu_blocks(n, 256), 256, 0, st>>>(out, in, n);
+    if (n > 0) CU_LAUNCH(add_kernel, cu_blocks(n, 256), 256, 0, st, out, in, n);
     CU_LAUNCHED(e, "add");
 }
 
 void cu_chunk_gather(cu_errors_t *e, const kernel_call_t *c, cudaStream_t st)
 {
     if (c->id == KERN_ZERO) {
-        zero_kernel<<<cu_blocks(c->nd * c->out_cols, 256), 256, 0, st>>>(c->out, c->nd * c->out_cols);
+        CU_LAUNCH(zero_kernel, cu_blocks(c->nd * c->out_cols, 256), 256, 0, st, c->out, c->nd * c->out_cols);
     } else {
         if (c->nd * c->f == 0) return;
-        chunk_gather_kernel<<<cu_blocks(c->nd * c->f, 256), 256, 0, st>>>(*c);
+        CU_LAUNCH(chunk_gather_kernel, cu_blocks(c->nd * c->f, 256), 256, 0, st, *c);
     }
     CU_LAUNCHED(e, "chunk_gather");
 }

@@ -3,7 +3,7 @@
 
 Reads every source file outside tests/ (C, C headers, CUDA) and fails, naming
 each offence, when:
-  - two units include each other through a cycle (a unit is a .c/.cu file and
+  - two units include each other through a cycle (a unit is a .c/.cu/.cc file and
     its header: the path without its extension);
   - two rooms do (a room is a top-level folder, or one of engine/'s folders);
   - a room includes a room of a higher layer (LAYERS below), or datasets/ or
@@ -20,7 +20,7 @@ import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SOURCE_EXT = (".c", ".h", ".cu", ".cuh")
+SOURCE_EXT = (".c", ".h", ".cu", ".cuh", ".cc")
 SKIP_TOP = {"tests", ".git", "build", "build-asan", "build-tsan", "build-fuzz", ".venv", "bench-venv"}
 
 # Rooms by layer: a room may include rooms of its own layer or lower ones

@@ -10,7 +10,9 @@
 # A sanitizer run (asan, tsan) takes the tests whose source says so on a
 # line "run-under: asan tsan" (a comment). A test that exits 77 is counted
 # as skipped (the GPU tests without a GPU).
-# Usage: tests/run.sh BUILD_DIR [asan|tsan|gpu]
+# Modes cuda-cpu-asan and cuda-cpu-tsan run tests/gpu on the CPU test
+# double of the CUDA runtime (make test-cuda-cpu), where a skip is a failure.
+# Usage: tests/run.sh BUILD_DIR [asan|tsan|gpu|cuda-cpu-asan|cuda-cpu-tsan]
 set -u
 build=${1:-build}
 mode=${2:-normal}
@@ -27,7 +29,11 @@ run_one() {
     local start=$SECONDS rc=0
     echo "=== $name"
     "$@" 2>&1 || rc=$?
-    if [ "$rc" -eq 77 ]; then
+    if [ "$rc" -eq 77 ] && [ -n "${must_run:-}" ]; then
+        fail=$((fail + 1))
+        failed+=("$name")
+        echo "--- $name: SKIPPED where it must run: FAILED ($((SECONDS - start)) s)"
+    elif [ "$rc" -eq 77 ]; then
         skip=$((skip + 1))
         echo "--- $name: SKIPPED ($((SECONDS - start)) s)"
     elif [ "$rc" -eq 0 ]; then
@@ -42,7 +48,7 @@ run_one() {
 # wanted SOURCE: whether this mode runs the test whose source is SOURCE
 wanted() {
     case "$mode" in
-    normal | gpu) return 0 ;;
+    normal | gpu | cuda-cpu-*) return 0 ;;
     *) grep -qE "run-under:.*\b$mode\b" "$1" ;;
     esac
 }
@@ -66,6 +72,16 @@ prefix=$mode/
 [ "$mode" = normal ] && prefix=
 case "$mode" in
 gpu) export GNNSCOPE_BIN="$root/gnnscope"; run_all gpu gpu ;;
+cuda-cpu-asan | cuda-cpu-tsan) # the plugin on the CPU test double of the CUDA runtime: nothing may skip
+    san=${mode#cuda-cpu-}
+    export GNNSCOPE_BIN="$root/gnnscope-$san" GNNSCOPE_CUDA_TEST_DOUBLE=1
+    export GNNSCOPE_CUDA_PLUGIN="$root/$build/cuda-cpu/libgnnscope_cuda_cpu.so"
+    # under ASan, two emulated GPUs: the logical devices spread over both (peer copies, per-GPU events)
+    [ "$san" = asan ] && export GNNSCOPE_CPU_GPUS=2
+    export TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1 suppressions=$root/tests/tsan.supp"
+    must_run=1
+    run_all gpu gpu
+    ;;
 asan) export GNNSCOPE_BIN="$root/gnnscope-asan"; run_all unit cli tui dist ;;
 tsan)
     export GNNSCOPE_BIN="$root/gnnscope-tsan"

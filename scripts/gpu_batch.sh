@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# device_batch.sh - issue 32's GPU batch in one command, for the sessions
+# gpu_batch.sh - issue 32's GPU batch in one command, for the sessions
 # that are lent a GPU (device time is scarce: one call does everything and
-# leaves its evidence in OUTDIR). Run by hand on the GPU machine from the
-# repository root; the test runner skips it (exit 77), and so does a
-# machine without a GPU. Steps, each under a "== step" header:
+# leaves its evidence in OUTDIR). Run by hand on the GPU machine; a
+# machine without a GPU skips it (exit 77). Steps, each under a "== step"
+# header:
 #   1. make test-gpu: every op against the CPU reference, 5-epoch losses
 #      against the cpu backend in memory and streamed, CUPTI spans;
-#   2. compute-sanitizer memcheck and racecheck on the GPU test binary;
+#   2. compute-sanitizer memcheck and racecheck on each GPU test binary;
 #   3. a streamed GPU run with a trace (CUPTI spans tagged with chunks),
 #      its JSON, and a tmux capture of the workbench on the GPU;
 #   4. bench/bench_gpu_pyg.sh: speed against torch-geometric's GCNConv and
@@ -15,13 +15,9 @@
 #   5. calibration: the same streamed configuration on the virtual clock
 #      (roofline kernels) and on the GPU, epoch times side by side
 #      (gnnscope compare).
-# Usage: tests/gpu/device_batch.sh [OUTDIR]   (default $OUT, else /tmp/gpu-batch)
+# Usage: scripts/gpu_batch.sh [OUTDIR]   (default $OUT, else /tmp/gpu-batch)
 set -u
-if [ -n "${GNNSCOPE_BIN:-}" ]; then
-    echo "skipped: device_batch.sh is run by hand on a GPU machine, not by the test runner"
-    exit 77
-fi
-root=$(cd "$(dirname "$0")/../.." && pwd)
+root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 1
 out=${1:-${OUT:-/tmp/gpu-batch}}
 mkdir -p "$out"
@@ -45,8 +41,10 @@ fi
 nvidia-smi >"$out/nvidia-smi.txt" 2>&1
 step test-gpu make test-gpu
 san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-step memcheck "$san" --tool memcheck --error-exitcode 1 build/tests/gpu/test_gpu
-step racecheck "$san" --tool racecheck --error-exitcode 1 build/tests/gpu/test_gpu
+for t in build/tests/gpu/test_gpu_*; do
+    step "memcheck-$(basename "$t")" "$san" --tool memcheck --error-exitcode 1 "$t"
+    step "racecheck-$(basename "$t")" "$san" --tool racecheck --error-exitcode 1 "$t"
+done
 streamed=(--backend cuda --devices 2 --chunks 8 --subchunks 2 --selective on --epochs 5)
 step streamed ./gnnscope train "${streamed[@]}" --trace "$out/streamed.trace.json" --json
 tail -n 1 "$out/streamed.log" >"$out/streamed.json"

@@ -1,0 +1,103 @@
+/* test_gpu_errors.c - the plugin's failures as a GPU user meets them: a
+ * --device-mem larger than the GPU's share is refused at open; a logical
+ * device's cap refuses what would pass it and keeps serving what fits; an
+ * allocation larger than the GPU fails without poisoning later work; a
+ * copy to memory that was freed is reported by the next sync, naming the
+ * copy, and the context works after it; a streamed run whose cap is too
+ * small fails with a message, not a crash. Exits 77 when no GPU answers. */
+#include "gpu_util.h"
+
+static void test_device_mem_past_gpu(void **state)
+{
+    (void)state;
+    backend_t *be = NULL;
+    backend_cfg_t cfg = {.ndev = 2, .dev_mem = (uint64_t)1 << 50};
+    gs_err_t err;
+    assert_int_equal(cu->backend->open(&be, &cfg, &err), GS_EINPUT);
+    if (!strstr(err.msg, "--device-mem")) fail_msg("error does not name --device-mem: %s", err.msg);
+    assert_null(be);
+}
+
+static void test_cap_of_a_logical_device(void **state)
+{
+    (void)state;
+    const backend_ops_t *B = cu->backend;
+    backend_t *be;
+    backend_cfg_t cfg = {.ndev = 2, .dev_mem = 1 << 20};
+    gs_err_t err;
+    if (B->open(&be, &cfg, &err)) fail_msg("%s", err.msg);
+    assert_int_equal(B->capacity(be, 1), 1 << 20);
+    assert_null(B->alloc(be, 0, 2 << 20));
+    void *a = B->alloc(be, 0, 600 << 10);
+    assert_non_null(a);
+    assert_null(B->alloc(be, 0, 600 << 10)); /* 1.2 MB would pass the cap */
+    void *b = B->alloc(be, 1, 600 << 10);    /* the other device has its own */
+    assert_non_null(b);
+    B->free(be, 0, a, 600 << 10);
+    a = B->alloc(be, 0, 600 << 10); /* freed memory counts again */
+    assert_non_null(a);
+    B->free(be, 0, a, 600 << 10), B->free(be, 1, b, 600 << 10);
+    if (B->sync(be, &err)) fail_msg("sync after refused allocations: %s", err.msg);
+    B->close(be);
+}
+
+static void test_too_large_then_fine(void **state)
+{
+    (void)state;
+    assert_null(K->alloc(CX, (size_t)1 << 50));
+    float x[64] = {1}, y[64];
+    float *d = up(x, sizeof x);
+    K->download(CX, y, d, sizeof y);
+    gs_err_t err;
+    if (K->sync(CX, &err)) fail_msg("a refused allocation poisoned the context: %s", err.msg);
+    assert_memory_equal(x, y, sizeof x);
+    K->release(CX, d);
+}
+
+static void test_copy_to_freed_memory(void **state)
+{
+    (void)state;
+    float x[256] = {0};
+    float *d = K->alloc(CX, sizeof x);
+    assert_non_null(d);
+    K->release(CX, d);
+    K->upload(CX, d, x, sizeof x);
+    gs_err_t err;
+    assert_int_equal(K->sync(CX, &err), GS_EFAIL);
+    if (!strstr(err.msg, "upload")) fail_msg("error does not name the copy: %s", err.msg);
+    print_message("reported: %s\n", err.msg);
+    float *e = up(x, sizeof x); /* the error was taken; the context goes on */
+    if (K->sync(CX, &err)) fail_msg("after the reported error: %s", err.msg);
+    K->release(CX, e);
+}
+
+static void test_stream_cap_too_small(void **state)
+{
+    (void)state;
+    gpu_run_t r = {.devices = 2, .chunks = 4, .dev_mem = 64 << 10};
+    r.knobs = (stream_knobs_t){.subchunks = 1, .memplan = MP_STREAM};
+    trainer_t t;
+    gs_err_t err;
+    int rc = gpu_trainer(&t, gen.data_dir, "gcn", DEVICE_CUDA, &r, NULL, &err);
+    if (!rc) {
+        epoch_stats_t st;
+        rc = trainer_epoch(&t, &st, &err);
+    }
+    trainer_close(&t);
+    if (!rc) fail_msg("a 64 KiB cap trained a 6000-vertex graph");
+    if (!err.msg[0] || strchr(err.msg, '\n')) fail_msg("error is not one line: '%s'", err.msg);
+    print_message("refused: %s\n", err.msg);
+}
+
+int main(void)
+{
+    gpu_open_or_skip();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_device_mem_past_gpu),
+        cmocka_unit_test(test_cap_of_a_logical_device),
+        cmocka_unit_test(test_too_large_then_fine),
+        cmocka_unit_test(test_copy_to_freed_memory),
+        cmocka_unit_test(test_stream_cap_too_small),
+    };
+    return cmocka_run_group_tests(tests, gpu_graph_setup, gpu_graph_teardown);
+}
