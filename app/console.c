@@ -61,14 +61,27 @@ int console_run(const char *line)
     return rc;
 }
 
+static char typed_knob[32], typed_value[64]; /* the last `set` typed that the session took, until taken */
+static int typed_set;
+
 static void on_line(char *line)
 {
     if (!line) return;
     if (*line) {
         add_history(line);
-        console_run(line);
+        char extra;
+        if (console_run(line) == 0 && sscanf(line, " set %31s %63s %c", typed_knob, typed_value, &extra) == 2) typed_set = 1;
     }
     free(line);
+}
+
+int console_take_set(char *knob, size_t kn, char *value, size_t vn)
+{
+    if (!typed_set) return 0;
+    typed_set = 0;
+    snprintf(knob, kn, "%s", typed_knob);
+    snprintf(value, vn, "%s", typed_value);
+    return 1;
 }
 
 /* Completion candidates: command names (plus "source"), or knob names

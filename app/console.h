@@ -23,5 +23,8 @@ const char *console_reply(void);
 void console_set_reply(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Runs one command line as if typed (scripts). Returns session_command's code (SESSION_QUIT for quit). */
 int console_run(const char *line);
+/* 1 once after the user typed a `set KNOB VALUE` the session took, with
+ * its knob and value (for the workbench's delta line). */
+int console_take_set(char *knob, size_t kn, char *value, size_t vn);
 
 #endif

@@ -3,6 +3,7 @@
  * stdout is not a terminal), with the flags of the script's "#flags"
  * lines before the user's. Scripts are found next to the binary
  * (demos/), in ../share/gnnscope/demos, or in the source tree. */
+#include <ctype.h>
 #include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
@@ -20,6 +21,28 @@
 #define GS_DEMODIR "demos"
 #endif
 
+/* A demo's one-line description: its first comment's first line, up to
+ * the first full stop (the paper and what the demo shows). */
+static void demo_about(const char *dir, const char *file, char *out, size_t n)
+{
+    char path[PATH_MAX + 128], line[512];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    out[0] = '\0';
+    FILE *f = fopen(path, "r");
+    if (!f) return;
+    if (fgets(line, sizeof line, f) && line[0] == '#' && line[1] == ' ') {
+        char *end = line + strcspn(line, "\n");
+        for (char *p = line + 2; (p = strstr(p, ". ")) != NULL; p++)
+            if (isupper((unsigned char)p[2]) && !(p - line >= 3 && strncmp(p - 3, "Fig", 3) == 0)) { /* a sentence ends */
+                end = p;
+                break;
+            }
+        if (end > line + 2 && end[-1] == '.') end--;
+        snprintf(out, n, "%.*s", (int)(end - line - 2), line + 2);
+    }
+    fclose(f);
+}
+
 int cmd_demo(int argc, char **argv)
 {
     char dir[PATH_MAX + 64];
@@ -29,7 +52,8 @@ int cmd_demo(int argc, char **argv)
     }
     if (argc >= 1 && (strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0)) {
         printf("usage: gnnscope demo [NAME [flags]]\n  Without NAME, lists the demos; with it, runs one in the workbench (in a terminal) or headless,\n"
-               "  printing what it says and its effect line. Extra flags are passed on as to gnnscope tui.\n");
+               "  printing what it says and its effect line. Extra flags are passed on as to gnnscope tui.\n"
+               "  In a terminal each say pauses training until space (--pace auto=S: for S seconds).\n");
         return 0;
     }
     if (argc == 0) {
@@ -38,7 +62,10 @@ int cmd_demo(int argc, char **argv)
         printf("demos (gnnscope demo NAME [flags]):\n");
         while (d && (e = readdir(d))) {
             size_t n = strlen(e->d_name);
-            if (n > 3 && strcmp(e->d_name + n - 3, ".gs") == 0) printf("  %.*s\n", (int)n - 3, e->d_name);
+            if (n <= 3 || strcmp(e->d_name + n - 3, ".gs") != 0) continue;
+            char about[256];
+            demo_about(dir, e->d_name, about, sizeof about);
+            printf("  %-12.*s %s\n", (int)n - 3, e->d_name, about);
         }
         if (d) closedir(d);
         return 0;

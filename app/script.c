@@ -7,9 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "engine/train/knobs.h"
 #include "console.h"
+#include "knob_delta.h"
 
 static char *trim(char *s)
 {
@@ -17,15 +19,6 @@ static char *trim(char *s)
     char *e = s + strlen(s);
     while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' || e[-1] == '\r')) *--e = '\0';
     return s;
-}
-
-static const stat_desc_t *find_stat(const char *name)
-{
-    int n;
-    const stat_desc_t *d = stat_descs(&n);
-    for (int i = 0; i < n; i++)
-        if (strcmp(d[i].name, name) == 0) return &d[i];
-    return NULL;
 }
 
 /* Checks one line; fills why on error. */
@@ -40,8 +33,11 @@ static int check_line(const char *l, char *why, size_t n)
     if (strncmp(l, "wait", 4) == 0 && (l[4] == ' ' || !l[4])) {
         long k;
         char extra;
+        double secs;
+        if (sscanf(l, "wait seconds %lf %c", &secs, &extra) == 1)
+            return secs > 0 && secs <= SCRIPT_MAX_WAIT_S ? 0 : (snprintf(why, n, "wait seconds S: S in (0, %g]", SCRIPT_MAX_WAIT_S), -1);
         if (sscanf(l, "wait epochs %ld %c", &k, &extra) != 1 || k < 1 || k > SCRIPT_MAX_WAIT)
-            return snprintf(why, n, "expected: wait epochs N (N in [1, %ld])", SCRIPT_MAX_WAIT), -1;
+            return snprintf(why, n, "expected: wait epochs N (N in [1, %ld]) or wait seconds S", SCRIPT_MAX_WAIT), -1;
         return 0;
     }
     if (strcmp(l, "mark") == 0) return 0;
@@ -50,7 +46,7 @@ static int check_line(const char *l, char *why, size_t n)
         int count = 0;
         snprintf(copy, sizeof copy, "%s", l + 6);
         for (tok = strtok_r(copy, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save), count++)
-            if (!find_stat(tok)) return snprintf(why, n, "effect: '%.64s' is not a counter (see engine/stats.h)", tok), -1;
+            if (!stat_find(tok)) return snprintf(why, n, "effect: '%.64s' is not a counter (see engine/stats.h)", tok), -1;
         return count ? 0 : (snprintf(why, n, "expected: effect COUNTER [COUNTER]"), -1);
     }
     char word[64] = "";
@@ -91,7 +87,7 @@ static FILE *open_script(const char *path, gs_err_t *err)
 int script_load(script_t *sc, const char *path, gs_err_t *err)
 {
     memset(sc, 0, sizeof *sc);
-    sc->wait_until = -1;
+    sc->wait_until = -1, sc->pace = SCRIPT_PACE_NONE;
     snprintf(sc->path, sizeof sc->path, "%s", path);
     FILE *f = open_script(path, err);
     if (!f) return err->code;
@@ -129,6 +125,7 @@ int script_load(script_t *sc, const char *path, gs_err_t *err)
                 break;
             }
         }
+        sc->steps += strncmp(l, "say ", 4) == 0;
         sc->lines[sc->n] = strdup(l);
         sc->lineno[sc->n++] = lineno;
     }
@@ -146,7 +143,7 @@ static void effect_line(script_t *sc, const char *l, const session_snapshot_t *s
     snprintf(copy, sizeof copy, "%s", l + 6);
     const epoch_stats_t *last = snap->nepochs ? &snap->epochs[snap->nepochs - 1] : NULL;
     for (tok = strtok_r(copy, " \t", &save); tok && w < (int)sizeof sc->effect; tok = strtok_r(NULL, " \t", &save)) {
-        const stat_desc_t *d = find_stat(tok);
+        const stat_desc_t *d = stat_find(tok);
         double before = sc->marked ? stat_get(&sc->mark, d) : 0, after = last ? stat_get(last, d) : 0;
         const char *sep = w > 8 ? ";" : "";
         if (d->flags & STAT_FRACTION) { /* a share: percentages and the points gained */
@@ -154,13 +151,11 @@ static void effect_line(script_t *sc, const char *l, const session_snapshot_t *s
                           tok, 100 * before, 100 * after, 100 * (after - before));
             continue;
         }
-        double scale = !strcmp(d->unit, "B") ? 1e-6 : !strcmp(d->unit, "FLOP") ? 1e-6 : 1;
-        const char *unit = !strcmp(d->unit, "B") ? " MB" : !strcmp(d->unit, "ms") ? " ms" : !strcmp(d->unit, "FLOP") ? " MFLOP" : "";
-        char ratio[32];
-        if (after != 0) snprintf(ratio, sizeof ratio, "%.2fx", before / after);
-        else snprintf(ratio, sizeof ratio, "%s", before != 0 ? "none left" : "both zero");
-        w += snprintf(sc->effect + w, sizeof sc->effect - (size_t)w, "%s %s before %.4g%s after %.4g%s (%s)", sep, tok,
-                      before * scale, unit, after * scale, unit, ratio);
+        char b[32], a[32], ratio[32];
+        stat_value_str(d, before, b, sizeof b);
+        stat_value_str(d, after, a, sizeof a);
+        stat_ratio_str(before, after, ratio, sizeof ratio);
+        w += snprintf(sc->effect + w, sizeof sc->effect - (size_t)w, "%s %s before %s after %s (%s)", sep, tok, b, a, ratio);
     }
     snprintf(sc->banner, sizeof sc->banner, ">> %s", sc->effect);
 }
@@ -176,38 +171,108 @@ static void said(script_t *sc, const char *fmt, ...)
     va_end(ap);
 }
 
-int script_step(script_t *sc, const session_snapshot_t *snap)
+static double mono_s(void)
 {
-    long done = (long)snap->epochs_total;
-    if (sc->wait_until >= 0) {
-        if (done < sc->wait_until) return 0;
-        sc->wait_until = -1;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Holds at the say just shown: training paused (if it ran), the banner
+ * saying first (so a narrow terminal shows it) which step this is and how
+ * to go on. */
+static void hold(script_t *sc, const session_snapshot_t *snap)
+{
+    sc->holding = 1, sc->released = 0;
+    sc->hold_until = sc->pace > 0 ? mono_s() + sc->pace : 0;
+    if (!snap->paused && !snap->finished && console_run("pause") != SESSION_QUIT) sc->held_pause = 1;
+    char text[sizeof sc->banner];
+    snprintf(text, sizeof text, "%s", sc->banner + 3); /* past ">> " */
+    if (sc->pace > 0)
+        snprintf(sc->banner, sizeof sc->banner, ">> [step %d of %d, next in %.0f s] %s", sc->step, sc->steps, sc->pace, text);
+    else
+        snprintf(sc->banner, sizeof sc->banner, ">> [step %d of %d, space: go on] %s", sc->step, sc->steps, text);
+}
+
+/* Whether a hold or a `wait seconds` still stops the script; ends a hold
+ * whose key came or whose time is up, resuming the training it paused. */
+static int still_held(script_t *sc)
+{
+    double now = mono_s();
+    if (sc->holding) {
+        if (!sc->released && !(sc->pace > 0 && now >= sc->hold_until)) return 1;
+        sc->holding = 0;
+        char *text = strstr(sc->banner, "] ");
+        if (strncmp(sc->banner, ">> [step ", 9) == 0 && text) memmove(sc->banner + 3, text + 2, strlen(text + 2) + 1);
+        if (sc->held_pause) console_run("resume"), sc->held_pause = 0;
     }
-    while (sc->next < sc->n) {
-        const char *l = sc->lines[sc->next++];
-        long k;
-        if (strncmp(l, "say ", 4) == 0) {
-            const char *q = strchr(l, '"');
-            snprintf(sc->banner, sizeof sc->banner, ">> %.*s", (int)strlen(q) - 2, q + 1);
-            said(sc, "%s", sc->banner);
-        } else if (sscanf(l, "wait epochs %ld", &k) == 1) {
-            sc->wait_until = done + k;
-            return 0;
-        } else if (strcmp(l, "mark") == 0) {
-            sc->marked = snap->nepochs > 0;
-            if (sc->marked) sc->mark = snap->epochs[snap->nepochs - 1];
-        } else if (strncmp(l, "effect", 6) == 0) {
-            effect_line(sc, l, snap);
-        } else {
-            int rc = console_run(l);
-            said(sc, "   %s", console_reply()); /* every command's reply, in order */
-            if (rc == SESSION_QUIT) return 1;
-        }
+    if (sc->sleep_until > 0 && now < sc->sleep_until) return 1;
+    sc->sleep_until = 0;
+    return 0;
+}
+
+/* Runs one line; 1: stop here (a wait or a hold), 2: a line quits, else 0. */
+static int run_line(script_t *sc, const char *l, const session_snapshot_t *snap)
+{
+    long k;
+    double secs;
+    if (strncmp(l, "say ", 4) == 0) {
+        const char *q = strchr(l, '"');
+        snprintf(sc->banner, sizeof sc->banner, ">> %.*s", (int)strlen(q) - 2, q + 1);
+        said(sc, "%s", sc->banner);
+        sc->step++;
+        if (sc->pace == SCRIPT_PACE_NONE) return 0;
+        hold(sc, snap);
+        return 1;
+    } else if (sscanf(l, "wait seconds %lf", &secs) == 1) {
+        if (sc->pace == SCRIPT_PACE_NONE) return 0; /* headless: the epochs are the script's only clock */
+        sc->sleep_until = mono_s() + secs;
+        return 1;
+    } else if (sscanf(l, "wait epochs %ld", &k) == 1) {
+        sc->wait_until = (long)snap->epochs_total + k;
+        return 1;
+    } else if (strcmp(l, "mark") == 0) {
+        sc->marked = snap->nepochs > 0;
+        if (sc->marked) sc->mark = snap->epochs[snap->nepochs - 1];
+    } else if (strncmp(l, "effect", 6) == 0) {
+        effect_line(sc, l, snap);
+    } else {
+        int rc = console_run(l);
+        said(sc, "   %s", console_reply()); /* every command's reply, in order */
+        if (rc == SESSION_QUIT) return 2;
     }
     return 0;
 }
 
-int script_done(const script_t *sc) { return sc->next >= sc->n && sc->wait_until < 0; }
+int script_step(script_t *sc, const session_snapshot_t *snap)
+{
+    if (still_held(sc)) return 0;
+    if (sc->wait_until >= 0) {
+        if ((long)snap->epochs_total < sc->wait_until) return 0;
+        sc->wait_until = -1;
+    }
+    while (sc->next < sc->n) {
+        int rc = run_line(sc, sc->lines[sc->next++], snap);
+        if (rc) return rc == 2;
+    }
+    return 0;
+}
+
+void script_set_pace(script_t *sc, double pace) { sc->pace = pace; }
+int script_holding(const script_t *sc) { return sc->holding; }
+void script_release(script_t *sc) { sc->released = 1; }
+
+double script_parse_pace(const char *s)
+{
+    if (!strcmp(s, "key")) return SCRIPT_PACE_KEY;
+    if (!strcmp(s, "auto")) return 4.0;
+    char *end;
+    if (strncmp(s, "auto=", 5) != 0 || !s[5]) return -1;
+    double v = strtod(s + 5, &end);
+    return *end || !(v >= 0.5 && v <= 600) ? -1 : v;
+}
+
+int script_done(const script_t *sc) { return sc->next >= sc->n && sc->wait_until < 0 && !sc->holding && sc->sleep_until == 0; }
 const char *script_banner(const script_t *sc) { return sc->banner; }
 
 int script_take_said(script_t *sc, char (*out)[512], int max)

@@ -35,6 +35,8 @@ static const opt_t run_flags[] = {
 static const opt_t tui_flags[] = {
     {"max-epochs", OPT_I64, F(max_epochs), NULL, "never", 0, 1e9, "N", "quit after N epochs", NULL, WHEN_START, 0, 0, 0, 0, NULL, NULL},
     {"script", OPT_STR, F(script), NULL, NULL, 0, 0, "FILE", "run console commands from FILE", NULL, WHEN_START, 0, 0, 0, 0, NULL, NULL},
+    {"pace", OPT_STR, F(pace), NULL, NULL, 0, 0, "key|auto[=S]",
+     "in a terminal, each say of a script waits for space (key, the default) or S seconds (auto: 4)", NULL, WHEN_START, 0, 0, 0, 0, NULL, NULL},
     {"serve", OPT_STR, F(serve), NULL, NULL, 0, 0, "PATH", "serve the run on a Unix socket instead of drawing it (gnnscope attach PATH)", NULL,
      WHEN_START, 0, 0, 0, 0, NULL, NULL},
 };

@@ -18,6 +18,7 @@ typedef enum { OPTS_TRAIN, OPTS_TUI, OPTS_DEMO } opts_cmd_t;
 typedef struct {
     train_cfg_t cfg;
     char checkpoint[4096], resume[4096], trace[4096], metrics[4096], script[4096];
+    char pace[32]; /* tui: how a script's says wait in a terminal (script_parse_pace) */
     int json, quiet, profile, backend;
     uint64_t trace_max;  /* --trace-max: a trace's size cap (profiler/trace.h), 0 = none */
     int ranks;           /* --ranks N: launch N MPI ranks (launch.c) */

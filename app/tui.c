@@ -153,6 +153,15 @@ static int launch_workbench(int argc, char **argv, const train_opts_t *o)
     return rc ? rc : shown == 2 ? 1 : shown;
 }
 
+/* The workbench's own flags: --json refused, --pace applied. */
+static int workbench_flags(const train_opts_t *o, gs_err_t *err)
+{
+    if (o->json) /* accepted by the shared flag table, but the workbench has no summary to print */
+        return gs_fail(err, GS_EINPUT, "--json: only gnnscope train prints a JSON summary; the workbench writes one CSV row "
+                                       "per epoch with --metrics FILE.csv");
+    return o->pace[0] ? workbench_set_pace(o->pace, err) : GS_OK;
+}
+
 int cmd_tui(int argc, char **argv) { return tui_run(OPTS_TUI, argc, argv); }
 
 int tui_run(opts_cmd_t kind, int argc, char **argv)
@@ -165,17 +174,16 @@ int tui_run(opts_cmd_t kind, int argc, char **argv)
         return 2;
     }
     if (help) {
-        train_opts_help(kind, kind == OPTS_DEMO ? "usage: gnnscope demo NAME [train flags] [--max-epochs N]\n\n"
+        train_opts_help(kind, kind == OPTS_DEMO ? "usage: gnnscope demo NAME [train flags] [--max-epochs N] [--pace key|auto[=S]]\n\n"
                                                   "Runs a classroom script in the workbench (headless without a "
-                                                  "terminal). A demo's own flags come first; yours win."
+                                                  "terminal), one step per space. A demo's own flags come first; yours win."
                                                 : "usage: gnnscope [tui] [train flags] [--max-epochs N] [--script FILE]\n\n"
                                                   "Opens the workbench. Without flags: Cora, GCN, streamed through 2 "
                                                   "emulated devices in a setting where each knob key shows its effect.");
         return 0;
     }
-    if (o.json) { /* accepted by the shared flag table, but the workbench has no summary to print */
-        fprintf(stderr, "gnnscope: error: --json: only gnnscope train prints a JSON summary; the workbench writes "
-                        "one CSV row per epoch with --metrics FILE.csv\n");
+    if (workbench_flags(&o, &err)) {
+        fprintf(stderr, "gnnscope: error: %s\n", err.msg);
         return 2;
     }
     int tty = isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);

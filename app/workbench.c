@@ -25,10 +25,21 @@
 #include "views/lanes.h"
 #include "views/plot.h"
 #include "console.h"
+#include "knob_delta.h"
 #include "stop_signal.h"
 
 static script_t active_script; /* the running script, if any (--script or source) */
 static int have_active;
+static double screen_pace = SCRIPT_PACE_KEY; /* how a script's says wait on the full screen */
+static int on_screen;                       /* the full-screen workbench runs: scripts are paced */
+
+int workbench_set_pace(const char *pace, gs_err_t *err)
+{
+    double p = script_parse_pace(pace);
+    if (p < 0) return gs_fail(err, GS_EINPUT, "--pace: '%s' is not key, auto or auto=S (S in [0.5, 600] seconds)", pace);
+    screen_pace = p;
+    return GS_OK;
+}
 
 /* "source FILE" from the console: replaces the running script. */
 static int source_script(const char *path, char *reply, int n)
@@ -42,6 +53,7 @@ static int source_script(const char *path, char *reply, int n)
     if (have_active) script_free(&active_script);
     active_script = next;
     have_active = 1;
+    if (on_screen) script_set_pace(&active_script, screen_pace);
     snprintf(reply, (size_t)n, "running %s", path);
     return 0;
 }
@@ -82,6 +94,7 @@ typedef struct {
     double busy_hist[PROF_MAX_DEV][VIEW_HIST];
     int nhist;
     uint64_t last_window;
+    knob_delta_t delta; /* the knob a key changed, until its first epoch shows what it moved */
 } ui_t;
 
 static char key_of(const char *knob)
@@ -114,21 +127,21 @@ static void knob_rows(const session_if_t *s, const session_snapshot_t *snap, vie
 }
 
 /* Cycles knob o through its choices (its key), from the pending value or the one in force. */
-static void cycle(const session_if_t *s, const opt_t *o)
+/* A knob's key: its next value, set as the console would; the delta line
+ * follows once an epoch has run with it. */
+static void cycle(const session_if_t *s, ui_t *u, const opt_t *o)
 {
     char cur[96], cmd[160], next[64];
     session_snapshot_t *snap = malloc(sizeof *snap);
     if (!snap) return;
+    s->snapshot(s->self, snap);
     s->pending(s->self, o->name, cur, sizeof cur);
-    if (!cur[0]) {
-        s->snapshot(s->self, snap);
-        opt_format(o, &snap->cfg, cur, sizeof cur);
-    }
-    free(snap);
+    if (!cur[0]) opt_format(o, &snap->cfg, cur, sizeof cur);
     int k = gs_choice_index(o->choices, cur);
     gs_choice_name(o->choices, (k + 1) % gs_choice_count(o->choices), next, sizeof next);
     snprintf(cmd, sizeof cmd, "set %s %s", o->name, next);
-    console_run(cmd);
+    if (console_run(cmd) == 0) knob_delta_start(&u->delta, o->name, next, snap);
+    free(snap);
 }
 
 /* The knob whose key is ch, or NULL. */
@@ -149,6 +162,10 @@ static int handle_key(const session_if_t *s, ui_t *u, int ch)
         return 0;
     }
     session_snapshot_t snap;
+    if (have_active && script_holding(&active_script) && (ch == ' ' || ch == '\n' || ch == KEY_ENTER)) {
+        script_release(&active_script); /* a paced script goes on */
+        return 0;
+    }
     switch (ch) {
     case 'q': return 1;
     case ':': u->focused = 1; u->help = 0; break;
@@ -165,7 +182,7 @@ static int handle_key(const session_if_t *s, ui_t *u, int ch)
     case 'f': u->follow = 1; break;
     case '\t': break; /* focus cycles between the panels and the console */
     default:
-        if (knob_of_key(ch)) cycle(s, knob_of_key(ch));
+        if (knob_of_key(ch)) cycle(s, u, knob_of_key(ch));
         break;
     }
     if (ch == '\t') u->focused = !u->focused;
@@ -206,6 +223,9 @@ static int run_loop(const session_if_t *s)
     while (!quit && !stop_signal()) {
         quit = take_keys(s, &u);
         s->snapshot(s->self, &snap);
+        char typed_knob[32], typed_value[64];
+        if (console_take_set(typed_knob, sizeof typed_knob, typed_value, sizeof typed_value))
+            knob_delta_start(&u.delta, typed_knob, typed_value, &snap);
         script_t *sc = have_active ? &active_script : NULL;
         if (sc && script_step(sc, &snap)) quit = 1;
         if (snap.finished) quit = 1; /* --max-epochs reached */
@@ -253,6 +273,11 @@ static int run_loop(const session_if_t *s)
         if (snap.notice_seq != u.notices) { /* what the engine did with a request, at an epoch boundary */
             if (snap.notice[0]) console_set_reply("%s", snap.notice);
             u.notices = snap.notice_seq;
+        }
+        if (u.delta.active) { /* a key's knob: what it moved, once an epoch has run with it */
+            char pend[96], line[256];
+            s->pending(s->self, u.delta.knob, pend, sizeof pend);
+            if (knob_delta_poll(&u.delta, pend, &snap, line, sizeof line)) console_set_reply("%s", line);
         }
         if (snap.failed && !console_reply()[0]) console_set_reply("error: %s", snap.error);
         knob_rows(s, &snap, &v);
@@ -349,7 +374,10 @@ int workbench_screen(const session_if_t *s)
     draw_init_colors(&color);
     console_init(s);
     console_set_source_handler(source_script);
+    on_screen = 1;
+    if (have_active) script_set_pace(&active_script, screen_pace);
     int rc = run_loop(s);
+    on_screen = 0;
     console_shutdown();
     restore_terminal();
     session_snapshot_t *snap = malloc(sizeof *snap);

@@ -12,6 +12,9 @@
 /* Makes FILE the active script (replacing one); GS_EINPUT with err on a bad script. */
 int workbench_load_script(const char *path, gs_err_t *err);
 void workbench_free_script(void);
+/* How a script's says wait on the full screen: "key" (the default: space
+ * goes on), "auto" or "auto=S" (script_parse_pace); GS_EINPUT when malformed. */
+int workbench_set_pace(const char *pace, gs_err_t *err);
 
 /* Full screen until q, a stop signal, the script's quit or the run's end;
  * prints the run's outcome on the restored terminal. Returns the exit code. */

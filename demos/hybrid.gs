@@ -1,5 +1,5 @@
-# NeutronStar §3 and Fig. 9: DepCache, DepComm and Hybrid on one run over
-# 4 MPI ranks of an emulated 10 Gb/s Ethernet cluster. A power-law graph with
+# NeutronStar §3 and Fig. 9: DepCache, DepComm and Hybrid on 4 MPI ranks
+# One run over an emulated 10 Gb/s Ethernet cluster. A power-law graph with
 # planted communities, GCN with 3 layers of 64: caching every dependency
 # recomputes too much, communicating every one waits on the network, and
 # Algorithm 4 caches the cheap ones and communicates the rest.

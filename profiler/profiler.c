@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-#define WINDOW_NS 100000000ull /* 100 ms */
+#define WINDOW_NS 100000000ull /* 100 ms, until prof_set_window */
 #define RING_EVENTS 8192
 
 uint64_t prof_now_ns(void)
@@ -52,9 +52,9 @@ static void fold(prof_t *p, const prof_event_t *e)
     int d = e->device + 1;
     if (d < 0 || d >= PROF_MAX_DEV || e->lane >= PL__COUNT) return;
     if (e->t1 > p->latest_ns) p->latest_ns = e->t1;
-    if (e->t0 >= p->win_start_ns + WINDOW_NS) {
-        close_window(p, p->win_start_ns + WINDOW_NS);
-        if (e->t0 >= p->win_start_ns + WINDOW_NS) p->win_start_ns = e->t0; /* a gap: the next window starts here */
+    if (e->t0 >= p->win_start_ns + p->window_ns) {
+        close_window(p, p->win_start_ns + p->window_ns);
+        if (e->t0 >= p->win_start_ns + p->window_ns) p->win_start_ns = e->t0; /* a gap: the next window starts here */
     }
     double dt = (double)(e->t1 - e->t0) * 1e-9;
     p->totals.busy_s[d][e->lane] += dt, p->totals.bytes[d][e->lane] += e->bytes, p->totals.flops[d] += e->flops;
@@ -90,6 +90,14 @@ static void close_window(prof_t *p, uint64_t now)
     p->win_start_ns = now;
 }
 
+void prof_set_window(prof_t *p, double seconds)
+{
+    double s = seconds < 1e-3 ? 1e-3 : seconds > 10 ? 10 : seconds;
+    pthread_mutex_lock(&p->lock);
+    p->window_ns = (uint64_t)(s * 1e9);
+    pthread_mutex_unlock(&p->lock);
+}
+
 void prof_drain(prof_t *p)
 {
     pthread_mutex_lock(&p->lock);
@@ -119,6 +127,7 @@ int prof_init(prof_t *p, gs_err_t *err)
     p->history = calloc(PROF_HISTORY, sizeof *p->history);
     if (!p->history) return gs_fail(err, GS_EFAIL, "out of memory for the profiler history");
     p->t_base = p->win_start_ns = prof_now_ns();
+    p->window_ns = WINDOW_NS;
     if (pthread_create(&p->aggregator, NULL, aggregator_main, p) != 0) {
         free(p->history);
         return gs_fail(err, GS_EFAIL, "cannot start the profiler thread");

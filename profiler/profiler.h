@@ -44,6 +44,7 @@ typedef struct prof {
     prof_window_t window;
     prof_totals_t win_acc;
     uint64_t win_start_ns;  /* the current window's start, on the events' time axis */
+    uint64_t window_ns;     /* the windows' length (prof_set_window) */
     uint64_t latest_ns;     /* the latest event end folded */
     prof_event_t *history;
     uint64_t hist_written;
@@ -56,6 +57,10 @@ typedef struct prof {
 uint64_t prof_now_ns(void);
 int prof_init(prof_t *p, gs_err_t *err);
 void prof_shutdown(prof_t *p);
+/* The utilisation windows' length from now on, on the events' time axis
+ * (clamped to [1 ms, 10 s]): the session makes it an epoch's, so the rates
+ * are each epoch's, never stale nor 0 for a fast run's busy device. */
+void prof_set_window(prof_t *p, double seconds);
 /* Records one event from the calling thread (never blocks). */
 void prof_record(prof_t *p, const prof_event_t *e);
 /* Drains every ring now (the aggregator also does this periodically). */

@@ -17,6 +17,8 @@ expect_fail() {
     if [ "$(wc -l <<<"$err")" -ne 1 ]; then bad "$*: error is not one line: $err"; return; fi
     ok "$* -> $code: $err"
 }
+# at_least X MIN: the number X (empty: 0) is at least MIN
+at_least() { $PY -c "import sys; sys.exit(0 if float('${1:-0}') >= float('$2') else 1)"; }
 # json_get FIELD: reads the last stdout line (JSON) from stdin
 json_get() { tail -n 1 | $PY -c "import json,sys; print(json.loads(sys.stdin.read())['$1'])"; }
 # losses FILE: the loss column of a --metrics CSV, space-separated

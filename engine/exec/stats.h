@@ -130,6 +130,8 @@ typedef struct {
 
 /* The counters in declaration order; *n receives how many. */
 const stat_desc_t *stat_descs(int *n);
+/* The counter called name, or NULL. */
+const stat_desc_t *stat_find(const char *name);
 static inline double stat_get(const epoch_stats_t *s, const stat_desc_t *d)
 {
     return *(const double *)((const char *)s + d->off);

@@ -20,7 +20,6 @@ list=$("$BIN" demo)
 # ratio DEMO N: the N-th "(Zx)" of the demo's effect line; points DEMO: its "(+N points)"
 ratio() { grep -E "^effect:" "$tmp/$1.out" | grep -oE "\(([0-9.]+)x\)" | sed -n "$2p" | tr -d '()x'; }
 points() { grep -E "^effect:" "$tmp/$1.out" | grep -oE "\([+-][0-9]+ points\)" | head -1 | tr -d '(+ points)'; }
-at_least() { $PY -c "import sys; sys.exit(0 if float('${1:-0}') >= float('$2') else 1)"; }
 between() { $PY -c "import sys; sys.exit(0 if $2 <= float('${1:-0}') <= $3 else 1)"; }
 demos=(selective pipeline chain dkp memplan partitioner fusion sampling)
 command -v mpirun >/dev/null && demos+=(hybrid)

@@ -131,7 +131,6 @@ sys.exit(0 if b == [0, 0, 3, 3] else 1)" \
     || bad "switch: $(cut -d, -f1-3 "$tmp/switch.csv")"
 
 acc=$("$BIN" train --batch-size 64 --fanout 10,10 --json 2>/dev/null | tail -1 | json_get test_acc)
-at_least() { $PY -c "import sys; sys.exit(0 if float('${1:-0}') >= float('$2') else 1)"; }
 at_least "$acc" 0.78 && ok "GCN on Cora, --batch-size 64 --fanout 10,10: test accuracy $acc (>= 0.78)" || bad "Cora sampled test accuracy $acc < 0.78"
 
 expect_fail 2 "--fanout: in '10,0': '0' is out of range" -- "$BIN" train --batch-size 64 --fanout 10,0

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# tui_delta.sh - a knob's key says what it moved (tmux, 80x24): in the
+# default workbench, key 1 (selective on) shows within 8 s the gathers' H2D
+# bytes before and after and the ratio, replacing the "at the next epoch"
+# message, with the effect the default setting is built for (NeuGraph §3.2:
+# several times fewer bytes); key 2 (pipeline off) shows the hidden share
+# falling, in points; `:set selective off` typed in the console gets its
+# line too (the bytes back up).
+source "$(dirname "$0")/../lib.sh"
+command -v tmux >/dev/null || { echo "FAIL tmux is not installed"; exit 1; }
+sock="gnnscope-delta-$$"
+T() { tmux -L "$sock" "$@"; }
+trap 'T kill-server 2>/dev/null' EXIT
+screen() { T capture-pane -p -t w; }
+wait_for() { # wait_for REGEX SECONDS
+    for _ in $(seq $(($2 * 5))); do screen | grep -qE -- "$1" && return 0; sleep 0.2; done
+    return 1
+}
+T new-session -d -s w -x 80 -y 24 "$BIN; sleep 60"
+wait_for "epoch +[2-9][0-9]* +loss" 30 || bad "no epochs on screen"
+T send-keys -t w 1
+if wait_for "^selective on: gather_h2d_bytes [0-9.]+ MB -> [0-9.]+ MB \([0-9.]+x\)" 8; then
+    line=$(screen | grep -E "^selective on: gather_h2d_bytes")
+    ratio=$(grep -oE "\([0-9.]+x\)" <<<"$line" | tr -d '()x')
+    at_least "$ratio" 3 && ok "key 1 within 8 s: $line" || bad "selective moved the gathers' bytes only ${ratio}x: $line"
+    screen | grep -q "at the next epoch" && bad "the pending message stayed after the change applied" ||
+        ok "the pending message is gone once applied"
+else
+    bad "no delta line 8 s after key 1: $(screen | tail -2)"
+fi
+T send-keys -t w 2
+wait_for "^pipeline off: hidden_frac [0-9.]+% -> [0-9.]+% \(-[0-9]+ points\)" 8 &&
+    ok "key 2: $(screen | grep -E '^pipeline off')" || bad "no pipeline delta: $(screen | tail -2)"
+T send-keys -t w ':' 'set selective off' Enter
+wait_for "^selective off: gather_h2d_bytes [0-9.]+ MB -> [0-9.]+ MB \(0\.[0-9]+x\)" 8 &&
+    ok "console set: $(screen | grep -E '^selective off')" || bad "no delta for a typed set: $(screen | tail -2)"
+finish
