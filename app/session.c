@@ -557,6 +557,7 @@ static int c_help(session_t *s, int argc, char **argv, char *r, int n)
     (void)s, (void)argc, (void)argv;
     int w = snprintf(r, (size_t)n, "commands:");
     for (int i = 0; i < NCOMMANDS && w < n; i++) w += snprintf(r + w, (size_t)(n - w), " %s", commands[i].name);
+    if (w < n) snprintf(r + w, (size_t)(n - w), " source"); /* the console's own */
     return GS_OK;
 }
 
@@ -572,6 +573,7 @@ const char *session_command_help(void)
     static char buf[2048];
     int w = 0;
     for (int i = 0; i < NCOMMANDS; i++) w += snprintf(buf + w, sizeof buf - (size_t)w, "%-11s %s\n", commands[i].name, commands[i].help);
+    snprintf(buf + w, sizeof buf - (size_t)w, "%-11s %s\n", "source", "source FILE: run a script (these commands, say, wait, mark, effect)");
     return buf;
 }
 

@@ -157,9 +157,13 @@ static const opt_t *knob_of_key(int ch)
 static int handle_key(const session_if_t *s, ui_t *u, int ch)
 {
     if (u->focused) {
-        if (ch == 27) u->focused = 0; /* Esc leaves the console */
-        else return console_key(ch);
-        return 0;
+        if (ch == 27) {
+            u->focused = 0; /* Esc leaves the console */
+            return 0;
+        }
+        int quit = console_key(ch);
+        if (ch == '\n' || ch == '\r' || ch == KEY_ENTER) u->focused = 0; /* a command ran: keys go back to the panels */
+        return quit;
     }
     session_snapshot_t snap;
     if (have_active && script_holding(&active_script) && (ch == ' ' || ch == '\n' || ch == KEY_ENTER)) {

@@ -262,15 +262,38 @@ static void draw_knobs(rect_t r, const view_state_t *v)
     }
 }
 
+/* text over rows [row, row + rows) of r, broken at spaces where a word
+ * would cross the edge; returns the rows used. */
+static int wrapped(rect_t r, int row, int rows, const char *text)
+{
+    int w = r.w - 1, used = 0;
+    while (*text && used < rows) {
+        int n = (int)strlen(text);
+        if (n > w) {
+            n = w;
+            while (n > w / 2 && text[n] != ' ') n--; /* the last space that fits, unless the word is huge */
+            if (text[n] != ' ') n = w;
+        }
+        line(r, row + used++, "%.*s", n, text);
+        text += n;
+        while (*text == ' ') text++;
+    }
+    return used;
+}
+
+/* The reply wraps over the rows above the input line (and over the hint
+ * line too when it needs it and nothing is being typed). */
 static void draw_console(rect_t r, const view_state_t *v)
 {
     head(r, " Console");
-    line(r, 1, "%s", v->reply);
+    int rows = r.h - 2, last = r.h - 1;
+    if (!v->input && (int)strlen(v->reply) > rows * (r.w - 1)) rows++;
+    for (int i = wrapped(r, 1, rows, v->reply); i < rows; i++) line(r, 1 + i, "%s", "");
     if (v->input) {
-        line(r, 2, ":%s", v->input);
-        move(r.y + 2, r.x + 1 + v->cursor);
-    } else {
-        line(r, 2, "press : for commands, ? for help, space pause, q quit");
+        line(r, last, ":%s", v->input);
+        move(r.y + last, r.x + 1 + v->cursor);
+    } else if (rows < r.h - 1) {
+        line(r, last, "press : for commands, ? for help, space pause, q quit");
     }
 }
 
@@ -289,7 +312,7 @@ static void draw_help(const view_state_t *v)
             snprintf(knob_keys + len, sizeof knob_keys - len, "%c %s  ", v->knobs[i].key, v->knobs[i].name);
         }
     strncat(knob_keys, "(apply at the next epoch)", sizeof knob_keys - strlen(knob_keys) - 1);
-    const char *keys[] = {"q quit   space pause/resume   : console   Esc leave console   Tab next panel", knob_keys,
+    const char *keys[] = {"q quit   space pause/resume   : console (Enter runs, Esc leaves)   Tab console/panels", knob_keys,
                           "+/- zoom the timeline   left/right scroll (freezes)   f follow live", "", "Commands:"};
     int row = 3;
     for (size_t i = 0; i < sizeof keys / sizeof keys[0] && row < 2 + h; i++) mvprintw(row++, 7, "%.*s", w - 4, keys[i]);

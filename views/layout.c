@@ -3,7 +3,7 @@
  *   timeline         full width, the rows its lanes need
  *   util | train     side by side, every row left
  *   knobs            right of util/train
- *   console          last 3 rows, full width */
+ *   console          last 3 rows (5 from 40 rows), full width */
 #include "layout.h"
 
 static rect_t rect(int y, int x, int h, int w) { return (rect_t){y, x, h, w}; }
@@ -15,7 +15,7 @@ void layout_compute(int rows, int cols, int timeline_rows, layout_t *out)
     out->ok = rows >= LAYOUT_MIN_H && cols >= LAYOUT_MIN_W;
     if (rows < LAYOUT_MIN_H) rows = LAYOUT_MIN_H;
     if (cols < LAYOUT_MIN_W) cols = LAYOUT_MIN_W;
-    int console_h = 3, knobs_w = cols >= 120 ? 34 : 28, avail = rows - 1 - console_h;
+    int console_h = rows >= 40 ? 5 : 3, knobs_w = cols >= 120 ? 34 : 28, avail = rows - 1 - console_h;
     int timeline_h = timeline_rows < 3 ? 3 : timeline_rows;
     if (timeline_h > avail - LAYOUT_MID_MIN) timeline_h = avail - LAYOUT_MID_MIN;
     int mid_h = avail - timeline_h;

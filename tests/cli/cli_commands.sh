@@ -5,7 +5,8 @@
 # two runs' JSON summaries side by side (each number with its ratio to the
 # first run's, the knobs that differ listed), its refusals (a file that is
 # not a summary names the file and the byte; too few files), and
-# --version, demo --help, topologies --help, compare --help exit 0.
+# --version, demo --help, topologies --help, compare --help exit 0; the
+# console's help lists every command, source included.
 source "$(dirname "$0")/../lib.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -49,4 +50,7 @@ for cmd in "--version" "demo --help" "topologies --help" "compare --help"; do
     # shellcheck disable=SC2086
     out=$("$BIN" $cmd 2>&1) && [ -n "$out" ] && ok "gnnscope $cmd: exit 0, $(head -1 <<<"$out")" || bad "gnnscope $cmd: exit $?: $out"
 done
+printf 'help\n' >"$tmp/help.gs"
+"$BIN" --script "$tmp/help.gs" --max-epochs 1 | grep -qE "commands:.* q( .*)? source" && ok "help lists source (the console's own command)" ||
+    bad "help omits source: $("$BIN" --script "$tmp/help.gs" --max-epochs 1 | head -2)"
 finish

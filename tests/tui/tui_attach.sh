@@ -42,10 +42,10 @@ wait_exit() { for _ in $(seq 150); do [ -s "$tmp/exit" ] && return 0; sleep 0.2;
 counter() { screen | grep -oE "(^| )$1 [0-9.]+ [kMG]?B( |$)" | head -1 | awk '{print $2}'; }
 # epoch_now: the epoch in the title
 epoch_now() { screen | grep -oE " epoch [0-9]+" | head -1 | awk '{print $2}'; }
-# net_after KNOB VALUE: sets KNOB from the focused console, waits until it is in force and two more epochs
+# net_after KNOB VALUE: sets KNOB from the console, waits until it is in force and two more epochs
 # have run (a loaded machine can take seconds an epoch), prints the net counter
 net_after() {
-    T send-keys -t tui "set $1 $2" Enter
+    T send-keys -t tui ':' "set $1 $2" Enter
     wait_for "$1 +$2( |$)" || bad "$1 $2 never applied"
     local e
     e=$(epoch_now)
@@ -78,14 +78,13 @@ else
     more_net "$comm_net" "$cache_net" \
         && ok "set dep comm reaches every rank: net $cache_net MB an epoch cached, $comm_net MB communicated" \
         || bad "net bytes did not follow dep: cache $cache_net, comm $comm_net"
-    T send-keys -t tui 'set pipeline off' Enter
+    T send-keys -t tui ':' 'set pipeline off' Enter
     wait_for "set pipeline: a streaming knob; the ranks of a distributed run train in host memory" \
         && ok "a streaming knob is refused on a distributed run, with the reason" || bad "streaming knob not refused"
     T send-keys -t tui Escape
     T send-keys -t tui 8
     wait_for "dep +comm -> hybrid" 50 || wait_for "dep +hybrid( |$)" && ok "key 8 cycles dep (comm -> hybrid)" || bad "key 8"
     wait_for "dep +hybrid( |$)" || bad "dep hybrid never applied"
-    T send-keys -t tui ':'
     r0_net=$(net_after dep-ratio 0)
     r1_net=$(net_after dep-ratio 1)
     more_net "$r0_net" "$r1_net" \

@@ -5,7 +5,9 @@
 # message, with the effect the default setting is built for (NeuGraph §3.2:
 # several times fewer bytes); key 2 (pipeline off) shows the hidden share
 # falling, in points; `:set selective off` typed in the console gets its
-# line too (the bytes back up).
+# line too (the bytes back up), and the keys go back to the panels after
+# it, so a q then quits instead of typing a q. At 120x40 the console's
+# reply wraps: `knobs` lists every knob, the last one included.
 source "$(dirname "$0")/../lib.sh"
 command -v tmux >/dev/null || { echo "FAIL tmux is not installed"; exit 1; }
 sock="gnnscope-delta-$$"
@@ -17,6 +19,7 @@ wait_for() { # wait_for REGEX SECONDS
     return 1
 }
 T new-session -d -s w -x 80 -y 24 "$BIN; sleep 60"
+T new-session -d -s big -x 120 -y 40 "$BIN; sleep 60"
 wait_for "epoch +[2-9][0-9]* +loss" 30 || bad "no epochs on screen"
 T send-keys -t w 1
 if wait_for "^selective on: gather_h2d_bytes [0-9.]+ MB -> [0-9.]+ MB \([0-9.]+x\)" 8; then
@@ -34,4 +37,11 @@ wait_for "^pipeline off: hidden_frac [0-9.]+% -> [0-9.]+% \(-[0-9]+ points\)" 8 
 T send-keys -t w ':' 'set selective off' Enter
 wait_for "^selective off: gather_h2d_bytes [0-9.]+ MB -> [0-9.]+ MB \(0\.[0-9]+x\)" 8 &&
     ok "console set: $(screen | grep -E '^selective off')" || bad "no delta for a typed set: $(screen | tail -2)"
+T send-keys -t w q
+wait_for "gnnscope: epoch [0-9]+, final loss" 20 && ok "q after a console command quits (focus back on the panels)" ||
+    bad "q after a command did not quit: $(screen | tail -2)"
+T send-keys -t big ':' 'knobs' Enter
+for _ in $(seq 50); do T capture-pane -p -t big | grep -q "^knobs:" && break; sleep 0.2; done
+T capture-pane -p -t big | tail -5 | tr '\n' ' ' | grep -qE "knobs: lr .* ring +overlap +network" &&
+    ok "knobs wraps over the console's rows at 120x40, the last knob shown" || bad "knobs cut: $(T capture-pane -p -t big | tail -5)"
 finish

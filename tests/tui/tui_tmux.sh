@@ -51,14 +51,14 @@ epochs_pass() {
 }
 epochs_pass 2
 on_bytes=$(screen | grep -oE "(^| )h2d [0-9.]+ MB( |$)" | head -1 | awk '{print $2}')
-T send-keys -t tui 'set selective off' Enter
+T send-keys -t tui ':' 'set selective off' Enter
 wait_for "selective +off" || bad "console set off"
 epochs_pass 2
 off_bytes=$(screen | grep -oE "(^| )h2d [0-9.]+ MB( |$)" | head -1 | awk '{print $2}')
 $PY -c "import sys; sys.exit(0 if float('$off_bytes') > float('$on_bytes') else 1)" \
     && ok "epoch counters follow: h2d $on_bytes MB filtered, $off_bytes MB unfiltered" \
     || bad "h2d bytes did not change: on $on_bytes, off $off_bytes"
-T send-keys -t tui 'set chunks zero' Enter
+T send-keys -t tui ':' 'set chunks zero' Enter
 wait_for "set chunks: 'zero' is not an integer" && ok "a bad value is refused in the console" || bad "bad value message"
 T send-keys -t tui Escape
 T resize-window -t tui -x 80 -y 24

@@ -28,10 +28,11 @@ static void check_layout(int rows, int cols, int lanes)
         for (int j = i + 1; j < PANEL__COUNT; j++) assert_false(overlap(l.r[i], l.r[j]));
     }
     /* the timeline gets its lanes when there is room, and never leaves the panels less than their minimum */
-    if (rows - 4 - LAYOUT_MID_MIN >= layout_timeline_rows(lanes))
+    if (rows - 1 - l.r[PANEL_CONSOLE].h - LAYOUT_MID_MIN >= layout_timeline_rows(lanes))
         assert_int_equal(l.r[PANEL_TIMELINE].h, layout_timeline_rows(lanes));
     assert_true(l.r[PANEL_UTIL].h >= LAYOUT_MID_MIN);
-    assert_int_equal(l.r[PANEL_TIMELINE].h + l.r[PANEL_UTIL].h, rows - 4); /* no row left blank */
+    assert_int_equal(l.r[PANEL_TIMELINE].h + l.r[PANEL_UTIL].h + l.r[PANEL_CONSOLE].h, rows - 1); /* no row left blank */
+    assert_int_equal(l.r[PANEL_CONSOLE].h, rows >= 40 ? 5 : 3); /* long replies wrap where there is room */
 }
 
 static void test_layout(void **state)
