@@ -11,6 +11,8 @@
 #include <readline/history.h>
 #include <readline/readline.h>
 
+#include "base/parse.h"
+
 static const session_if_t *sess;
 static int pending_key;
 static int quit_requested;
@@ -84,11 +86,30 @@ int console_take_set(char *knob, size_t kn, char *value, size_t vn)
     return 1;
 }
 
-/* Completion candidates: command names (plus "source"), or knob names
- * after set/get. */
-static const char *candidate(int i, int knobs)
+/* What Tab completes: a command, a knob's name (after set/get), or one of
+ * a knob's values (after set KNOB). */
+typedef enum { COMPLETE_COMMAND, COMPLETE_KNOB, COMPLETE_VALUE } complete_kind_t;
+static char value_knob[64]; /* COMPLETE_VALUE: whose values */
+
+/* The i-th value word of value_knob: its choices (or the names it takes), then its zero word. */
+static const char *value_candidate(int i)
 {
-    if (knobs) { /* the live knobs */
+    static char word[64];
+    const opt_t *o = knob_find(value_knob);
+    if (!o) return NULL;
+    const char *set = o->choices ? o->choices : o->names ? o->names() : NULL;
+    int n = set ? gs_choice_count(set) : 0;
+    if (i < n) {
+        gs_choice_name(set, i, word, sizeof word);
+        return word;
+    }
+    return i == n ? o->zero_word : NULL;
+}
+
+static const char *candidate(int i, complete_kind_t kind)
+{
+    if (kind == COMPLETE_VALUE) return value_candidate(i);
+    if (kind == COMPLETE_KNOB) { /* the live knobs */
         int n;
         const opt_t *k = knob_table(&n);
         for (int j = 0; j < n; j++)
@@ -101,15 +122,14 @@ static const char *candidate(int i, int knobs)
     return i < n ? names[i] : i == n ? "source" : NULL;
 }
 
+static complete_kind_t complete_kind = COMPLETE_COMMAND;
+
 static char *generator(const char *text, int state)
 {
-    static int idx, knobs;
+    static int idx;
     static size_t len;
-    if (!state) {
-        idx = 0, len = strlen(text);
-        knobs = strncmp(rl_line_buffer, "set ", 4) == 0 || strncmp(rl_line_buffer, "get ", 4) == 0;
-    }
-    for (const char *c; (c = candidate(idx, knobs)) != NULL;) {
+    if (!state) idx = 0, len = strlen(text);
+    for (const char *c; (c = candidate(idx, complete_kind)) != NULL;) {
         idx++;
         if (strncmp(c, text, len) == 0) return strdup(c);
     }
@@ -120,10 +140,16 @@ static char **complete(const char *text, int start, int end)
 {
     (void)end;
     rl_attempted_completion_over = 1;
-    int first_word = 1;
-    for (int i = 0; i < start; i++)
-        if (rl_line_buffer[i] != ' ') first_word = 0;
-    if (!first_word && !(strncmp(rl_line_buffer, "set ", 4) == 0 || strncmp(rl_line_buffer, "get ", 4) == 0)) return NULL;
+    char first[16] = "", second[64] = "";
+    int words = 0;
+    for (int i = 0; i < start; i++) /* the words wholly before the one being completed */
+        if (rl_line_buffer[i] != ' ' && (i == 0 || rl_line_buffer[i - 1] == ' ')) words++;
+    sscanf(rl_line_buffer, "%15s %63s", first, second);
+    int knob_cmd = !strcmp(first, "set") || !strcmp(first, "get");
+    if (words == 0) complete_kind = COMPLETE_COMMAND;
+    else if (words == 1 && knob_cmd) complete_kind = COMPLETE_KNOB;
+    else if (words == 2 && !strcmp(first, "set")) complete_kind = COMPLETE_VALUE, snprintf(value_knob, sizeof value_knob, "%s", second);
+    else return NULL;
     return rl_completion_matches(text, generator);
 }
 

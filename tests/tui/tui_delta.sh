@@ -6,7 +6,8 @@
 # several times fewer bytes); key 2 (pipeline off) shows the hidden share
 # falling, in points; `:set selective off` typed in the console gets its
 # line too (the bytes back up), and the keys go back to the panels after
-# it, so a q then quits instead of typing a q. At 120x40 the console's
+# it, so a q then quits instead of typing a q; Tab completes a knob's
+# values after its name. At 120x40 the console's
 # reply wraps: `knobs` lists every knob, the last one included.
 source "$(dirname "$0")/../lib.sh"
 command -v tmux >/dev/null || { echo "FAIL tmux is not installed"; exit 1; }
@@ -37,6 +38,11 @@ wait_for "^pipeline off: hidden_frac [0-9.]+% -> [0-9.]+% \(-[0-9]+ points\)" 8 
 T send-keys -t w ':' 'set selective off' Enter
 wait_for "^selective off: gather_h2d_bytes [0-9.]+ MB -> [0-9.]+ MB \(0\.[0-9]+x\)" 8 &&
     ok "console set: $(screen | grep -E '^selective off')" || bad "no delta for a typed set: $(screen | tail -2)"
+T send-keys -t w ':' 'set memp' Tab
+sleep 0.5
+T send-keys -t w 'ro' Tab
+wait_for "^:set memplan roc" 5 && ok "Tab completes a knob's name and then its values" || bad "completion: $(screen | tail -2)"
+T send-keys -t w Escape
 T send-keys -t w q
 wait_for "gnnscope: epoch [0-9]+, final loss" 20 && ok "q after a console command quits (focus back on the panels)" ||
     bad "q after a command did not quit: $(screen | tail -2)"
