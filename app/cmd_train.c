@@ -104,6 +104,7 @@ static int after_epoch(train_run_t *r, const epoch_stats_t *st, gs_err_t *err)
     fflush(stdout);
     int rc = r->o.checkpoint[0] ? trainer_save(&r->t, r->o.checkpoint, err) : GS_OK;
     if (!rc && r->profiling) {
+        prof_epoch_end(r->prof, st->epoch, (st->epoch_ms + st->eval_ms) * 1e-3); /* a trace's epoch marker */
         prof_totals_t pt;
         prof_take_totals(r->prof, &pt);
         log->events += pt.events, log->dropped = pt.dropped;

@@ -82,7 +82,7 @@ static void publish(session_t *s, const epoch_stats_t *st, int failed, const cha
         }
         p->epochs[p->nepochs++] = *st;
         p->epochs_total++;
-        prof_set_window(&s->prof, (st->epoch_ms + st->eval_ms) * 1e-3); /* utilisation over an epoch */
+        prof_epoch_end(&s->prof, st->epoch, (st->epoch_ms + st->eval_ms) * 1e-3); /* windows of an epoch; trace marker */
         p->last_totals = pt;
         p->failed = 0; /* training goes on: an earlier error is history */
     }

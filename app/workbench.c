@@ -247,7 +247,8 @@ static int run_loop(const session_if_t *s)
         v.nhist = u.nhist;
         v.nevents = s->history(s->self, events, PROF_HISTORY);
         v.events = events;
-        if (u.follow) u.t_end = s->latest_ns(s->self);
+        v.latest = s->latest_ns(s->self);
+        if (u.follow) u.t_end = v.latest;
         if (u.span_auto && snap.nepochs) {
             const epoch_stats_t *e = &snap.epochs[snap.nepochs - 1];
             u.span = (uint64_t)(plot_nice_max(2e6 * (e->epoch_ms + e->eval_ms)));

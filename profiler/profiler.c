@@ -90,11 +90,15 @@ static void close_window(prof_t *p, uint64_t now)
     p->win_start_ns = now;
 }
 
-void prof_set_window(prof_t *p, double seconds)
+void prof_epoch_end(prof_t *p, int64_t epoch, double seconds)
 {
+    prof_drain(p); /* the epoch's events first: its marker goes after the last of them */
     double s = seconds < 1e-3 ? 1e-3 : seconds > 10 ? 10 : seconds;
+    char name[32];
+    snprintf(name, sizeof name, "epoch %lld", (long long)epoch);
     pthread_mutex_lock(&p->lock);
     p->window_ns = (uint64_t)(s * 1e9);
+    if (p->tracing && p->latest_ns) trace_instant(&p->trace, name, p->latest_ns);
     pthread_mutex_unlock(&p->lock);
 }
 

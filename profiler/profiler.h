@@ -57,10 +57,11 @@ typedef struct prof {
 uint64_t prof_now_ns(void);
 int prof_init(prof_t *p, gs_err_t *err);
 void prof_shutdown(prof_t *p);
-/* The utilisation windows' length from now on, on the events' time axis
- * (clamped to [1 ms, 10 s]): the session makes it an epoch's, so the rates
- * are each epoch's, never stale nor 0 for a fast run's busy device. */
-void prof_set_window(prof_t *p, double seconds);
+/* Epoch `epoch`, of `seconds` on the events' time axis, has ended: the
+ * utilisation windows become that long (clamped to [1 ms, 10 s]), so the
+ * rates are each epoch's, never stale nor 0 for a fast run's busy device;
+ * a trace gets an "epoch N" marker after the epoch's last event. */
+void prof_epoch_end(prof_t *p, int64_t epoch, double seconds);
 /* Records one event from the calling thread (never blocks). */
 void prof_record(prof_t *p, const prof_event_t *e);
 /* Drains every ring now (the aggregator also does this periodically). */

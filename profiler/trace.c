@@ -116,6 +116,14 @@ void trace_counter(trace_t *t, const char *name, int pid, uint64_t ts_ns, double
     rotate_if_full(t);
 }
 
+void trace_instant(trace_t *t, const char *name, uint64_t ts_ns)
+{
+    if (!t->f) return;
+    emit(t, ",\n{\"name\":\"%s\",\"ph\":\"i\",\"s\":\"g\",\"ts\":%.3f,\"pid\":0}", name, (double)(ts_ns - t->t_base) / 1e3);
+    t->events++;
+    rotate_if_full(t);
+}
+
 int trace_close(trace_t *t, gs_err_t *err)
 {
     if (t->broken) return gs_fail(err, t->failed.code, "trace %s: rotating it failed: %s", t->path, t->failed.msg);

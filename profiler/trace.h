@@ -37,6 +37,8 @@ typedef struct {
 int trace_open(trace_t *t, const char *path, uint64_t t_base, uint64_t max_bytes, gs_err_t *err);
 void trace_span(trace_t *t, const prof_event_t *e);
 void trace_counter(trace_t *t, const char *name, int pid, uint64_t ts_ns, double value);
+/* A global instant marker (an epoch's end) across every process's track. */
+void trace_instant(trace_t *t, const char *name, uint64_t ts_ns);
 /* Finishes the JSON, fsyncs and renames into place. */
 int trace_close(trace_t *t, gs_err_t *err);
 /* What was written: "PATH", or with rotations, where the events are and

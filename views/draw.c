@@ -71,11 +71,37 @@ static void spark(const double *v, int n, double top, char *out, int width)
     out[n] = '\0';
 }
 
+/* The time axis under the lanes: a tick at each quarter of the window,
+ * labelled with its distance before the window's right edge ("now" when
+ * live). */
+static void draw_axis(rect_t r, int row, int label, int width, const view_state_t *v)
+{
+    char axis[520];
+    memset(axis, ' ', (size_t)width);
+    axis[width] = '\0';
+    for (int k = 0; k <= 4; k++) {
+        int c = k * (width - 1) / 4;
+        char t[32];
+        if (k == 4) snprintf(t, sizeof t, "%s", v->follow ? "now" : "end");
+        else snprintf(t, sizeof t, "-%.3g ms", (double)v->span * (4 - k) / 4 / 1e6);
+        int len = (int)strlen(t), at = k == 4 ? c - len : c + 1; /* the last label left of its tick */
+        if (at >= 0 && at + len <= width) memcpy(axis + at, t, (size_t)len);
+        axis[c] = '|';
+    }
+    mvprintw(r.y + row, r.x, "%-*s%s", label, " time", axis);
+}
+
 static void draw_timeline(rect_t r, const view_state_t *v)
 {
-    char hdr[256];
-    snprintf(hdr, sizeof hdr, " Timeline  %.1f ms window%s  (+/- zoom, arrows scroll, f follow)%s", v->span / 1e6,
-             v->follow ? " [live]" : " [frozen]", v->emulated ? "  times emulated" : "");
+    char hdr[320], where[64];
+    if (v->follow) snprintf(where, sizeof where, "[live]");
+    else {
+        double behind = v->latest > v->t_end ? (double)(v->latest - v->t_end) / 1e9 : 0.0;
+        snprintf(where, sizeof where, behind >= 1 ? "[frozen %.1f s behind live]" : "[frozen %.3g ms behind live]", behind >= 1 ? behind : behind * 1e3);
+    }
+    snprintf(hdr, sizeof hdr, " Timeline  %.3g ms %s  = fwd - bwd o opt%s  digits: %s when zoomed  (+/- zoom, arrows scroll, f follow)%s",
+             v->span / 1e6, where, v->kind.driver == DRIVER_SAMPLED ? " s preprocessing" : "",
+             v->kind.ranks ? "peer rank" : v->kind.driver == DRIVER_SAMPLED ? "batch" : "chunk column", v->emulated ? "  times emulated" : "");
     head(r, hdr);
     int label = 10, width = r.w - label - 1, row = 1;
     if (width < 10) return;
@@ -87,7 +113,7 @@ static void draw_timeline(rect_t r, const view_state_t *v)
     int zoomed = v->span / (uint64_t)width <= 200000; /* <= 0.2 ms a cell: show chunk columns */
     lane_row_t lanes[LANES_MAX];
     int nlanes = timeline_lanes(v, lanes);
-    for (int k = 0; k < nlanes && row < r.h; k++, row++) {
+    for (int k = 0; k < nlanes && row < r.h - 1; k++, row++) {
         mvprintw(r.y + row, r.x, "%-*.*s", label, label, lanes[k].label);
         timeline_bin(v->events, v->nevents, lanes[k].device, lanes[k].lane, v->t_end - v->span, v->t_end, width, cells, cols);
         for (int c = 0; c < width; c++) {
@@ -102,9 +128,7 @@ static void draw_timeline(rect_t r, const view_state_t *v)
             off(pair[cells[c] < PH__COUNT ? cells[c] : 0], A_REVERSE * (colors != 0));
         }
     }
-    if (row < r.h)
-        line(r, row, " = forward  - backward  o optimiser%s   digits: %s when zoomed in", (v->kind.driver == DRIVER_SAMPLED) ? "  s preprocessing" : "",
-             v->kind.ranks ? "the peer rank" : (v->kind.driver == DRIVER_SAMPLED) ? "the batch" : "chunk column");
+    if (row < r.h) draw_axis(r, r.h - 1, label, width, v);
 }
 
 /* Live metrics of the real GPU; a metric the machine cannot give says n/a. */

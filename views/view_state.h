@@ -43,6 +43,7 @@ typedef struct {
     const prof_event_t *events;
     int nevents;
     uint64_t t_end, span; /* the timeline window [t_end - span, t_end) in ns */
+    uint64_t latest;      /* the latest event's end: how far a frozen window is from live */
     int follow;
     char reply[512];
     const char *input; /* the console line being edited, or NULL when not focused */

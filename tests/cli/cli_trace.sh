@@ -2,7 +2,8 @@
 # cli_trace.sh - a streamed run on two emulated devices with --trace and
 # --metrics: the trace parses as JSON and holds X spans on the H2D, compute
 # and D2H lanes of every device plus counter events and process/thread
-# names; the metrics CSV has one row per epoch. A run interrupted by SIGINT
+# names, and an "epoch N" marker after each epoch; the metrics CSV has one
+# row per epoch. A run interrupted by SIGINT
 # still leaves a complete trace. Long runs: the metrics CSV is appended, not
 # rewritten (its inode stays, every row once); --trace-max caps a trace by
 # rotating it (t.json the newest events, t.json.1 those before, both
@@ -27,6 +28,10 @@ assert any(e["ph"] == "C" for e in ev)
 x = [e for e in ev if e["ph"] == "X" and e["pid"] == 1 and e["name"] == "chunk_gather"]
 assert all({"layer", "phase", "row", "col", "sub", "bytes", "flops"} <= set(e["args"]) for e in x)
 assert all(e["args"]["row"] >= 0 and e["args"]["col"] >= 0 for e in x)
+marks = [e for e in ev if e["ph"] == "i"]  # an "epoch N" marker after each epoch's last span
+assert [m["name"] for m in marks] == [f"epoch {i}" for i in range(1, 5)], marks
+ends = [e["ts"] + e["dur"] for e in ev if e["ph"] == "X"]
+assert all(a["ts"] < b["ts"] for a, b in zip(marks, marks[1:])) and abs(marks[-1]["ts"] - max(ends)) < 1e-3, marks
 PYEOF
 [ "$(wc -l <"$tmp/m.csv")" -eq 5 ] && ok "metrics CSV: header and 4 rows" || bad "metrics rows: $(wc -l <"$tmp/m.csv")"
 "$BIN" train --epochs 100000 --device-mem 4M --trace "$tmp/i.json" --quiet &

@@ -7,7 +7,8 @@
 # falling, in points; `:set selective off` typed in the console gets its
 # line too (the bytes back up), and the keys go back to the panels after
 # it, so a q then quits instead of typing a q; Tab completes a knob's
-# values after its name. At 120x40 the console's
+# values after its name. The timeline has a time axis, and a frozen view
+# says how far it is behind live. At 120x40 the console's
 # reply wraps: `knobs` lists every knob, the last one included.
 source "$(dirname "$0")/../lib.sh"
 command -v tmux >/dev/null || { echo "FAIL tmux is not installed"; exit 1; }
@@ -38,6 +39,11 @@ wait_for "^pipeline off: hidden_frac [0-9.]+% -> [0-9.]+% \(-[0-9]+ points\)" 8 
 T send-keys -t w ':' 'set selective off' Enter
 wait_for "^selective off: gather_h2d_bytes [0-9.]+ MB -> [0-9.]+ MB \(0\.[0-9]+x\)" 8 &&
     ok "console set: $(screen | grep -E '^selective off')" || bad "no delta for a typed set: $(screen | tail -2)"
+screen | grep -qE "^ time +\|-[0-9.]+ ms +\|-[0-9.]+ ms .*now\|$" && ok "the timeline has a time axis" || bad "no time axis: $(screen | sed -n 12p)"
+T send-keys -t w Left
+wait_for "\[frozen [0-9.]+ (ms|s) behind live\]" 5 && ok "a frozen timeline says how far it is from live" ||
+    bad "frozen view: $(screen | sed -n 2p)"
+T send-keys -t w f
 T send-keys -t w ':' 'set memp' Tab
 sleep 0.5
 T send-keys -t w 'ro' Tab
