@@ -5,6 +5,7 @@
 #include <curses.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <math.h>
 #include <string.h>
 
 #include "lanes.h"
@@ -63,7 +64,7 @@ static void line(rect_t r, int row, const char *fmt, ...)
 
 static void spark(const double *v, int n, double top, char *out, int width)
 {
-    static const char glyphs[] = " .:-=+*#%@";
+    static const char glyphs[] = " .,:;!|I#@"; /* none of the timeline's phase glyphs (= - o s) */
     int lv[VIEW_HIST > 256 ? VIEW_HIST : 256];
     if (n > width) v += n - width, n = width;
     plot_levels(v, n, top, 10, lv);
@@ -229,6 +230,32 @@ static void draw_util(rect_t r, const view_state_t *v)
     }
 }
 
+/* The epochs' loss (*), validation accuracy (+) and epoch time (#), each
+ * on its own scale, over the rows from `row` down (a legend line, the plot,
+ * an epoch axis). */
+static void draw_history_plot(rect_t r, int row, const view_state_t *v)
+{
+    enum { MAXN = 512, MAXH = 60 };
+    int n = v->nepochs < MAXN ? v->nepochs : MAXN, w = r.w - 2, h = r.h - row - 2;
+    if (n < 2 || w < 20 || h < 3) return;
+    if (h > MAXH) h = MAXH;
+    if (w > MAXN) w = MAXN;
+    static double ys[3][MAXN];
+    static char grid[MAXH * (MAXN + 1)];
+    const epoch_stats_t *e = v->epochs + v->nepochs - n;
+    double lo[3] = {0, INFINITY, 0}, hi[3] = {0, 0, 1}; /* epoch ms from 0, loss over its range, accuracy 0..1 */
+    for (int i = 0; i < n; i++) {
+        ys[0][i] = e[i].epoch_ms, ys[1][i] = e[i].loss, ys[2][i] = e[i].val_acc;
+        hi[0] = fmax(hi[0], e[i].epoch_ms), lo[1] = fmin(lo[1], e[i].loss), hi[1] = fmax(hi[1], e[i].loss);
+    }
+    hi[0] = plot_nice_max(hi[0]);
+    const double *series[3] = {ys[0], ys[1], ys[2]};
+    plot_grid(3, series, "#*+", lo, hi, n, w, h, grid); /* time underneath, accuracy on top */
+    line(r, row++, " * loss %.3g..%.3g   + val acc 0..1   # epoch time 0..%.3g ms", lo[1], hi[1], hi[0]);
+    for (int i = 0; i < h; i++) line(r, row++, " %s", grid + i * (w + 1));
+    line(r, row, " epoch %-*lld%lld", w - 6 > 1 ? w - 6 : 1, (long long)e[0].epoch, (long long)e[n - 1].epoch);
+}
+
 static void draw_train(rect_t r, const view_state_t *v)
 {
     head(r, " Training");
@@ -264,6 +291,7 @@ static void draw_train(rect_t r, const view_state_t *v)
         }
         if (filled && row < r.h) line(r, row++, " %s", cell[0]), filled = 0;
     }
+    draw_history_plot(r, row, v);
 }
 
 static void draw_knobs(rect_t r, const view_state_t *v)

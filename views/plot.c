@@ -54,3 +54,25 @@ void plot_stat(const char *label, const char *unit, int fraction, double value, 
     if (k) snprintf(buf, (size_t)n, "%s %.1f %c%s", label, value, prefix[k], unit);
     else snprintf(buf, (size_t)n, "%s %.3g%s%s", label, value, unit[0] ? " " : "", unit);
 }
+
+void plot_grid(int nseries, const double *const *ys, const char *glyphs, const double *lo, const double *hi, int n, int w, int h,
+               char *grid)
+{
+    for (int r = 0; r < h; r++) {
+        memset(grid + r * (w + 1), ' ', (size_t)w);
+        grid[r * (w + 1) + w] = '\0';
+    }
+    if (n < 1 || w < 1 || h < 1) return;
+    for (int s = 0; s < nseries; s++) {
+        double span = hi[s] - lo[s];
+        for (int i = 0; i < n; i++) {
+            double y = ys[s][i];
+            if (!isfinite(y)) continue;
+            int col = n == 1 ? w - 1 : (int)((double)i * (w - 1) / (n - 1) + 0.5);
+            double f = span > 0 ? (y - lo[s]) / span : 0.5;
+            f = f < 0 ? 0 : f > 1 ? 1 : f;
+            int row = h - 1 - (int)(f * (h - 1) + 0.5);
+            grid[row * (w + 1) + col] = glyphs[s];
+        }
+    }
+}

@@ -1,5 +1,5 @@
-/* plot.h - plot scaling without curses: sparkline glyph levels and axis
- * maxima rounded to readable numbers. */
+/* plot.h - plot scaling without curses: sparkline glyph levels, axis
+ * maxima rounded to readable numbers, and line plots as character grids. */
 #ifndef GS_VIEWS_PLOT_H
 #define GS_VIEWS_PLOT_H
 
@@ -10,6 +10,12 @@ void plot_levels(const double *v, int n, double top, int levels, int *out);
 /* A counter as "label value unit": fractions as percentages, times in
  * ms, bytes in MB or larger, other units with a decimal prefix. */
 void plot_stat(const char *label, const char *unit, int fraction, double value, char *buf, int n);
+/* Series (n points each, oldest first) into a w x h character grid, rows
+ * top to bottom, each NUL-terminated in w + 1 chars: point i at column
+ * i (w - 1) / (n - 1), series s on its own [lo[s], hi[s]] scale with
+ * glyph glyphs[s], later series over earlier ones; the rest spaces. */
+void plot_grid(int nseries, const double *const *ys, const char *glyphs, const double *lo, const double *hi, int n, int w, int h,
+               char *grid);
 /* Human-readable bytes per second into buf ("12.3 MB/s"). */
 void plot_rate(double bytes_per_s, char *buf, int n);
 

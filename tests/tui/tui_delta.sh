@@ -8,7 +8,8 @@
 # line too (the bytes back up), and the keys go back to the panels after
 # it, so a q then quits instead of typing a q; Tab completes a knob's
 # values after its name. The timeline has a time axis, and a frozen view
-# says how far it is behind live. At 120x40 the console's
+# says how far it is behind live. At 200x60 the training panel's spare rows
+# plot loss, validation accuracy and epoch time against the epochs. At 120x40 the console's
 # reply wraps: `knobs` lists every knob, the last one included.
 source "$(dirname "$0")/../lib.sh"
 command -v tmux >/dev/null || { echo "FAIL tmux is not installed"; exit 1; }
@@ -22,6 +23,7 @@ wait_for() { # wait_for REGEX SECONDS
 }
 T new-session -d -s w -x 80 -y 24 "$BIN; sleep 60"
 T new-session -d -s big -x 120 -y 40 "$BIN; sleep 60"
+T new-session -d -s huge -x 200 -y 60 "$BIN; sleep 60"
 wait_for "epoch +[2-9][0-9]* +loss" 30 || bad "no epochs on screen"
 T send-keys -t w 1
 if wait_for "^selective on: gather_h2d_bytes [0-9.]+ MB -> [0-9.]+ MB \([0-9.]+x\)" 8; then
@@ -56,4 +58,8 @@ T send-keys -t big ':' 'knobs' Enter
 for _ in $(seq 50); do T capture-pane -p -t big | grep -q "^knobs:" && break; sleep 0.2; done
 T capture-pane -p -t big | tail -5 | tr '\n' ' ' | grep -qE "knobs: lr .* ring +overlap +network" &&
     ok "knobs wraps over the console's rows at 120x40, the last knob shown" || bad "knobs cut: $(T capture-pane -p -t big | tail -5)"
+for _ in $(seq 100); do T capture-pane -p -t huge | grep -qE "\* loss [0-9.]+\.\.[0-9.]+ +\+ val acc 0\.\.1 +# epoch time" && break; sleep 0.2; done
+plot=$(T capture-pane -p -t huge)
+grep -qE "\* loss [0-9.]+\.\.[0-9.]+ +\+ val acc 0\.\.1 +# epoch time" <<<"$plot" && [ "$(grep -o '\*' <<<"$plot" | wc -l)" -ge 5 ] &&
+    ok "at 200x60 the training panel plots loss, accuracy and epoch time over the epochs" || bad "no plot at 200x60"
 finish

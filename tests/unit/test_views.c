@@ -53,6 +53,24 @@ static void test_layout(void **state)
     assert_false(small.ok); /* too small is reported, and the layout stays at the minimum */
 }
 
+/* A rising series climbs the grid from the bottom-left corner to the
+ * top-right one, a constant one lies on its row, later series draw over
+ * earlier ones, and a NaN point is left out. */
+static void test_plot_grid(void **state)
+{
+    (void)state;
+    double up[5] = {0, 1, 2, 3, 4}, flat[5] = {2, 2, 2, 2, NAN};
+    const double *ys[2] = {up, flat};
+    double lo[2] = {0, 0}, hi[2] = {4, 4};
+    char grid[5 * 10];
+    plot_grid(2, ys, "*+", lo, hi, 5, 9, 5, grid);
+    assert_string_equal(grid + 0 * 10, "        *");
+    assert_string_equal(grid + 1 * 10, "      *  ");
+    assert_string_equal(grid + 2 * 10, "+ + + +  "); /* the flat series over the rising one's middle point; its NaN is absent */
+    assert_string_equal(grid + 3 * 10, "  *      ");
+    assert_string_equal(grid + 4 * 10, "*        ");
+}
+
 static void test_timeline_binning(void **state)
 {
     (void)state;
@@ -153,6 +171,7 @@ int main(void)
         cmocka_unit_test(test_timeline_lanes),
         cmocka_unit_test(test_timeline_binning),
         cmocka_unit_test(test_plot_scaling),
+        cmocka_unit_test(test_plot_grid),
     };
     return cmocka_run_group_tests_name("views", tests, NULL, NULL);
 }
