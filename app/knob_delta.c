@@ -29,9 +29,10 @@ void stat_value_str(const stat_desc_t *d, double v, char *out, size_t n)
     snprintf(out, n, "%.4g%s", v * scale, unit);
 }
 
-void stat_ratio_str(double before, double after, char *out, size_t n)
+void stat_change_str(const stat_desc_t *d, double before, double after, char *out, size_t n)
 {
-    if (after != 0) snprintf(out, n, "%.2fx", before / after);
+    if (d->flags & STAT_FRACTION) snprintf(out, n, "%+.0f points", 100 * (after - before));
+    else if (after != 0) snprintf(out, n, "%.2fx", before / after);
     else snprintf(out, n, "%s", before != 0 ? "none left" : "both zero");
 }
 
@@ -59,8 +60,7 @@ int knob_delta_poll(knob_delta_t *k, const char *pending, const session_snapshot
     char b[32], a[32], r[32];
     stat_value_str(k->d, k->before, b, sizeof b);
     stat_value_str(k->d, after, a, sizeof a);
-    if (k->d->flags & STAT_FRACTION) snprintf(r, sizeof r, "%+.0f points", 100 * (after - k->before));
-    else stat_ratio_str(k->before, after, r, sizeof r);
+    stat_change_str(k->d, k->before, after, r, sizeof r);
     snprintf(out, n, "%s %s: %s %s -> %s (%s)", k->knob, k->value, k->d->name, b, a, r);
     k->active = 0;
     return 1;

@@ -17,8 +17,10 @@
 const stat_desc_t *knob_counter(const char *knob);
 /* v in the counter's unit for people ("107.5 MB", "39.0%", "8.2 ms"). */
 void stat_value_str(const stat_desc_t *d, double v, char *out, size_t n);
-/* before / after ("4.47x"), or why there is none ("none left", "both zero"). */
-void stat_ratio_str(double before, double after, char *out, size_t n);
+/* The change from before to after: a share's points gained ("+38
+ * points"), else before / after ("4.47x") or why there is none ("none
+ * left", "both zero"). */
+void stat_change_str(const stat_desc_t *d, double before, double after, char *out, size_t n);
 
 typedef struct {
     int active;

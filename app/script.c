@@ -146,16 +146,11 @@ static void effect_line(script_t *sc, const char *l, const session_snapshot_t *s
         const stat_desc_t *d = stat_find(tok);
         double before = sc->marked ? stat_get(&sc->mark, d) : 0, after = last ? stat_get(last, d) : 0;
         const char *sep = w > 8 ? ";" : "";
-        if (d->flags & STAT_FRACTION) { /* a share: percentages and the points gained */
-            w += snprintf(sc->effect + w, sizeof sc->effect - (size_t)w, "%s %s before %.1f%% after %.1f%% (%+.0f points)", sep,
-                          tok, 100 * before, 100 * after, 100 * (after - before));
-            continue;
-        }
-        char b[32], a[32], ratio[32];
+        char b[32], a[32], change[32]; /* a share: percentages and the points gained; else values and their ratio */
         stat_value_str(d, before, b, sizeof b);
         stat_value_str(d, after, a, sizeof a);
-        stat_ratio_str(before, after, ratio, sizeof ratio);
-        w += snprintf(sc->effect + w, sizeof sc->effect - (size_t)w, "%s %s before %s after %s (%s)", sep, tok, b, a, ratio);
+        stat_change_str(d, before, after, change, sizeof change);
+        w += snprintf(sc->effect + w, sizeof sc->effect - (size_t)w, "%s %s before %s after %s (%s)", sep, tok, b, a, change);
     }
     snprintf(sc->banner, sizeof sc->banner, ">> %s", sc->effect);
 }
