@@ -50,7 +50,7 @@ int cli_parse(const char *cmd, const opt_group_t *groups, int ngroups, int argc,
             if (i + 1 >= argc) return gs_fail(err, GS_EINPUT, "%s: --%s needs a value (%s)", cmd, o->name, o->metavar);
             v = argv[++i];
         }
-        char why[256];
+        char why[448];
         if (opt_parse(o, base, v, why, sizeof why)) return gs_fail(err, GS_EINPUT, "%s: --%s: %s", cmd, o->name, why);
     }
     return GS_OK;

@@ -143,9 +143,10 @@ static void print_dist_summary(const train_run_t *r)
     char dep[64];
     const epoch_stats_t *st = &r->log.last;
     knob_text(knob_find("dep"), &r->t.cfg, NULL, dep, sizeof dep);
-    printf("distributed: %d ranks, --dep %s; last epoch: %.2f MB between ranks in %.0f messages, exchanges %.3f ms, "
-           "waiting %.3f ms, all-reduce %.3f ms (emulated, mean over the ranks)\n",
-           dist_comm_size(r->comm), dep, st->net_bytes / 1e6, st->net_msgs, st->comm_ms, st->stall_ms, st->allreduce_ms);
+    printf("distributed: %d ranks on %s, --dep %s, each rank computing on %s's host CPU (not a GPU); last epoch: %.2f MB "
+           "between ranks in %.0f messages, exchanges %.3f ms, waiting %.3f ms, all-reduce %.3f ms (emulated, mean over the ranks)\n",
+           dist_comm_size(r->comm), r->t.cfg.network, dep, r->t.cfg.topology, st->net_bytes / 1e6, st->net_msgs, st->comm_ms,
+           st->stall_ms, st->allreduce_ms);
 }
 
 /* The trace complete on disk, then the result: the JSON summary or the best epoch's line. */

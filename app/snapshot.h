@@ -30,7 +30,7 @@ typedef struct {
     char error[512];
     char notice[512];  /* the outcome of the last request the engine served (checkpoint, load, set) */
     uint64_t notice_seq;
-    char dataset[64], model[32], topology[32];
+    char dataset[64], model[32], topology[128];
     char backend[16]; /* where the kernels run: memory (host), cpu (virtual devices) or cuda */
     char gpu_note[256]; /* why the GPU timeline is missing, if it is */
     run_kind_t kind;                  /* the run's driver, engine (its devices) and place (its ranks) */

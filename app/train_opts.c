@@ -109,10 +109,14 @@ static int resolve_backend(opts_cmd_t cmd, int argc, char **argv, train_opts_t *
     if (o->backend == BACKEND_MEMORY && streaming)
         return gs_fail(err, GS_EINPUT, "%s: --backend memory does not take device or streaming flags", name);
     train_cfg_t *c = &o->cfg;
+    topology_t tp;
+    int rc = topology_load(c->topology, &tp, err);
+    if (rc) return rc;
     if (o->ranks || o->dist) { /* each rank trains in host memory; its devices are not emulated */
         if (streaming_given(argc, argv, 0) || given)
             return gs_fail(err, GS_EINPUT, "%s: --ranks trains in host memory on every rank; device and backend flags do not apply", name);
         c->stream = 0, c->device = DEVICE_HOST;
+        if (tp.network[0] && !cli_given(argc, argv, "network")) snprintf(c->network, sizeof c->network, "%s", tp.network);
         return GS_OK;
     }
     c->stream = o->backend == BACKEND_CPU || (o->backend != BACKEND_MEMORY && streaming);
@@ -122,9 +126,7 @@ static int resolve_backend(opts_cmd_t cmd, int argc, char **argv, train_opts_t *
         if (gs_cuda_get(&why)) c->device = DEVICE_CUDA;
         else fprintf(stderr, "gnnscope: --backend auto: %s; running on the cpu\n", why.msg);
     }
-    topology_t tp;
-    if (c->stream && c->device == DEVICE_HOST && !cli_given(argc, argv, "topology") && topology_get(c->topology, &tp) == 0 &&
-        tp.ndev < c->devices) {
+    if (c->stream && c->device == DEVICE_HOST && !cli_given(argc, argv, "topology") && tp.ndev < c->devices) {
         const char *fit = topology_for_devices(c->devices);
         if (!fit) return gs_fail(err, GS_EINPUT, "%s: --devices %d: no shipped topology has that many", name, c->devices);
         snprintf(c->topology, sizeof c->topology, "%s", fit);

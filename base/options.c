@@ -27,7 +27,9 @@ void opt_accepts(const opt_t *o, char *out, size_t n)
     switch (o->kind) {
     case OPT_BOOL: snprintf(out, n, "no value"); break;
     case OPT_CHOICE: snprintf(out, n, "%s", o->choices); break;
-    case OPT_STR: snprintf(out, n, "%s", o->names ? o->names() : o->metavar); break;
+    case OPT_STR:
+        snprintf(out, n, "%s%s", o->names ? o->names() : o->metavar, o->flags & OPTF_PATH ? ", or a file's path (with a '/')" : "");
+        break;
     case OPT_SIZE: snprintf(out, n, "%sa size in [%s, %s] bytes, e.g. 512K, 64M, 2G", pre, lo, hi); break;
     case OPT_FLOAT:
     case OPT_DOUBLE: snprintf(out, n, "%sa number in [%s, %s]", pre, lo, hi); break;
@@ -38,7 +40,7 @@ void opt_accepts(const opt_t *o, char *out, size_t n)
 
 static int refuse(const opt_t *o, const char *value, const char *what, char *why, size_t n)
 {
-    char acc[160];
+    char acc[320];
     opt_accepts(o, acc, sizeof acc);
     snprintf(why, n, "'%.64s' %s (expected %s)", value, what, acc);
     return -1;
@@ -80,7 +82,8 @@ int opt_parse(const opt_t *o, void *base, const char *value, char *why, size_t n
     if (o->kind == OPT_STR) {
         if (!*value) return refuse(o, value, "is empty", why, n);
         if (strlen(value) >= o->size) return refuse(o, value, "is too long", why, n);
-        if (o->names && gs_choice_index(o->names(), value) < 0) return refuse(o, value, "is unknown", why, n);
+        int path = (o->flags & OPTF_PATH) && strchr(value, '/');
+        if (o->names && !path && gs_choice_index(o->names(), value) < 0) return refuse(o, value, "is unknown", why, n);
         snprintf(f, o->size, "%s", value);
         return 0;
     }

@@ -82,6 +82,7 @@ typedef struct opt {
 enum {
     OPTF_MODEL = 1, /* shapes the model: `model NAME [OPTION VALUE]...` takes it */
     OPTF_RANKS = 2, /* a streaming-engine flag a distributed run's ranks read too (their clock, the vertex order) */
+    OPTF_PATH = 4,  /* OPT_STR with names: a value with a '/' is a file's path instead, which the check reads */
 };
 
 /* Parses value into base's field. 0, or -1 with why = the reason. */

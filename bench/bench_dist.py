@@ -7,7 +7,7 @@ deterministic and one run per setting suffices.
 
 Settings (GCN, 3 layers, hidden 64, 20K vertices, average degree 10):
   A  eth-1g:   a slow network, where caching beats communicating;
-  B  ib-100g:  a fast one, where communicating beats caching;
+  B  ib-edr:  a fast one, where communicating beats caching;
   C  eth-10g:  in between, where a mix beats both.
 Bars: DepCache beats DepComm in A and DepComm beats DepCache in B; Hybrid
 with --dep-ratio auto is no slower than the better of the two in A, B
@@ -18,7 +18,7 @@ one in at least one setting (Fig. 9: 1.24-1.68x over DepComm); in C a
 auto is within 10% of that best (or better); ring-ordered sends and
 overlap each make the epoch faster (Fig. 9: ring 1.10-1.15x, overlap
 1.19-1.41x; overlap measured where compute and transfer are comparable:
-average degree 40, hidden 128, ib-100g).
+average degree 40, hidden 128, ib-edr).
 
 Usage: bench/bench_dist.py [WORKDIR] [--epochs E] [--nodes N]"""
 from benchlib import check, finish, setup, train as run
@@ -45,7 +45,7 @@ def split(d):
 
 
 gains = []
-for name, net in (("A", "eth-1g"), ("B", "ib-100g"), ("C", "eth-10g")):
+for name, net in (("A", "eth-1g"), ("B", "ib-edr"), ("C", "eth-10g")):
     cache, comm, hybrid = train(net, "cache"), train(net, "comm"), train(net, "hybrid")
     best = min(ms(cache), ms(comm))
     print(f"info  {name} {net}: cache {ms(cache):.3f} ms, comm {ms(comm):.3f} ms, hybrid {ms(hybrid):.3f} ms "
@@ -73,8 +73,8 @@ ring_on, ring_off = train("eth-10g", "comm"), train("eth-10g", "comm", "--ring",
 check("ring-ordered sends make the epoch faster", ms(ring_on) < ms(ring_off),
       f"{ms(ring_off):.3f} -> {ms(ring_on):.3f} ms ({ms(ring_off) / ms(ring_on):.2f}x; waits {ring_off['stall_ms']:.3f} -> "
       f"{ring_on['stall_ms']:.3f} ms)")
-ov_on = train("ib-100g", "comm", degree=40, layers=2, hidden=128)
-ov_off = train("ib-100g", "comm", "--overlap", "off", degree=40, layers=2, hidden=128)
+ov_on = train("ib-edr", "comm", degree=40, layers=2, hidden=128)
+ov_off = train("ib-edr", "comm", "--overlap", "off", degree=40, layers=2, hidden=128)
 check("overlap makes the epoch faster", ms(ov_on) < ms(ov_off),
       f"{ms(ov_off):.3f} -> {ms(ov_on):.3f} ms ({ms(ov_off) / ms(ov_on):.2f}x; exchange time hidden "
       f"{100 * ov_on['comm_hidden']:.0f}%)")

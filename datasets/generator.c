@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/rng.h"
+#include "gen_like.h"
 
 #define HOMOPHILY 0.8
 #define SIGNAL 0.08f
@@ -112,7 +113,8 @@ int gen_graph(dataset_t *d, const gen_params_t *p, gs_err_t *err)
     double need = (double)n * (double)p->feats * 4.0 + (double)target * 40.0;
     int rc = gs_mem_check(need, "generating this graph", err);
     if (rc) return rc;
-    snprintf(d->name, sizeof d->name, "gen-n%lld-d%g%s", (long long)n, p->avg_degree, p->hubs_first ? "-hubs" : "");
+    if (p->like[0]) snprintf(d->name, sizeof d->name, "like-%s-n%lld", p->like, (long long)n);
+    else snprintf(d->name, sizeof d->name, "gen-n%lld-d%g%s", (long long)n, p->avg_degree, p->hubs_first ? "-hubs" : "");
     d->n = n, d->f = p->feats, d->c = c;
     d->label = malloc(sizeof(int32_t) * (size_t)n);
     double *w = malloc(sizeof(double) * (size_t)n);
@@ -161,7 +163,10 @@ oom:
     return gs_fail(err, GS_EFAIL, "out of memory generating the graph");
 }
 
-void gen_defaults(gen_params_t *p) { *p = (gen_params_t){.nodes = 10000, .avg_degree = 10, .feats = 64, .classes = 8, .seed = 1}; }
+void gen_defaults(gen_params_t *p)
+{
+    *p = (gen_params_t){.nodes = 10000, .avg_degree = 10, .feats = 64, .classes = 8, .seed = 1, .scale = 1};
+}
 
 /* The spec's keys: where each goes and what it accepts (gen_graph's rules). */
 typedef struct {
@@ -173,7 +178,9 @@ typedef struct {
 static const gen_key_t gen_keys[] = {
     {"nodes", 2, (double)GS_MAX_NODES, 1}, {"degree", 1e-6, 1e6, 0}, {"feats", 1, 65536, 1},
     {"classes", 2, 1024, 1},               {"seed", 0, 9e18, 1},     {"hubs", 0, 1, 1},
+    {"scale", 1e-9, 16, 0},
 };
+#define GEN_KEYS "nodes, degree, feats, classes, seed, hubs, like, scale"
 
 static void gen_set(gen_params_t *p, int k, double v)
 {
@@ -183,7 +190,8 @@ static void gen_set(gen_params_t *p, int k, double v)
     case 2: p->feats = (int64_t)v; break;
     case 3: p->classes = (int64_t)v; break;
     case 4: p->seed = (uint64_t)v; break;
-    default: p->hubs_first = (int)v; break;
+    case 5: p->hubs_first = (int)v; break;
+    default: p->scale = v; break;
     }
 }
 
@@ -191,12 +199,12 @@ static void gen_set(gen_params_t *p, int k, double v)
 static int gen_parse_pair(const char *spec, const char *s, size_t len, gen_params_t *p, gs_err_t *err)
 {
     const char *eq = memchr(s, '=', len);
-    if (!eq) return gs_fail(err, GS_EINPUT, "--dataset %s: '%.*s' is not key=value (keys: nodes, degree, feats, classes, seed, hubs)", spec, (int)len, s);
+    if (!eq) return gs_fail(err, GS_EINPUT, "--dataset %s: '%.*s' is not key=value (keys: " GEN_KEYS ")", spec, (int)len, s);
     size_t klen = (size_t)(eq - s), vlen = len - klen - 1;
     int k = -1;
     for (int i = 0; i < (int)(sizeof gen_keys / sizeof gen_keys[0]) && k < 0; i++)
         if (strlen(gen_keys[i].key) == klen && !strncmp(gen_keys[i].key, s, klen)) k = i;
-    if (k < 0) return gs_fail(err, GS_EINPUT, "--dataset %s: unknown key '%.*s' (keys: nodes, degree, feats, classes, seed, hubs)", spec, (int)klen, s);
+    if (k < 0) return gs_fail(err, GS_EINPUT, "--dataset %s: unknown key '%.*s' (keys: " GEN_KEYS ")", spec, (int)klen, s);
     char value[64], *end;
     snprintf(value, sizeof value, "%.*s", (int)(vlen < 63 ? vlen : 63), eq + 1);
     double v = strtod(value, &end);
@@ -208,15 +216,40 @@ static int gen_parse_pair(const char *spec, const char *s, size_t len, gen_param
     return GS_OK;
 }
 
+/* "like=NAME" (len chars at s): the shape's counts into p. */
+static int gen_like(const char *spec, const char *s, size_t len, gen_params_t *p, gs_err_t *err)
+{
+    char name[32];
+    snprintf(name, sizeof name, "%.*s", (int)(len - 5 < 31 ? len - 5 : 31), s + 5);
+    const gen_shape_t *sh = len - 5 < sizeof p->like ? gen_shape_find(name) : NULL;
+    if (!sh) {
+        char names[1024] = "";
+        for (int i = 0; gen_shape_at(i); i++)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "", gen_shape_at(i)->name);
+        return gs_fail(err, GS_EINPUT, "--dataset %s: like=%s is not a known shape (%s)", spec, name, names);
+    }
+    snprintf(p->like, sizeof p->like, "%s", sh->name);
+    p->nodes = sh->vertices, p->avg_degree = sh->edges / (double)sh->vertices;
+    p->feats = sh->feats, p->classes = sh->classes;
+    return GS_OK;
+}
+
 int gen_parse_spec(const char *spec, gen_params_t *p, gs_err_t *err)
 {
     gen_defaults(p);
-    for (const char *s = spec + strlen(GEN_PREFIX); *s;) {
-        size_t len = strcspn(s, ",");
-        int rc = gen_parse_pair(spec, s, len, p, err);
-        if (rc) return rc;
-        s += len + (s[len] == ',');
-    }
+    for (int pass = 0; pass < 2; pass++) /* like= first, so the other keys override its shape */
+        for (const char *s = spec + strlen(GEN_PREFIX); *s;) {
+            size_t len = strcspn(s, ",");
+            int like = len >= 5 && strncmp(s, "like=", 5) == 0, rc = GS_OK;
+            if (pass == 0 && like) rc = gen_like(spec, s, len, p, err);
+            else if (pass == 1 && !like) rc = gen_parse_pair(spec, s, len, p, err);
+            if (rc) return rc;
+            s += len + (s[len] == ',');
+        }
+    if (p->scale != 1) p->nodes = llround((double)p->nodes * p->scale);
+    if (p->nodes < 2 || p->nodes > GS_MAX_NODES)
+        return gs_fail(err, GS_EINPUT, "--dataset %s: scale=%g makes %lld vertices (2 to %lld)", spec, p->scale,
+                       (long long)p->nodes, (long long)GS_MAX_NODES);
     if (p->avg_degree > (double)(p->nodes - 1) * 0.5)
         return gs_fail(err, GS_EINPUT, "--dataset %s: degree=%g is more than half of nodes-1 (%lld)", spec, p->avg_degree,
                        (long long)(p->nodes - 1));

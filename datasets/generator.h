@@ -20,12 +20,16 @@ typedef struct {
     int64_t classes;    /* C */
     uint64_t seed;
     int hubs_first;     /* 1: ids in decreasing expected degree (as a crawl numbers the hubs it meets first) */
+    char like[24];      /* the paper's dataset whose shape this is (gen_like.h), "" for none */
+    double scale;       /* the shape's vertices times this (its average degree kept) */
 } gen_params_t;
 
 int gen_graph(dataset_t *d, const gen_params_t *p, gs_err_t *err);
 
 /* The generator as a dataset name: "gen:nodes=N,degree=D,feats=F,classes=C,seed=S,hubs=0|1"
- * (any subset, in any order; the rest take gnnscope gen's defaults). */
+ * (any subset, in any order; the rest take gnnscope gen's defaults), or
+ * "gen:like=NAME[,scale=S]" for a paper's dataset by shape (gen_like.h),
+ * which the other keys may override; scale multiplies the vertices. */
 #define GEN_PREFIX "gen:"
 void gen_defaults(gen_params_t *p);
 int gen_parse_spec(const char *spec, gen_params_t *p, gs_err_t *err);

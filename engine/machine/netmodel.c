@@ -1,4 +1,6 @@
-/* netmodel.c - see netmodel.h. */
+/* netmodel.c - see netmodel.h. Bandwidths are the links' line rates;
+ * the latencies are assumptions (one switch hop and the software stack:
+ * tens of microseconds on Ethernet, 2 us on InfiniBand). */
 #include "netmodel.h"
 
 #include <math.h>
@@ -8,11 +10,14 @@
 static const network_t networks[] = {
     {"native", 0, 0, "no model: loopback speed, no emulated network time"},
     {"eth-1g", 125e6, 50e-6, "1 Gb/s Ethernet: 125 MB/s per direction, 50 us"},
+    {"eth-6g", 0.75e9, 50e-6, "6 Gb/s Ethernet (Aliyun gn6i, NeutronStar sec. 5): 0.75 GB/s per direction, 50 us"},
     {"eth-10g", 1.25e9, 20e-6, "10 Gb/s Ethernet: 1.25 GB/s per direction, 20 us"},
-    {"ib-100g", 12.5e9, 2e-6, "100 Gb/s InfiniBand EDR: 12.5 GB/s per direction, 2 us"},
+    {"eth-25g", 3.125e9, 15e-6, "25 Gb/s Ethernet: 3.125 GB/s per direction, 15 us"},
+    {"ib-edr", 12.5e9, 2e-6, "100 Gb/s InfiniBand EDR (ROC, NeutronStar's IBV): 12.5 GB/s per direction, 2 us"},
+    {"ib-hdr", 25e9, 2e-6, "200 Gb/s InfiniBand HDR: 25 GB/s per direction, 2 us"},
 };
 
-const char *network_names(void) { return "native|eth-1g|eth-10g|ib-100g"; }
+const char *network_names(void) { return "native|eth-1g|eth-6g|eth-10g|eth-25g|ib-edr|ib-hdr"; }
 
 const network_t *network_at(int i)
 {

@@ -31,7 +31,7 @@ typedef struct {
 
 /* The shipped networks by name ("native" included). GS_EINPUT naming the choices. */
 int network_get(const char *name, network_t *out, gs_err_t *err);
-/* "native|eth-1g|eth-10g|ib-100g" (for help and the option table). */
+/* The names joined with "|" (for help and the option table). */
 const char *network_names(void);
 /* The i-th shipped network, or NULL past the last (for listings). */
 const network_t *network_at(int i);

@@ -1,5 +1,6 @@
-/* topology.h - named machine topologies for the interconnect model
- * (docs/ARCHITECTURE.md, "Backends"). A topology has D devices and directed links, each with a
+/* topology.h - the modeled machine (docs/ARCHITECTURE.md, "Backends"):
+ * a shipped machine by name or a user's machine file (machine_file.h),
+ * both in the same text format. A topology has D devices and directed links, each with a
  * bandwidth (bytes/s) and a latency (s); every host->device, device->host
  * and device->device route is a list of links. Full-duplex physical links
  * are two directed links. It also names the modeled GPU's FP32 rate, which
@@ -12,9 +13,11 @@
 
 #include <stddef.h>
 
+#include "base/error.h"
+
 #define TOPO_MAX_DEV 8
 #define TOPO_MAX_LINKS 64
-#define TOPO_MAX_HOPS 6
+#define TOPO_MAX_HOPS 8
 
 typedef struct {
     char name[24];
@@ -29,8 +32,14 @@ typedef struct {
 
 typedef struct {
     char name[32];
-    char summary[120];
+    char summary[160];
     int ndev;
+    char gpu_model[24];          /* the GPUs' model (catalog.h) */
+    double gpu_mem;              /* each GPU's memory, bytes: the default --device-mem */
+    char host_model[24];         /* the host CPU's model */
+    int sockets;                 /* host sockets (1 or 2); host memory on socket 0 */
+    int nodes;                   /* a cluster's nodes of this machine (1: not a cluster) */
+    char network[24];            /* a cluster's network (netmodel.h), "" for one machine */
     double gpu_flops;            /* modeled device FP32 rate, FLOP/s */
     double gpu_bw;               /* modeled device memory bandwidth, bytes/s */
     double launch_s;             /* modeled kernel launch cost, s */
@@ -43,8 +52,14 @@ typedef struct {
     int group[TOPO_MAX_DEV];     /* devices sharing an upper link (a switch) share a group */
 } topology_t;
 
-/* Fills t with the named topology; returns 0, or -1 if unknown. */
+/* Fills t with a shipped machine (a name) or a machine file (a value with
+ * a '/'): GS_OK, or GS_EINPUT naming the file, line and field. (Defined
+ * by the parser, machine_file.c.) */
+int topology_load(const char *name_or_path, topology_t *t, gs_err_t *err);
+/* topology_load without the reason: 0, or -1. */
 int topology_get(const char *name, topology_t *t);
+/* A shipped machine's text (its machine file), or NULL. */
+const char *topology_text(const char *name);
 /* NULL-terminated list of the shipped names. */
 const char *const *topology_names(void);
 /* The names joined with "|". */

@@ -185,8 +185,8 @@ int stream_engine_open(stream_engine_t *se, const stream_cfg_t *c, const graph_t
     se->real = c->real; /* real GPUs: no interconnect model, every device in one group */
     se->host = kplace_host();
     se->on_task = c->on_task, se->observer = c->observer;
-    if (!se->real && topology_get(c->topology, &se->topo) != 0)
-        return gs_fail(err, GS_EINPUT, "--topology %s: unknown (see gnnscope topologies)", c->topology);
+    int rc = se->real ? GS_OK : topology_load(c->topology, &se->topo, err);
+    if (rc) return rc;
     int maxdev = se->real ? TOPO_MAX_DEV : se->topo.ndev;
     if (c->devices < 1 || c->devices > maxdev)
         return gs_fail(err, GS_EINPUT, "--devices %d: %s %s has %d device%s", c->devices,
@@ -207,7 +207,7 @@ int stream_engine_open(stream_engine_t *se, const stream_cfg_t *c, const graph_t
         if (!cu) return err->code;
         se->bops = cu->backend;
     }
-    int rc = se->bops->open(&se->backend, &bc, err);
+    rc = se->bops->open(&se->backend, &bc, err);
     if (!rc) rc = streamer_init(&se->streamer, se->bops, se->backend, se->real ? NULL : &se->topo, g, plan->p, plan->bounds,
                                 &c->knobs, err);
     if (!rc) rc = streamer_probe(&se->streamer, se->virtual_clock ? &se->clock : NULL, err);

@@ -27,7 +27,7 @@ typedef struct {
     int real;              /* the CUDA plugin's logical devices: no link model, real counters */
     int devices;
     uint64_t device_mem;   /* bytes per device, 0 = unlimited */
-    char topology[32];     /* the interconnect model (engine/machine/topology.h) */
+    char topology[128];    /* the interconnect model (engine/machine/topology.h) */
     double link_scale;     /* 0 = auto */
     int links_native;      /* 1: no interconnect model */
     clock_kind_t clock;

@@ -51,7 +51,7 @@ typedef struct {
     int stream;
     int devices;
     uint64_t device_mem;   /* bytes per device, 0 = unlimited */
-    char topology[32];
+    char topology[128];
     double link_scale;     /* 0 = auto */
     int links_native;      /* 1: no interconnect model */
     clock_kind_t clock;    /* emulated devices: the virtual clock, or the wall clock */

@@ -172,8 +172,8 @@ int trainer_dist_open(trainer_t *t, gs_err_t *err)
     if (t->cfg.stream) return gs_fail(err, GS_EINPUT, "--ranks: the device and streaming flags do not apply to distributed runs");
     int rc = network_get(t->cfg.network, &d->net, err);
     if (rc) return rc;
-    topology_t topo;
-    topology_get("1gpu", &topo); /* a cluster node's host: its modeled FLOP/s and memory bandwidth */
+    topology_t topo; /* a cluster node's host: its modeled FLOP/s and memory bandwidth (ranks compute on it, not on its GPU) */
+    if ((rc = topology_load(t->cfg.topology, &topo, err))) return rc;
     d->virtual_clock = t->cfg.clock == CLOCK_VIRTUAL;
     int threads = t->cfg.threads > 0 ? t->cfg.threads : 1;
     vclock_init(&d->clock, &topo, t->cfg.ktime, topo.host_flops / threads, threads, 0);

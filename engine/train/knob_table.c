@@ -54,6 +54,14 @@ static int check_devices(void *next, const void *facts, gs_err_t *err)
     return GS_OK;
 }
 
+/* A machine file is read now, so a bad one is refused with its line and field. */
+static int check_topology(void *next, const void *facts, gs_err_t *err)
+{
+    (void)facts;
+    topology_t tp;
+    return topology_load(((train_cfg_t *)next)->topology, &tp, err);
+}
+
 static int streaming(const knob_facts_t *live) { return live && live->kind.engine == ENGINE_STREAM; }
 
 static int text_chunks(const void *base, const void *live, char *out, size_t n)
@@ -97,7 +105,7 @@ static const opt_t table[] = {
     {"no-cache", OPT_BOOL, F(no_cache), NULL, NULL, 0, 0, "", "do not read or write the binary dataset cache", NULL, WHEN_START, SCOPE_ANY, 0, 0, 0, NULL, NULL},
     {"devices", OPT_INT, F(devices), NULL, NULL, 1, TOPO_MAX_DEV, "N", "emulated or logical devices", NULL, WHEN_REOPEN, SCOPE_STREAM, 0, 0, .check = check_devices},
     {"device-mem", OPT_SIZE, F(device_mem), NULL, "none", 1024, 1099511627776.0, "BYTES", "memory cap per device", NULL, WHEN_REOPEN, SCOPE_STREAM, 0, 0, .check = check_device_mem},
-    {"topology", OPT_STR, F(topology), NULL, NULL, 0, 0, "NAME", "interconnect model (gnnscope topologies)", topology_names_joined, WHEN_REOPEN, SCOPE_STREAM, 0, 0, 0, NULL, NULL},
+    {"topology", OPT_STR, F(topology), NULL, NULL, 0, 0, "NAME|FILE", "the modeled machine: a shipped one (gnnscope topologies) or a machine file", topology_names_joined, WHEN_REOPEN, SCOPE_STREAM, 0, 0, OPTF_PATH | OPTF_RANKS, .check = check_topology},
     {"link-scale", OPT_DOUBLE, F(link_scale), NULL, "auto", 0.01, 1e6, "X", "link bandwidth factor (auto: 1 on the virtual clock, host/GPU FLOP/s on the wall clock)", NULL, WHEN_REOPEN, SCOPE_STREAM, 0, 0, .text = text_link_scale},
     {"links", OPT_CHOICE, F(links_native), "model|native", NULL, 0, 0, "MODE", "native: copies are plain memcpys", NULL, WHEN_REOPEN, SCOPE_STREAM, 0, 0, 0, NULL, NULL},
     {"clock", OPT_CHOICE, F(clock), "virtual|wall", NULL, 0, 0, "CLOCK", "emulated time: the modeled machine's (virtual) or the host's", NULL, WHEN_REOPEN, SCOPE_STREAM, 0, 0, .flags = OPTF_RANKS},
@@ -156,7 +164,7 @@ int knob_parse(train_cfg_t *c, const char *name, const char *value, const knob_f
     if (facts && !knob_applies(o, &facts->kind))
         return gs_fail(err, GS_EINPUT, dist ? "set %s: a streaming knob; the ranks of a distributed run train in host memory"
                                             : "set %s: applies to distributed runs (restart with --ranks N)", name);
-    char why[256];
+    char why[448];
     train_cfg_t next = *c;
     if (opt_parse(o, &next, value, why, sizeof why)) return gs_fail(err, GS_EINPUT, "set %s: %s", name, why);
     int rc = o->check ? o->check(&next, facts, err) : GS_OK;

@@ -44,7 +44,7 @@ printf 'model gat hidden 4 heads 2\nstep\ncheckpoint save x.ckpt\nexport metrics
 printf 'set lr 0.5\nset chunks 3\nset order metis\nset dkp on\nload cora\npause\nresume\n' >"$c/fuzz_console/reopen"
 printf 'stop=0\ndep=comm\ndep-ratio=0.3\n' >"$c/fuzz_control/knobs"
 printf 'stop=1\n' >"$c/fuzz_control/stop"
-printf 'stop=0\nring=off\noverlap=on\nnetwork=ib-100g\nlr=0.5\ndep-mem=1M\n' >"$c/fuzz_control/all"
+printf 'stop=0\nring=off\noverlap=on\nnetwork=ib-edr\nlr=0.5\ndep-mem=1M\n' >"$c/fuzz_control/all"
 # fuzz_remote: byte 0 = mode (0 requests, 1 replies, 2 snapshot overlay, 3 events overlay); frames are
 # "GSRP" (magic, little-endian), kind, 64-bit length, payload
 mkdir -p "$c/fuzz_remote"

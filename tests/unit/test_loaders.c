@@ -489,6 +489,38 @@ static void test_generator(void **state)
     free(dir);
 }
 
+/* gen:like=NAME: a paper's published shape; other keys override it, scale
+ * multiplies the vertices and keeps the degree; bad names and scales fail. */
+static void test_generator_like_a_paper(void **state)
+{
+    (void)state;
+    gen_params_t p;
+    gs_err_t err;
+    assert_int_equal(gen_parse_spec("gen:like=reddit", &p, &err), GS_OK);
+    assert_int_equal(p.nodes, 232965);
+    assert_true(fabs(p.avg_degree * 232965 - 114848857) < 1);
+    assert_true(p.feats == 602 && p.classes == 41);
+    assert_int_equal(gen_parse_spec("gen:feats=32,like=amazon,scale=0.001", &p, &err), GS_OK);
+    assert_true(p.nodes == 8600 && p.feats == 32 && p.classes == 22);
+    assert_true(fabs(p.avg_degree - 231.6e6 / 8.6e6) < 1e-9);
+    /* NeuGraph's blog: 10.3K vertices, 668.0K edges, drawn within 2% */
+    dataset_t d;
+    assert_int_equal(gen_parse_spec("gen:like=blog", &p, &err), GS_OK);
+    assert_int_equal(gen_graph(&d, &p, &err), GS_OK);
+    assert_true(d.n == 10300 && d.f == 128 && d.c == 39);
+    assert_true(fabs(2.0 * (double)d.npairs - 668.0e3) < 0.02 * 668.0e3);
+    assert_string_equal(d.name, "like-blog-n10300");
+    dataset_free(&d);
+    assert_int_equal(gen_parse_spec("gen:like=cora2", &p, &err), GS_EINPUT);
+    assert_non_null(strstr(err.msg, "like=cora2 is not a known shape (pubmed, blog,"));
+    assert_int_equal(gen_parse_spec("gen:like=amazon,scale=0", &p, &err), GS_EINPUT);
+    assert_non_null(strstr(err.msg, "scale=0 is not a number in"));
+    assert_int_equal(gen_parse_spec("gen:like=pubmed,scale=1e-6", &p, &err), GS_EINPUT);
+    assert_non_null(strstr(err.msg, "makes 0 vertices"));
+    assert_int_equal(gen_parse_spec("gen:like=reddit,scale=0.001", &p, &err), GS_EINPUT); /* 233 vertices, degree 493 */
+    assert_non_null(strstr(err.msg, "more than half of nodes-1"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -503,6 +535,7 @@ int main(void)
         cmocka_unit_test(test_cache_round_trip_and_staleness),
         cmocka_unit_test(test_damaged_cache_is_refused_and_rebuilt),
         cmocka_unit_test(test_generator),
+        cmocka_unit_test(test_generator_like_a_paper),
     };
     return cmocka_run_group_tests_name("loaders", tests, setup, teardown);
 }
