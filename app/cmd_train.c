@@ -84,8 +84,11 @@ static int open_run(train_run_t *r, gs_err_t *err)
 /* The epoch's line (a streamed run's transfers with it). */
 static void print_epoch(const train_run_t *r, const epoch_stats_t *st)
 {
-    printf("epoch %4lld  loss %.4f  train %.4f  val %.4f  test %.4f  %.1f ms", (long long)st->epoch, st->loss, st->train_acc,
-           st->val_acc, st->test_acc, st->epoch_ms);
+    if (r->t.cfg.simulate) /* nothing computed: times only */
+        printf("epoch %4lld  simulated  %.1f ms", (long long)st->epoch, st->epoch_ms);
+    else
+        printf("epoch %4lld  loss %.4f  train %.4f  val %.4f  test %.4f  %.1f ms", (long long)st->epoch, st->loss, st->train_acc,
+               st->val_acc, st->test_acc, st->epoch_ms);
     if (r->t.kind.engine == ENGINE_STREAM)
         printf("  h2d %.1f MB  kept %.1f MB  d2d %.1f MB  overlap %.0f%% (emulated, %s)", st->h2d_bytes / 1e6, st->kept_bytes / 1e6,
                st->d2d_bytes / 1e6, 100 * st->overlap, r->t.cfg.topology);
@@ -165,8 +168,12 @@ static int report(train_run_t *r, int rc, int stopped, gs_err_t *err)
         fprintf(stderr, "gnnscope: interrupted after epoch %lld%s\n", (long long)r->t.epoch, r->o.checkpoint[0] ? " (checkpoint saved)" : "");
     if (!rc && r->o.json) run_json_print(stdout, &r->t, &r->log);
     else if (!rc && r->rank == 0 && r->log.n) { /* --quiet too: the result is what a quiet run is for */
-        printf("best val %.4f at epoch %lld (test %.4f); final test %.4f\n", r->t.best_val, (long long)r->t.best_epoch,
-               r->t.test_at_best, r->log.last.test_acc);
+        if (r->t.cfg.simulate)
+            printf("simulated %d epochs: the last %.3f ms on %s's clock; no losses or accuracies (nothing was computed)\n",
+                   r->log.n, r->log.last.epoch_ms, r->t.cfg.topology);
+        else
+            printf("best val %.4f at epoch %lld (test %.4f); final test %.4f\n", r->t.best_val, (long long)r->t.best_epoch,
+                   r->t.test_at_best, r->log.last.test_acc);
         if (r->comm) print_dist_summary(r);
     }
     return rc;

@@ -244,6 +244,15 @@ static void print_dist(FILE *f, const trainer_t *t, double epoch_ms)
     fprintf(f, "]}");
 }
 
+/* The losses' and accuracies' fields of a run that computed them. */
+static void print_accuracy(FILE *f, const trainer_t *t, const run_log_t *log)
+{
+    fprintf(f, ",\"epochs\":%lld,\"final_loss\":%.9g,\"train_acc\":%.6f,\"val_acc\":%.6f,\"test_acc\":%.6f",
+            (long long)t->epoch, log->last.loss, log->last.train_acc, log->last.val_acc, log->last.test_acc);
+    fprintf(f, ",\"best_val_acc\":%.6f,\"test_acc_at_best_val\":%.6f,\"best_epoch\":%lld", t->best_val < 0 ? 0 : t->best_val,
+            t->test_at_best, (long long)t->best_epoch);
+}
+
 void run_json_print(FILE *f, const trainer_t *t, const run_log_t *log)
 {
     const train_data_t *d = &t->data;
@@ -258,10 +267,12 @@ void run_json_print(FILE *f, const trainer_t *t, const run_log_t *log)
             (long long)t->cfg.hidden, t->cfg.heads);
     fprintf(f, ",\"params\":%lld,\"threads\":%d,\"seed\":%llu", (long long)params_count(&t->model.params), t->cfg.threads,
             (unsigned long long)t->cfg.seed);
-    fprintf(f, ",\"epochs\":%lld,\"final_loss\":%.9g,\"train_acc\":%.6f,\"val_acc\":%.6f,\"test_acc\":%.6f",
-            (long long)t->epoch, log->last.loss, log->last.train_acc, log->last.val_acc, log->last.test_acc);
-    fprintf(f, ",\"best_val_acc\":%.6f,\"test_acc_at_best_val\":%.6f,\"best_epoch\":%lld", t->best_val < 0 ? 0 : t->best_val,
-            t->test_at_best, (long long)t->best_epoch);
+    if (t->cfg.simulate) /* nothing was computed: no loss, no accuracy */
+        fprintf(f, ",\"simulated\":true,\"epochs\":%lld,\"final_loss\":null,\"train_acc\":null,\"val_acc\":null,\"test_acc\":null"
+                   ",\"best_val_acc\":null,\"test_acc_at_best_val\":null,\"best_epoch\":null",
+                (long long)t->epoch);
+    else
+        print_accuracy(f, t, log);
     fprintf(f, ",\"epoch_ms_median\":%.6f,\"eval_ms_median\":%.6f,\"flops_per_epoch\":%.6g,\"gflops\":%.4f", ms_med, ev_med,
             fl, ms_med > 0 ? fl / (ms_med * 1e6) : 0.0);
     fprintf(f, ",\"load_ms\":%.3f,\"graph_ms\":%.3f,\"peak_rss_bytes\":%lld", d->load_ms, d->graph_ms, peak_rss_bytes());
@@ -278,6 +289,6 @@ void run_json_print(FILE *f, const trainer_t *t, const run_log_t *log)
     fprintf(f, ",\"profile_events\":%llu,\"profile_dropped\":%llu", (unsigned long long)log->events,
             (unsigned long long)log->dropped);
     fprintf(f, ",\"losses\":[");
-    for (int i = 0; i < log->n; i++) fprintf(f, "%s%.9g", i ? "," : "", log->loss[i]);
+    for (int i = 0; i < log->n && !t->cfg.simulate; i++) fprintf(f, "%s%.9g", i ? "," : "", log->loss[i]);
     fprintf(f, "]}\n");
 }

@@ -100,17 +100,35 @@ static int streaming_given(int argc, char **argv, int shared)
     return 0;
 }
 
+/* --simulate runs on the emulated devices' virtual clock with roofline
+ * times: a full-batch run without a sampler or ranks streams (the cpu
+ * backend), as a device flag would make it. */
+static int simulate_rules(opts_cmd_t cmd, int argc, char **argv, train_opts_t *o, gs_err_t *err)
+{
+    const train_cfg_t *c = &o->cfg;
+    if (!c->simulate) return GS_OK;
+    if (c->clock != CLOCK_VIRTUAL || c->ktime != KTIME_ROOFLINE)
+        return gs_fail(err, GS_EINPUT, "%s: --simulate needs --clock virtual and --kernel-time roofline: a simulated run measures nothing",
+                       cmd_name(cmd));
+    if (cli_given(argc, argv, "backend") && o->backend != BACKEND_CPU && !(o->backend == BACKEND_MEMORY && c->batch_size > 0))
+        return gs_fail(err, GS_EINPUT, "%s: --simulate runs on the cpu backend's emulated devices (--backend cpu)", cmd_name(cmd));
+    if (!o->ranks && !o->dist && c->batch_size == 0) o->backend = BACKEND_CPU;
+    return GS_OK;
+}
+
 static int resolve_backend(opts_cmd_t cmd, int argc, char **argv, train_opts_t *o, gs_err_t *err)
 {
     const char *name = cmd_name(cmd);
     int streaming = streaming_given(argc, argv, 1), given = cli_given(argc, argv, "backend");
+    int rc = simulate_rules(cmd, argc, argv, o, err);
+    if (rc) return rc;
     if (!given && streaming) o->backend = BACKEND_CPU;
     else if (!given && cli_given(argc, argv, "batch-size")) o->backend = BACKEND_MEMORY; /* sampled training: in memory */
     if (o->backend == BACKEND_MEMORY && streaming)
         return gs_fail(err, GS_EINPUT, "%s: --backend memory does not take device or streaming flags", name);
     train_cfg_t *c = &o->cfg;
     topology_t tp;
-    int rc = topology_load(c->topology, &tp, err);
+    rc = topology_load(c->topology, &tp, err);
     if (rc) return rc;
     if (o->ranks || o->dist) { /* each rank trains in host memory; its devices are not emulated */
         if (streaming_given(argc, argv, 0) || given)

@@ -216,6 +216,32 @@ static int take_keys(const session_if_t *s, ui_t *u)
     return quit;
 }
 
+/* What the run is, for the header and the panels: its kind, devices, where it runs and the title line. */
+static void describe_run(view_state_t *v, const session_snapshot_t *snap)
+{
+    v->kind = snap->kind;
+    int sampled = snap->kind.driver == DRIVER_SAMPLED, streaming = snap->kind.engine == ENGINE_STREAM;
+    /* a sampled run's steps run on the topology's first GPU, emulated */
+    v->ndev = streaming ? snap->kind.devices : snap->gpu || sampled ? 1 : 0;
+    v->emulated = (streaming && strcmp(snap->backend, "cpu") == 0) || sampled;
+    v->simulated = snap->cfg.simulate;
+    v->gpu = snap->gpu && gs_cuda_loaded();
+    if (v->gpu) gs_cuda_loaded()->metrics(&v->gpu_m);
+    v->gpu_note = snap->gpu_note;
+    snprintf(v->topology, sizeof v->topology, "%s", snap->topology);
+    v->nlinks = snap->nlinks, v->link_name = snap->link_name, v->link_rate = snap->link_rate;
+    v->parts = snap->parts;
+    snprintf(v->network, sizeof v->network, "%s", snap->cfg.network);
+    char where[96];
+    if (v->kind.ranks) snprintf(where, sizeof where, "%d ranks: %s network (emulated)", v->kind.ranks, v->network);
+    else snprintf(where, sizeof where, "%s%s%s", sampled ? "sampled batches, " : v->emulated ? "cpu backend: " : v->gpu ? "cuda: " : "host memory",
+                  v->emulated ? snap->topology : v->gpu ? v->gpu_m.gpu : "",
+                  v->simulated ? " (SIMULATED)" : v->emulated ? " (emulated)" : streaming ? " streamed" : "");
+    snprintf(v->title, sizeof v->title, " gnnscope  %s / %s  %s  epoch %d%s", snap->dataset, snap->model, where,
+             snap->nepochs ? (int)snap->epochs[snap->nepochs - 1].epoch : 0,
+             snap->failed ? "  ERROR" : snap->paused ? "  PAUSED" : snap->finished ? "  done" : "  running");
+}
+
 static int run_loop(const session_if_t *s)
 {
     static prof_event_t events[PROF_HISTORY];
@@ -256,25 +282,7 @@ static int run_loop(const session_if_t *s)
         }
         v.t_end = u.t_end, v.span = u.span, v.follow = u.follow;
         v.epochs = snap.epochs, v.nepochs = snap.nepochs, v.totals = snap.last_totals;
-        v.kind = snap.kind;
-        int sampled = snap.kind.driver == DRIVER_SAMPLED, streaming = snap.kind.engine == ENGINE_STREAM;
-        /* a sampled run's steps run on the topology's first GPU, emulated */
-        v.ndev = streaming ? snap.kind.devices : snap.gpu || sampled ? 1 : 0;
-        v.emulated = (streaming && strcmp(snap.backend, "cpu") == 0) || sampled;
-        v.gpu = snap.gpu && gs_cuda_loaded();
-        if (v.gpu) gs_cuda_loaded()->metrics(&v.gpu_m);
-        v.gpu_note = snap.gpu_note;
-        snprintf(v.topology, sizeof v.topology, "%s", snap.topology);
-        v.nlinks = snap.nlinks, v.link_name = snap.link_name, v.link_rate = snap.link_rate;
-        v.parts = snap.parts;
-        snprintf(v.network, sizeof v.network, "%s", snap.cfg.network);
-        char where[96];
-        if (v.kind.ranks) snprintf(where, sizeof where, "%d ranks: %s network (emulated)", v.kind.ranks, v.network);
-        else snprintf(where, sizeof where, "%s%s%s", sampled ? "sampled batches, " : v.emulated ? "cpu backend: " : v.gpu ? "cuda: " : "host memory",
-                      v.emulated ? snap.topology : v.gpu ? v.gpu_m.gpu : "", v.emulated ? " (emulated)" : streaming ? " streamed" : "");
-        snprintf(v.title, sizeof v.title, " gnnscope  %s / %s  %s  epoch %d%s", snap.dataset, snap.model, where,
-                 snap.nepochs ? (int)snap.epochs[snap.nepochs - 1].epoch : 0,
-                 snap.failed ? "  ERROR" : snap.paused ? "  PAUSED" : snap.finished ? "  done" : "  running");
+        describe_run(&v, &snap);
         if (snap.notice_seq != u.notices) { /* what the engine did with a request, at an epoch boundary */
             if (snap.notice[0]) console_set_reply("%s", snap.notice);
             u.notices = snap.notice_seq;

@@ -114,3 +114,14 @@ int dataset_load(dataset_t *d, const char *spec, int use_cache, gs_warnings_t *w
     return GS_OK;
 }
 
+
+int dataset_load_structure(dataset_t *d, const char *spec, int use_cache, gs_warnings_t *warn, gs_err_t *err)
+{
+    if (!spec || strncmp(spec, GEN_PREFIX, strlen(GEN_PREFIX)) != 0) return dataset_load(d, spec, use_cache, warn, err);
+    memset(d, 0, sizeof *d);
+    gen_params_t p;
+    int rc = gen_parse_spec(spec, &p, err);
+    if (rc) return rc;
+    p.structure_only = 1;
+    return gen_graph(d, &p, err);
+}

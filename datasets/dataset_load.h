@@ -11,5 +11,10 @@
  * is 0; a damaged cache rebuilt, or one that could not be written, is a
  * warning in warn (which may be NULL). */
 int dataset_load(dataset_t *d, const char *spec, int use_cache, gs_warnings_t *warn, gs_err_t *err);
+/* The same for a run that never reads the features (--simulate): a
+ * generated graph is drawn without them (zero pages, never written, not
+ * cached), so a paper-size shape costs only its structure; any other
+ * source loads as dataset_load does. */
+int dataset_load_structure(dataset_t *d, const char *spec, int use_cache, gs_warnings_t *warn, gs_err_t *err);
 
 #endif

@@ -10,29 +10,11 @@
 #include <string.h>
 
 #include "base/rng.h"
+#include "gen_draw.h"
 #include "gen_like.h"
 
 #define HOMOPHILY 0.8
 #define SIGNAL 0.08f
-
-/* Cumulative weights of one vertex set, for inverse-CDF sampling. */
-typedef struct {
-    int32_t *ids;
-    double *cum;
-    int64_t n;
-} sampler_t;
-
-static int32_t sample(const sampler_t *s, double u)
-{
-    double x = u * s->cum[s->n - 1];
-    int64_t lo = 0, hi = s->n - 1;
-    while (lo < hi) {
-        int64_t mid = (lo + hi) / 2;
-        if (s->cum[mid] <= x) lo = mid + 1;
-        else hi = mid;
-    }
-    return s->ids[lo];
-}
 
 static int cmp_desc(const void *a, const void *b)
 {
@@ -40,42 +22,7 @@ static int cmp_desc(const void *a, const void *b)
     return (x < y) - (x > y);
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
 static double unit(uint64_t h) { return ((double)(h >> 11) + 0.5) / 9007199254740992.0; }
-
-/* Pairs drawn Chung-Lu style (a source by weight, its end by weight
- * within its class with probability HOMOPHILY), deduplicated, as
- * (low << 32 | high) keys; returns how many (at most target). keys has
- * room for 2 * target + 16. */
-static int64_t draw_pairs(const gen_params_t *p, const dataset_t *d, const sampler_t *all, const sampler_t *cls, int64_t target,
-                          uint64_t *keys)
-{
-    int64_t have = 0;
-    uint64_t draw = 0;
-    for (int round = 0; round < 64 && have < target; round++) {
-        int64_t want = (target - have) + (target - have) / 8 + 16;
-        for (int64_t i = 0; i < want && have < target * 2 + 16; i++, draw++) {
-            int32_t u = sample(all, unit(gs_hash3(p->seed, 3, draw)));
-            uint64_t h = gs_hash3(p->seed, 4, draw);
-            const sampler_t *s = unit(h) < HOMOPHILY && cls[d->label[u]].n > 1 ? &cls[d->label[u]] : all;
-            int32_t v = sample(s, unit(gs_hash3(p->seed, 5, draw)));
-            if (u == v) continue;
-            uint64_t a = (uint64_t)(u < v ? u : v), b = (uint64_t)(u < v ? v : u);
-            keys[have++] = a << 32 | b;
-        }
-        qsort(keys, (size_t)have, sizeof *keys, cmp_u64);
-        int64_t uniq = 0;
-        for (int64_t i = 0; i < have; i++)
-            if (i == 0 || keys[i] != keys[i - 1]) keys[uniq++] = keys[i];
-        have = uniq;
-    }
-    return have < target ? have : target;
-}
 
 /* Each pair listed once in a hashed direction; each vertex's features
  * (its class centroid plus noise) and its split. */
@@ -89,7 +36,7 @@ static void fill(dataset_t *d, const gen_params_t *p, const uint64_t *keys)
     }
     for (int64_t v = 0; v < d->n; v++) {
         float *x = d->feat + v * p->feats;
-        for (int64_t j = 0; j < p->feats; j++) {
+        for (int64_t j = 0; j < p->feats && !p->structure_only; j++) {
             float mu = gs_normal(gs_hash4(p->seed, 7, (uint64_t)d->label[v], (uint64_t)j));
             x[j] = SIGNAL * mu + gs_normal(gs_hash4(p->seed, 8, (uint64_t)v, (uint64_t)j));
         }
@@ -110,7 +57,7 @@ int gen_graph(dataset_t *d, const gen_params_t *p, gs_err_t *err)
         return gs_fail(err, GS_EINPUT, "the average degree must be in (0, (nodes-1)/2]");
     int64_t n = p->nodes, c = p->classes;
     int64_t target = (int64_t)llround((double)n * p->avg_degree / 2.0);
-    double need = (double)n * (double)p->feats * 4.0 + (double)target * 40.0;
+    double need = (double)n * (double)(p->structure_only ? 0 : p->feats) * 4.0 + (double)target * 40.0;
     int rc = gs_mem_check(need, "generating this graph", err);
     if (rc) return rc;
     if (p->like[0]) snprintf(d->name, sizeof d->name, "like-%s-n%lld", p->like, (long long)n);
@@ -118,8 +65,8 @@ int gen_graph(dataset_t *d, const gen_params_t *p, gs_err_t *err)
     d->n = n, d->f = p->feats, d->c = c;
     d->label = malloc(sizeof(int32_t) * (size_t)n);
     double *w = malloc(sizeof(double) * (size_t)n);
-    sampler_t all = {malloc(sizeof(int32_t) * (size_t)n), malloc(sizeof(double) * (size_t)n), n};
-    sampler_t *cls = calloc((size_t)c, sizeof *cls);
+    gen_sampler_t all = {malloc(sizeof(int32_t) * (size_t)n), malloc(sizeof(double) * (size_t)n), n, NULL};
+    gen_sampler_t *cls = calloc((size_t)c, sizeof *cls);
     uint64_t *keys = malloc(sizeof(uint64_t) * (size_t)(target * 2 + 16));
     if (!d->label || !w || !all.ids || !all.cum || !cls || !keys) goto oom;
     for (int64_t v = 0; v < n; v++) {
@@ -139,26 +86,30 @@ int gen_graph(dataset_t *d, const gen_params_t *p, gs_err_t *err)
         acc += w[v];
         all.ids[v] = (int32_t)v;
         all.cum[v] = acc;
-        sampler_t *s = &cls[d->label[v]];
+        gen_sampler_t *s = &cls[d->label[v]];
         s->ids[s->n] = (int32_t)v;
         s->cum[s->n] = (s->n ? s->cum[s->n - 1] : 0.0) + w[v];
         s->n++;
     }
-    int64_t have = draw_pairs(p, d, &all, cls, target, keys);
+    int bad = gen_sampler_guide(&all);
+    for (int64_t k = 0; k < c && !bad; k++) bad = cls[k].n && gen_sampler_guide(&cls[k]);
+    gen_draw_t g = {p->seed, HOMOPHILY, d->label, &all, cls};
+    int64_t have = bad ? -1 : gen_draw_pairs(&g, target, keys);
+    if (have < 0) goto oom;
     d->npairs = have;
     d->pair_src = malloc(sizeof(int32_t) * (size_t)(have + 1));
     d->pair_dst = malloc(sizeof(int32_t) * (size_t)(have + 1));
-    d->feat = malloc(sizeof(float) * (size_t)(n * p->feats));
+    d->feat = calloc((size_t)(n * p->feats), sizeof(float)); /* structure_only: zero pages, never touched */
     for (int s = 0; s < 3; s++) d->split[s] = malloc(sizeof(int32_t) * (size_t)n);
     if (!d->pair_src || !d->pair_dst || !d->feat || !d->split[0] || !d->split[1] || !d->split[2]) goto oom;
     fill(d, p, keys);
-    for (int64_t k = 0; k < c; k++) free(cls[k].ids), free(cls[k].cum);
-    free(cls), free(w), free(all.ids), free(all.cum), free(keys);
+    for (int64_t k = 0; k < c; k++) gen_sampler_free(&cls[k]);
+    gen_sampler_free(&all), free(cls), free(w), free(keys);
     return GS_OK;
 oom:
     if (cls)
-        for (int64_t k = 0; k < c; k++) free(cls[k].ids), free(cls[k].cum);
-    free(cls), free(w), free(all.ids), free(all.cum), free(keys);
+        for (int64_t k = 0; k < c; k++) gen_sampler_free(&cls[k]);
+    gen_sampler_free(&all), free(cls), free(w), free(keys);
     dataset_free(d);
     return gs_fail(err, GS_EFAIL, "out of memory generating the graph");
 }

@@ -22,6 +22,7 @@ typedef struct {
     int hubs_first;     /* 1: ids in decreasing expected degree (as a crawl numbers the hubs it meets first) */
     char like[24];      /* the paper's dataset whose shape this is (gen_like.h), "" for none */
     double scale;       /* the shape's vertices times this (its average degree kept) */
+    int structure_only; /* 1: the features stay zero pages, never written (--simulate) */
 } gen_params_t;
 
 int gen_graph(dataset_t *d, const gen_params_t *p, gs_err_t *err);

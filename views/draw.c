@@ -250,8 +250,9 @@ static void draw_history_plot(rect_t r, int row, const view_state_t *v)
     }
     hi[0] = plot_nice_max(hi[0]);
     const double *series[3] = {ys[0], ys[1], ys[2]};
-    plot_grid(3, series, "#*+", lo, hi, n, w, h, grid); /* time underneath, accuracy on top */
-    line(r, row++, " * loss %.3g..%.3g   + val acc 0..1   # epoch time 0..%.3g ms", lo[1], hi[1], hi[0]);
+    plot_grid(v->simulated ? 1 : 3, series, "#*+", lo, hi, n, w, h, grid); /* time underneath, accuracy on top */
+    if (v->simulated) line(r, row++, " # epoch time 0..%.3g ms (simulated)", hi[0]);
+    else line(r, row++, " * loss %.3g..%.3g   + val acc 0..1   # epoch time 0..%.3g ms", lo[1], hi[1], hi[0]);
     for (int i = 0; i < h; i++) line(r, row++, " %s", grid + i * (w + 1));
     line(r, row, " epoch %-*lld%lld", w - 6 > 1 ? w - 6 : 1, (long long)e[0].epoch, (long long)e[n - 1].epoch);
 }
@@ -272,8 +273,13 @@ static void draw_train(rect_t r, const view_state_t *v)
     }
     char sp[VIEW_HIST + 1];
     spark(ms, n, plot_nice_max(top), sp, r.w - 22 > 0 ? (r.w - 22 < VIEW_HIST ? r.w - 22 : VIEW_HIST) : 1);
-    line(r, 1, "epoch %lld  loss %.4f", (long long)e->epoch, e->loss);
-    line(r, 2, "acc train %.3f val %.3f test %.3f", e->train_acc, e->val_acc, e->test_acc);
+    if (v->simulated) {
+        line(r, 1, "epoch %lld  SIMULATED (times only)", (long long)e->epoch);
+        line(r, 2, "no loss or accuracy: nothing computed");
+    } else {
+        line(r, 1, "epoch %lld  loss %.4f", (long long)e->epoch, e->loss);
+        line(r, 2, "acc train %.3f val %.3f test %.3f", e->train_acc, e->val_acc, e->test_acc);
+    }
     line(r, 3, "epoch %7.1f ms %s", e->epoch_ms, sp);
     int nstats, row = 4;
     const stat_desc_t *d = stat_descs(&nstats);

@@ -31,6 +31,7 @@ typedef struct {
     double busy_hist[PROF_MAX_DEV][VIEW_HIST]; /* compute busy fraction per device, oldest first */
     run_kind_t kind;      /* the run's driver, engine and place (its ranks are the lanes of a distributed run) */
     int nhist, ndev, emulated; /* ndev: the devices drawn (a sampled run's emulated one, a GPU) */
+    int simulated;        /* --simulate: times only, no loss or accuracy */
     char network[24];     /* its emulated network */
     int gpu;              /* a real GPU: gpu_m holds its live metrics */
     gpu_metrics_t gpu_m;

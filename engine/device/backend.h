@@ -40,6 +40,7 @@ typedef struct {
     void *hook_user;
     struct vclock *clock;    /* cpu backend: emulated time on this clock (engine/machine/vclock.h); NULL: the wall clock */
     double copy_bw;          /* with a clock and no topology: modeled bytes/s of a copy */
+    int simulate;            /* with a clock: tasks are timed and logged, not run (--simulate) */
 } backend_cfg_t;
 
 /* The chunk kernels the streaming scheduler launches (a subset of

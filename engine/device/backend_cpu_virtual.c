@@ -22,7 +22,7 @@ static double kernel_bytes(const kernel_call_t *c)
     case KERN_ADD: return 12.0 * (double)c->m;
     case KERN_GEMM: return 4.0 * (double)(c->m * c->k + c->k * c->n + c->m * c->n * (c->acc ? 2 : 1));
     case KERN_CHUNK_GATHER: {
-        double nnz = c->nd ? (double)(c->ptr[c->nd] - c->ptr[0]) : 0;
+        double nnz = (double)c->nnz; /* the host knows it: the structure in device memory is not read here */
         /* per edge: the source row's f values, its index, id and weight; per row: the accumulator read and written */
         return nnz * (4.0 * (double)c->f + 4 + 8 + (c->w ? 4 : 0)) + 8.0 * (double)(c->nd * c->f) + 8.0 * (double)c->nd;
     }
@@ -46,7 +46,8 @@ void virt_issue(struct backend *b, int dev, lane_t lane, const task_t *t)
 {
     vclock_t *clk = b->cfg.clock;
     double c0 = clk->ktime == KTIME_MEASURED && t->kind == TASK_KERNEL ? vclock_cpu_s() : 0;
-    double filter = t->kind == TASK_COPY || t->kind == TASK_KERNEL ? cpu_run_task(t) : 0;
+    int runs = (t->kind == TASK_COPY || t->kind == TASK_KERNEL) && !b->cfg.simulate; /* simulated: timed, not run */
+    double filter = runs ? cpu_run_task(t) : 0;
     if (b->nlog == b->caplog && grow(b)) { /* no memory to log: the task ran, its time is lost */
         virt_sync(b);
         return;

@@ -125,6 +125,9 @@ typedef struct {
 extern const kops_t kops_cpu;
 /* The host place (its context is empty). */
 kplace_t kplace_host(void);
+/* --simulate's host place (kops_sim.c): the same ops doing nothing. */
+extern const kops_t kops_sim;
+kplace_t kplace_sim(void);
 /* place.c: allocates a (rows, cols) tensor in kp's memory (zeroed), or
  * frees one (data NULL after). */
 int place_alloc(kplace_t kp, tensor_t *t, int64_t rows, int64_t cols, gs_err_t *err);

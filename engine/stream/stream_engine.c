@@ -183,7 +183,7 @@ int stream_engine_open(stream_engine_t *se, const stream_cfg_t *c, const graph_t
     memset(se, 0, sizeof *se);
     se->cfg = *c;
     se->real = c->real; /* real GPUs: no interconnect model, every device in one group */
-    se->host = kplace_host();
+    se->host = c->simulate ? kplace_sim() : kplace_host();
     se->on_task = c->on_task, se->observer = c->observer;
     int rc = se->real ? GS_OK : topology_load(c->topology, &se->topo, err);
     if (rc) return rc;
@@ -200,7 +200,7 @@ int stream_engine_open(stream_engine_t *se, const stream_cfg_t *c, const graph_t
     int threads = gs_pool_threads();
     if (se->virtual_clock) vclock_init(&se->clock, &se->topo, c->ktime, se->host_flops / threads, threads, gs_mono_s());
     backend_cfg_t bc = {c->devices, c->device_mem, c->links_native || se->real ? NULL : &se->topo, task_hook, se,
-                        se->virtual_clock ? &se->clock : NULL, se->topo.host_bw};
+                        se->virtual_clock ? &se->clock : NULL, se->topo.host_bw, c->simulate};
     se->bops = &backend_cpu;
     if (se->real) {
         const gs_cuda_t *cu = gs_cuda_get(err);

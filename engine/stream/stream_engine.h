@@ -38,6 +38,7 @@ typedef struct {
     stream_knobs_t knobs;
     task_hook_t on_task;   /* the observer's hook (the profiler), or NULL */
     void *observer;
+    int simulate;          /* --simulate: the host's tensors in kops_sim, the devices' copies and kernels skipped */
 } stream_cfg_t;
 
 /* P and the vertex order: perm[new] = old (NULL: keep the numbering) and

@@ -56,6 +56,7 @@ typedef struct {
     int links_native;      /* 1: no interconnect model */
     clock_kind_t clock;    /* emulated devices: the virtual clock, or the wall clock */
     ktime_kind_t ktime;    /* on the virtual clock: roofline or measured kernel times */
+    int simulate;          /* 1: kernels and copies skipped, vertex tensors untouched (kops_sim.c); no losses */
     int chunks;            /* P, 0 = auto */
     order_kind_t order;
     partitioner_kind_t partitioner; /* where the intervals (or the ranks' ranges) are cut */

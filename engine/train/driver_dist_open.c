@@ -138,6 +138,7 @@ int dist_plan_open(trainer_t *t, dist_run_t *d, gs_err_t *err)
     for (int k = 0; k <= p.nhops; k++) set[k] = d->plan.set[k], extra[k] = d->plan.extra[k];
     if (!rc) rc = blocks_build(&t->data.g, p.nhops, set, d->plan.nset, extra, d->plan.nextra, &d->bs, err);
     if (!rc) rc = dist_engine_open(&d->engine, d->comm, d->rank, d->nranks, d->bounds, &d->plan, &d->bs, err);
+    if (t->cfg.simulate) d->engine.kp = kplace_sim(); /* its gathers run nothing; their times are charged */
     d->engine.ring = t->cfg.ring, d->engine.overlap = t->cfg.overlap;
     d->engine.nic = (nic_t){d->net, 0, 0};
     d->engine.clock = d->virtual_clock ? &d->clock : NULL;

@@ -62,6 +62,16 @@ static int check_topology(void *next, const void *facts, gs_err_t *err)
     return topology_load(((train_cfg_t *)next)->topology, &tp, err);
 }
 
+/* A simulated run's times are roofline times on the virtual clock: nothing ran to be measured. */
+static int check_simulated_clock(void *next, const void *facts, gs_err_t *err)
+{
+    (void)facts;
+    const train_cfg_t *c = next;
+    if (c->simulate && (c->clock != CLOCK_VIRTUAL || c->ktime != KTIME_ROOFLINE))
+        return gs_fail(err, GS_EINPUT, "--simulate needs --clock virtual and --kernel-time roofline: a simulated run measures nothing");
+    return GS_OK;
+}
+
 static int streaming(const knob_facts_t *live) { return live && live->kind.engine == ENGINE_STREAM; }
 
 static int text_chunks(const void *base, const void *live, char *out, size_t n)
@@ -108,8 +118,9 @@ static const opt_t table[] = {
     {"topology", OPT_STR, F(topology), NULL, NULL, 0, 0, "NAME|FILE", "the modeled machine: a shipped one (gnnscope topologies) or a machine file", topology_names_joined, WHEN_REOPEN, SCOPE_STREAM, 0, 0, OPTF_PATH | OPTF_RANKS, .check = check_topology},
     {"link-scale", OPT_DOUBLE, F(link_scale), NULL, "auto", 0.01, 1e6, "X", "link bandwidth factor (auto: 1 on the virtual clock, host/GPU FLOP/s on the wall clock)", NULL, WHEN_REOPEN, SCOPE_STREAM, 0, 0, .text = text_link_scale},
     {"links", OPT_CHOICE, F(links_native), "model|native", NULL, 0, 0, "MODE", "native: copies are plain memcpys", NULL, WHEN_REOPEN, SCOPE_STREAM, 0, 0, 0, NULL, NULL},
-    {"clock", OPT_CHOICE, F(clock), "virtual|wall", NULL, 0, 0, "CLOCK", "emulated time: the modeled machine's (virtual) or the host's", NULL, WHEN_REOPEN, SCOPE_STREAM, 0, 0, .flags = OPTF_RANKS},
-    {"kernel-time", OPT_CHOICE, F(ktime), "roofline|measured", NULL, 0, 0, "MODEL", "virtual clock: device kernels by the GPU's roofline (deterministic) or by measured CPU time", NULL, WHEN_REOPEN, SCOPE_STREAM, 0, 0, .flags = OPTF_RANKS},
+    {"clock", OPT_CHOICE, F(clock), "virtual|wall", NULL, 0, 0, "CLOCK", "emulated time: the modeled machine's (virtual) or the host's", NULL, WHEN_REOPEN, SCOPE_STREAM, 0, 0, .flags = OPTF_RANKS, .check = check_simulated_clock},
+    {"kernel-time", OPT_CHOICE, F(ktime), "roofline|measured", NULL, 0, 0, "MODEL", "virtual clock: device kernels by the GPU's roofline (deterministic) or by measured CPU time", NULL, WHEN_REOPEN, SCOPE_STREAM, 0, 0, .flags = OPTF_RANKS, .check = check_simulated_clock},
+    {"simulate", OPT_BOOL, F(simulate), NULL, NULL, 0, 0, "", "the real schedule on the virtual clock with kernels and copies skipped: emulated times, no losses, paper-size graphs", NULL, WHEN_START, SCOPE_ANY, 0, 0, OPTF_RANKS, NULL, NULL},
     {"chunks", OPT_INT, F(chunks), NULL, "auto", 1, 4096, "P", "vertex intervals (auto: the fewest that fit --device-mem)", NULL, WHEN_REOPEN, SCOPE_STREAM, 0, 0, .check = check_chunks, .text = text_chunks},
     {"order", OPT_CHOICE, F(order), "none|random|metis", NULL, 0, 0, "ORDER", "vertex order before chunking", NULL, WHEN_REOPEN, SCOPE_STREAM, '5', 0, .flags = OPTF_RANKS},
     {"partitioner", OPT_CHOICE, F(partitioner), "equal-vertex|equal-edge|roc", NULL, 0, 0, "NAME", "where the intervals (or the ranks' ranges) are cut (roc: ROC's cost model, refit every epoch)", NULL, WHEN_REOPEN, SCOPE_SPLIT, '9', 0, 0, NULL, NULL},

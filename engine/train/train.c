@@ -16,7 +16,9 @@
 /* Picks where the tensors live: the GPU for an in-memory cuda run, else the host. */
 static int trainer_place(trainer_t *t, gs_err_t *err)
 {
-    t->kp = kplace_host();
+    t->kp = t->cfg.simulate ? kplace_sim() : kplace_host();
+    if (t->cfg.simulate && t->cfg.device == DEVICE_CUDA)
+        return gs_fail(err, GS_EINPUT, "--simulate runs on the cpu backend's emulated devices, not the cuda backend");
     if (t->cfg.device != DEVICE_CUDA || t->cfg.stream) return GS_OK;
     const gs_cuda_t *cu = gs_cuda_get(err);
     if (!cu) return err->code;
@@ -104,7 +106,7 @@ int trainer_epoch(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
     if (!rc) rc = t->driver->epoch(t, st, err);
     if (rc) return rc;
     st->epoch = ++t->epoch;
-    if (!isfinite(st->loss)) return gs_fail(err, GS_EFAIL, "epoch %lld: loss is not finite (try a lower --lr)", (long long)st->epoch);
+    if (!isfinite(st->loss) && !t->cfg.simulate) return gs_fail(err, GS_EFAIL, "epoch %lld: loss is not finite (try a lower --lr)", (long long)st->epoch);
     if (st->val_acc > t->best_val) {
         t->best_val = st->val_acc;
         t->test_at_best = st->test_acc;

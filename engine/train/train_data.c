@@ -11,7 +11,8 @@ int data_open(train_data_t *d, const train_cfg_t *c, gs_warnings_t *warn, gs_err
 {
     memset(d, 0, sizeof *d);
     double t0 = 1e3 * gs_mono_s();
-    int rc = dataset_load(&d->ds, c->dataset, !c->no_cache, warn, err);
+    int rc = c->simulate ? dataset_load_structure(&d->ds, c->dataset, !c->no_cache, warn, err)
+                         : dataset_load(&d->ds, c->dataset, !c->no_cache, warn, err);
     if (rc) return rc;
     if (d->ds.nsplit[SPLIT_TRAIN] == 0) return gs_fail(err, GS_EINPUT, "%s: the train split is empty", c->dataset);
     if (data_count_labelled(d->ds.label, d->ds.split[SPLIT_TRAIN], d->ds.nsplit[SPLIT_TRAIN]) == 0)
@@ -76,15 +77,16 @@ int data_place(train_data_t *d, kplace_t kp, feat_norm_t fn, gs_err_t *err)
     if (!K->device) d->kg = &d->g; /* the host's mirror is the graph itself */
     else if ((rc = K->graph_mirror(kp.cx, &d->g, &d->kg_mirror, err))) return rc;
     else d->kg = &d->kg_mirror;
-    tensor_t host;
-    if ((rc = tensor_alloc(&host, d->ds.n, d->ds.f, err))) return rc;
-    memcpy(host.data, d->ds.feat, tensor_bytes(&host));
-    normalise_features(&host, fn);
-    d->x.rows = host.rows, d->x.cols = host.cols;
-    if (!(rc = ensure(kp, (void **)&d->x.data, tensor_bytes(&host), "features", err)))
+    d->x.rows = d->ds.n, d->x.cols = d->ds.f;
+    if ((rc = ensure(kp, (void **)&d->x.data, tensor_bytes(&d->x), "features", err))) return rc;
+    if (K != &kops_sim) { /* a simulated run never reads them */
+        tensor_t host;
+        if ((rc = tensor_alloc(&host, d->ds.n, d->ds.f, err))) return rc;
+        memcpy(host.data, d->ds.feat, tensor_bytes(&host));
+        normalise_features(&host, fn);
         K->upload(kp.cx, d->x.data, host.data, tensor_bytes(&host));
-    tensor_free(&host);
-    if (rc) return rc;
+        tensor_free(&host);
+    }
     if ((rc = ensure(kp, (void **)&d->label_k, sizeof(int32_t) * (size_t)d->ds.n, "labels", err))) return rc;
     K->upload(kp.cx, d->label_k, d->ds.label, sizeof(int32_t) * (size_t)d->ds.n);
     for (int s = 0; s < 3; s++) {
@@ -110,7 +112,8 @@ int data_localize(train_data_t *d, const int32_t *rows, int64_t nrows, int64_t r
         for (int s = 0; s < 3; s++) free(split[s]);
         return gs_fail(err, GS_EFAIL, "out of memory for the rank's data");
     }
-    for (int64_t i = 0; i < nrows; i++) memcpy(x + i * f, d->x.data + (int64_t)rows[i] * f, sizeof(float) * (size_t)f);
+    int simulated = d->kp.K == &kops_sim; /* its features are never read */
+    for (int64_t i = 0; i < nrows && !simulated; i++) memcpy(x + i * f, d->x.data + (int64_t)rows[i] * f, sizeof(float) * (size_t)f);
     memcpy(label, d->label_k + lo, sizeof(int32_t) * (size_t)own);
     int64_t n[3] = {0, 0, 0};
     for (int s = 0; s < 3; s++)
@@ -125,7 +128,7 @@ int data_localize(train_data_t *d, const int32_t *rows, int64_t nrows, int64_t r
     free(ds->pair_src), free(ds->pair_dst), free(ds->pair_type), free(ds->feat), free(ds->label);
     ds->pair_src = ds->pair_dst = ds->pair_type = NULL, ds->feat = NULL, ds->label = NULL;
     for (int s = 0; s < 3; s++) free(ds->split[s]), ds->split[s] = NULL;
-    d->kp = kplace_host();
+    d->kp = simulated ? kplace_sim() : kplace_host();
     return GS_OK;
 }
 

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# cli_simulate.sh - --simulate (kops_sim.c, the cpu backend's untimed
+# tasks): the same schedule as a real run with kernels and copies skipped,
+# so a simulated run's emulated epoch and evaluation times and byte counts
+# equal the real run's (relative difference <= 1e-6) for a streamed run
+# (selective scheduling, pipelining, 2 devices), a sampled run (pipelined
+# preprocessing) and a distributed one (3 ranks, hybrid); its JSON says
+# "simulated": true with no losses; its features are never drawn, so its
+# peak memory is a fraction of the real run's; and the flags it cannot
+# honour exit 2 with one line.
+source "$(dirname "$0")/../lib.sh"
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+# same_times A B: epoch_ms, eval_ms and h2d_bytes of two metrics files agree within 1e-6 (relative)
+same_times() {
+    $PY - "$1" "$2" <<'PYEOF'
+import csv, sys
+a, b = (list(csv.DictReader(open(f))) for f in sys.argv[1:3])
+worst = 0.0
+for x, y in zip(a, b):
+    for k in ("epoch_ms", "eval_ms", "h2d_bytes"):
+        if x[k] == "" and y[k] == "": continue
+        u, v = float(x[k]), float(y[k])
+        worst = max(worst, abs(u - v) / max(abs(u), 1e-300))
+print("%.2e" % worst)
+sys.exit(0 if a and len(a) == len(b) and worst <= 1e-6 else 1)
+PYEOF
+}
+compare() {
+    local what=$1
+    shift
+    "$BIN" train --epochs 3 --quiet --metrics "$dir/real.csv" "$@" >/dev/null 2>&1 || { bad "$what: the real run failed"; return; }
+    "$BIN" train --epochs 3 --quiet --metrics "$dir/sim.csv" --simulate "$@" >/dev/null 2>&1 || { bad "$what: the simulated run failed"; return; }
+    if d=$(same_times "$dir/real.csv" "$dir/sim.csv"); then ok "$what: simulated times equal the real run's (worst $d)"; else bad "$what: simulated times differ by $d"; fi
+}
+compare "streamed, selective + pipeline, 2 devices" --devices 2 --selective on --pipeline on --subchunks 2 --device-mem 2M
+compare "streamed, chain over 4 devices, GAT" --devices 4 --multidev chain --model gat
+compare "sampled, pipelined preprocessing" --batch-size 256 --prepro pipelined
+command -v mpirun >/dev/null && compare "distributed, 3 ranks, hybrid" --ranks 3 --dep hybrid
+
+out=$("$BIN" train --epochs 2 --devices 2 --simulate --json 2>/dev/null | tail -n 1)
+$PY -c "import json,sys; d=json.loads(sys.argv[1]); sys.exit(0 if d['simulated'] is True and d['final_loss'] is None and d['losses'] == [] and d['epoch_ms_median'] > 0 else 1)" "$out" &&
+    ok "JSON: simulated, no loss, emulated times" || bad "JSON of a simulated run: $out"
+
+D=gen:nodes=30000,degree=10,feats=512,seed=9
+real=$("$BIN" train --dataset $D --no-cache --epochs 1 --devices 2 --hidden 256 --json 2>/dev/null | json_get peak_rss_bytes)
+sim=$("$BIN" train --dataset $D --no-cache --epochs 1 --devices 2 --hidden 256 --json --simulate 2>/dev/null | json_get peak_rss_bytes)
+$PY -c "import sys; sys.exit(0 if 0 < float('$sim') * 4 < float('$real') else 1)" &&
+    ok "a simulated run's peak memory is under a quarter of the real run's ($sim vs $real bytes)" || bad "peak memory: simulated $sim, real $real"
+
+expect_fail 2 "--simulate needs --clock virtual and --kernel-time roofline" -- "$BIN" train --simulate --clock wall
+expect_fail 2 "--simulate needs --clock virtual and --kernel-time roofline" -- "$BIN" train --simulate --kernel-time measured
+expect_fail 2 "--simulate runs on the cpu backend's emulated devices" -- "$BIN" train --simulate --backend cuda
+finish
