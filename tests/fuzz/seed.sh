@@ -56,4 +56,10 @@ frame() { printf 'PRSG'; printf "\\x$(printf %02x "$1")\\x00\\x00\\x00"; printf 
 printf '\x02\x10\x00\x00\x00\x41\x41' >"$c/fuzz_remote/snapshot-flags"
 printf '\x02\x00\x10\x03\x00\xff\xff\xff\xff' >"$c/fuzz_remote/snapshot-deep"
 printf '\x03\x0c\x00\x00\x00\x00\x00\x00\x00\x09\x00\x00\x00' >"$c/fuzz_remote/events"
+# fuzz_machine: every shipped machine file, and a user's two-level tree
+mkdir -p "$c/fuzz_machine"
+for m in $("$bin" topologies --brief | awk '/^[a-z0-9]/ && $3 == "x" {print $1}'); do
+    "$bin" topologies --show "$m" | sed -n '/^$/q;p' >"$c/fuzz_machine/$m"
+done
+printf 'machine t\nhost e5-2690v4 sockets 2\ngpu t4 mem 2G\nswitch a on socket0 link pcie3x16\nswitch b on a link pcie4x8 bw 9e9\nsocket-link upi\ngpus 2 on b link pcie3x16\ngpus 1 on socket1 link pcie3x16\nnvlink 0 2 nvlink2 links 2\ncluster nodes 4 network eth-6g\n' >"$c/fuzz_machine/tree"
 echo "seeds written to $c"
