@@ -66,7 +66,7 @@ static void rig_open(rig_t *r, int ndev, uint64_t cap, int p, const stream_knobs
 {
     gs_err_t err;
     memset(r, 0, sizeof *r);
-    backend_cfg_t cfg = {ndev, cap, links ? &topo : NULL, streamer_task_hook, &r->s, NULL, 0};
+    backend_cfg_t cfg = {ndev, cap, links ? &topo : NULL, streamer_task_hook, &r->s, NULL, 0, 0};
     if (virtual_time) vclock_init(&vclk, &topo, KTIME_ROOFLINE, 1e9, 2, 0), cfg.clock = &vclk;
     assert_int_equal(backend_cpu.open(&r->b, &cfg, &err), GS_OK);
     int64_t bounds[9];
