@@ -86,13 +86,15 @@ static const char *cmd_name(opts_cmd_t cmd)
 
 /* Whether a flag of the streaming engine was given (with `shared` 0, not
  * counting those a distributed run's ranks use too: the clock flags, the
- * vertex order and the partitioner). */
+ * vertex order and the partitioner). A sampled run's --topology names the
+ * machine its steps run on: it does not ask for streaming. */
 static int streaming_given(int argc, char **argv, int shared)
 {
-    int n;
+    int n, sampled = cli_given(argc, argv, "batch-size");
     const opt_t *knobs = knob_table(&n);
     for (int i = 0; i < n; i++) {
         const char *name = knobs[i].name;
+        if (sampled && strcmp(name, "topology") == 0) continue;
         int common = (knobs[i].flags & OPTF_RANKS) || knobs[i].scope == SCOPE_SPLIT;
         int streams = knobs[i].scope == SCOPE_STREAM || knobs[i].scope == SCOPE_SPLIT;
         if (streams && (shared || !common) && cli_given(argc, argv, name)) return 1;

@@ -1,0 +1,184 @@
+#!/usr/bin/python3
+"""reproduce.py - the papers' comparisons on the papers' machines at the
+papers' dataset shapes, each beside the paper's own number.
+
+Every row is a ranking the paper reports: configuration A against B on one
+shape and machine, with the paper's ratio (time of B / time of A) where the
+text gives one. gnnscope runs both (--simulate, roofline kernel times: the
+emulated times of a real run) and prints its own ratio, their quotient, and
+whether the ranking matches (A at least 5% faster than B, or, for a paper
+ratio below 1.1, ours within 10% of it). The last line is
+
+    reproduced: R of N rankings, effect error mean M% max X%
+
+where an effect error is |ours / paper - 1| over the rows with a paper
+number. Shapes are scaled (gen:like=NAME,scale=S) with each device's
+memory scaled by the same factor, so a graph keeps its size relative to the
+GPU; --quick halves the scales. A row that cannot match says why in its
+note: a mechanism gnnscope models differently, or an unstated setting (our
+choice is named). Numbers come from the papers' text: NeuGraph §5 (Table
+2, Fig. 16, Fig. 17), NGra §6 (Figs. 14, 16), ROC §7 (Figs. 8, 10),
+GraphTensor §VI (Figs. 15, 19), NeutronStar §2 and §5 (Figs. 2, 9).
+
+Usage: bench/reproduce.py [WORKDIR] [--quick] [--only PAPER]"""
+import argparse, json, os, subprocess, sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchlib
+
+GIB = 1 << 30
+ap = argparse.ArgumentParser()
+ap.add_argument("work", nargs="?", default=os.path.join(os.environ.get("TMPDIR", "/tmp"), "gnnscope-reproduce"))
+ap.add_argument("--quick", action="store_true", help="half the scales: a few minutes")
+ap.add_argument("--only", default="", help="one paper: neugraph, ngra, roc, graphtensor, neutronstar")
+args = ap.parse_args()
+os.makedirs(args.work, exist_ok=True)
+os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
+os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+benchlib.build()
+q = 0.5 if args.quick else 1.0
+cache = {}
+
+
+def run(shape, scale, flags, metric="epoch_ms_median", gpu_mem=16 * GIB):
+    """A simulated run of shape at scale: its median emulated epoch (ms), or another field of its JSON."""
+    s = scale * q
+    key = (shape, s, tuple(flags), metric)
+    if key not in cache:
+        cmd = [benchlib.exe, "train", "--simulate", "--json", "--quiet", "--dataset", f"gen:like={shape},scale={s:g}", *flags]
+        if "--epochs" not in flags:
+            cmd += ["--epochs", "3"]
+        if "--ranks" not in flags and "--batch-size" not in flags:
+            cmd += ["--device-mem", str(max(int(gpu_mem * s), 1 << 20))]
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
+        if p.returncode != 0:
+            raise RuntimeError(f"{' '.join(cmd)}: {p.stderr.strip().splitlines()[-1] if p.stderr.strip() else p.returncode}")
+        cache[key] = json.loads(p.stdout.strip().splitlines()[-1])[metric]
+    return cache[key]
+
+
+rows = []  # (paper, figure, what, ours, paper ratio or None, matched, note)
+
+
+def rank(paper, figure, what, fast, slow, paper_ratio, note=""):
+    """fast, slow: (shape, scale, flags[, metric]); records time(slow) / time(fast)."""
+    try:
+        ours = run(*slow) / run(*fast)
+    except (RuntimeError, subprocess.TimeoutExpired) as e:
+        rows.append((paper, figure, what, None, paper_ratio, False, f"failed: {e}"))
+        print(f"{paper:12s} {figure:10s} {what}: failed: {e}", flush=True)
+        return
+    # a reported speedup must show (at least 5%); a ratio near 1 must be within 10% of the paper's
+    matched = ours >= 1.05 if paper_ratio is None or paper_ratio >= 1.1 else abs(ours - paper_ratio) <= 0.1 * paper_ratio
+    rows.append((paper, figure, what, ours, paper_ratio, matched, note))
+    pr = f"{paper_ratio:5.2f}x" if paper_ratio else "   -  "
+    qu = f"{ours / paper_ratio:5.2f}" if paper_ratio else "  -  "
+    print(f"{paper:12s} {figure:10s} {what:58s} paper {pr} ours {ours:6.2f}x ours/paper {qu} "
+          f"{'match' if matched else 'MISMATCH'}{'  (' + note + ')' if note else ''}", flush=True)
+
+
+def want(paper):
+    return not args.only or args.only == paper
+
+
+NG = ["--topology", "neugraph-8xp100", "--model", "gcn", "--hidden", "128"]
+# TF-SAGA: the SAGA-NN program streamed chunk by chunk with none of NeuGraph's optimisations
+TFSAGA = ["--fuse", "off", "--selective", "off", "--pipeline", "off", "--swap", "off", "--multidev", "naive",
+          "--dkp", "off", "--memplan", "stream"]
+NEUGRAPH = ["--fuse", "on", "--selective", "auto", "--pipeline", "on", "--swap", "on", "--multidev", "chain", "--dkp", "off"]
+SCALES = {"reddit-full": 0.005, "enwiki": 0.005, "amazon": 0.01, "reddit": 0.05, "reddit-small": 0.5,
+          "products": 0.02, "ns-google": 0.02, "ns-pokec": 0.01, "ns-livejournal": 0.004, "ns-orkut": 0.004}
+
+if want("neugraph"):
+    table2 = {"reddit-full": 20.94 / 4.28, "enwiki": 11.07 / 3.63, "amazon": 6.55 / 1.82}
+    for shape, ratio in table2.items():
+        sc = SCALES[shape]
+        rank("NeuGraph", "Table 2", f"GCN {shape}, 1 GPU: NeuGraph over TF-SAGA", (shape, sc, NG + ["--devices", "1"] + NEUGRAPH),
+             (shape, sc, NG + ["--devices", "1"] + TFSAGA), ratio, "TF-SAGA = the plain program, no selective/pipeline/swap")
+    for shape in table2:
+        sc = SCALES[shape]
+        off = NG + ["--devices", "1", "--selective", "off", "--pipeline", "off", "--swap", "off"]
+        rank("NeuGraph", "Fig. 16", f"GCN {shape}: column-row over row-column order", (shape, sc, off + ["--stream-order", "column"]),
+             (shape, sc, off + ["--stream-order", "row"]), 1.55, "paper: 1.4-1.7x, midpoint")
+    sc = SCALES["enwiki"]
+    rank("NeuGraph", "Fig. 17", "GCN enwiki: 2 GPUs with chain over 1 GPU", ("enwiki", sc, NG + NEUGRAPH + ["--devices", "2"]),
+         ("enwiki", sc, NG + NEUGRAPH + ["--devices", "1"]), 5.5 / 3.8, "3.8x -> 5.5x over 1-GPU TF-SAGA")
+    rank("NeuGraph", "Fig. 17", "GCN enwiki: 2 GPUs, chain over no chain", ("enwiki", sc, NG + NEUGRAPH + ["--devices", "2"]),
+         ("enwiki", sc, NG + NEUGRAPH + ["--devices", "2", "--multidev", "naive"]), None, "without chain 2 GPUs fall below 1 GPU")
+    sc = SCALES["amazon"]
+    rank("NeuGraph", "Fig. 15", "GCN amazon: selective scheduling on over off", ("amazon", sc, NG + ["--devices", "1", "--selective", "on"]),
+         ("amazon", sc, NG + ["--devices", "1", "--selective", "off"]), 2.6,
+         "the additional 2.6x of §5.2; generated ids carry no locality, so a column uses most rows of every block and filtering "
+         "saves little, where amazon's crawl order clusters neighbours")
+
+if want("ngra"):
+    sc = SCALES["enwiki"]
+    ring = NG + ["--fuse", "on", "--multidev", "ring"]
+    rank("NGra", "Fig. 16", "GCN enwiki: 2 GPUs with the ring over 1 GPU", ("enwiki", sc, ring + ["--devices", "2"]),
+         ("enwiki", sc, ring + ["--devices", "1"]), 1.93)
+    rank("NGra", "Fig. 16", "GCN enwiki: 2 GPUs without the ring over 1 GPU", ("enwiki", sc, NG + ["--multidev", "naive", "--devices", "2"]),
+         ("enwiki", sc, NG + ["--multidev", "naive", "--devices", "1"]), 1.06,
+         "non-ring: both GPUs load through one switch's uplink; here that bounds only the vertex loads, while compute, "
+         "the edge chunks on each GPU's own downlink and the D2H scale with the GPUs")
+    sc = SCALES["reddit-small"]
+    rank("NGra", "Fig. 14", "GCN reddit-small x4: NGra's order over dest-order", ("reddit-small", 4 * sc, NG + ["--devices", "1", "--stream-order", "column"]),
+         ("reddit-small", 4 * sc, NG + ["--devices", "1", "--stream-order", "row"]), 1.77,
+         "reddit-middle taken as 2x reddit-small; paper 60.1-93.1%, midpoint")
+
+if want("roc"):
+    ROC = ["--topology", "roc-4x4p100", "--model", "gcn", "--hidden", "256", "--order", "none"]
+    sc = SCALES["reddit"]
+    for base in ("equal-vertex", "equal-edge"):  # Reddit's ids carry its skew: hubs first; ROC learns over the epochs
+        part = ROC + ["--devices", "4", "--epochs", "8"]
+        rank("ROC", "Fig. 8", f"GCN reddit, 4 GPUs: roc partitioner over {base}", ("reddit,hubs=1", sc, part + ["--partitioner", "roc"]),
+             ("reddit,hubs=1", sc, part + ["--partitioner", base]), None,
+             "one node of the cluster; ids hubs-first; roc samples the gathers only, which equal-edge already balances (issue 26)")
+    rank("ROC", "Fig. 10", "GCN reddit, 1 GPU: ROC's memory plan over streaming all", ("reddit", sc, ROC + ["--devices", "1", "--memplan", "roc"]),
+         ("reddit", sc, ROC + ["--devices", "1", "--memplan", "stream"]), 1.6, "paper 1.2-2x, midpoint")
+
+if want("graphtensor"):
+    GT = ["--topology", "graphtensor-3090", "--model", "gcn", "--hidden", "64", "--batch-size", "300", "--fanout", "10,5"]
+    sc = SCALES["products"]
+    for shape, scale in (("products", sc), ("gt-wiki-talk", 0.02)):  # a light and a heavy feature graph
+        rank("GraphTensor", "Fig. 15a", f"GCN {shape}: Dynamic-GT (DKP) over Base-GT, a batch's step",
+             (shape, scale, GT + ["--dkp", "auto"], "step_ms"), (shape, scale, GT + ["--dkp", "off"], "step_ms"), 1.477,
+             "47.7% is the mean over 10 graphs; hidden 64, fanout 10,5 assumed; at 100 features a sampled block's "
+             "aggregation-first is already the cheaper order, so DKP keeps it")
+    rank("GraphTensor", "Fig. 19", "GCN products: Prepro-GT over Dynamic-GT", ("products", sc, GT + ["--prepro", "pipelined"]),
+         ("products", sc, GT + ["--prepro", "serial"]), 1.7, "our serial baseline does not overlap (issue 26)")
+
+if want("neutronstar"):
+    ECS = ["--topology", "ns-16xt4-6g", "--ranks", "8", "--model", "gcn", "--layers", "2"]
+    IBV = ["--topology", "ns-8xv100-ib", "--ranks", "8", "--model", "gcn", "--layers", "2"]
+    for shape, ratio, cache_wins in (("ns-google", 1.23, True), ("ns-livejournal", 1.03, True), ("ns-pokec", 1.54, False)):
+        sc = SCALES[shape]
+        a, b = ("cache", "comm") if cache_wins else ("comm", "cache")
+        rank("NeutronStar", "Fig. 2a", f"GCN-256 {shape}, ECS: Dep{a.capitalize()} over Dep{b.capitalize()}",
+             (shape, sc, ECS + ["--hidden", "256", "--dep", a]), (shape, sc, ECS + ["--hidden", "256", "--dep", b]), ratio,
+             "ranks compute on the node's host CPU, not its GPU")
+    sc = SCALES["reddit"] / 2
+    rank("NeutronStar", "Fig. 2a", "GCN-256 reddit, ECS: DepComm over DepCache", ("reddit", sc, ECS + ["--hidden", "256", "--dep", "comm"]),
+         ("reddit", sc, ECS + ["--hidden", "256", "--dep", "cache"]), 7.76)
+    sc = SCALES["ns-google"]
+    for hidden, ratio, a, b in ((640, 1.43, "cache", "comm"), (64, 1.16, "comm", "cache")):
+        rank("NeutronStar", "Fig. 2b", f"GCN-{hidden} ns-google, ECS: Dep{a.capitalize()} over Dep{b.capitalize()}",
+             ("ns-google", sc, ECS + ["--hidden", str(hidden), "--dep", a]), ("ns-google", sc, ECS + ["--hidden", str(hidden), "--dep", b]), ratio,
+             "ranks compute on the gn6i's host CPU (0.55 TFLOP/s), not its T4 (8.1): DepCache's redundant work costs "
+             "about 15x the paper's, most at large hidden sizes (issue 26)")
+    rank("NeutronStar", "Fig. 2c", "GCN-256 ns-google, IBV: DepComm over DepCache", ("ns-google", sc, IBV + ["--hidden", "256", "--dep", "comm"]),
+         ("ns-google", sc, IBV + ["--hidden", "256", "--dep", "cache"]), 1.41)
+    sc = SCALES["ns-orkut"]
+    for base, ratio in (("cache", None), ("comm", None)):
+        rank("NeutronStar", "Fig. 9", f"GCN ns-orkut, ECS: Hybrid over Dep{base.capitalize()}",
+             ("ns-orkut", sc, ECS + ["--hidden", "160", "--dep", "hybrid"]), ("ns-orkut", sc, ECS + ["--hidden", "160", "--dep", base]), ratio,
+             "paper: 1.63-10.34x over DepCache, 1.24-1.68x over DepComm across graphs")
+
+n = len(rows)
+r = sum(1 for row in rows if row[5])
+errs = [abs(row[3] / row[4] - 1) for row in rows if row[3] is not None and row[4]]
+papers = sorted({row[0] for row in rows})
+print(f"{n} rankings from {len(papers)} papers ({', '.join(papers)})")
+if errs:
+    print(f"reproduced: {r} of {n} rankings, effect error mean {100 * sum(errs) / len(errs):.0f}% max {100 * max(errs):.0f}%")
+else:
+    print(f"reproduced: {r} of {n} rankings, effect error mean - max -")
