@@ -109,9 +109,8 @@ static int simulate_rules(opts_cmd_t cmd, int argc, char **argv, train_opts_t *o
 {
     const train_cfg_t *c = &o->cfg;
     if (!c->simulate) return GS_OK;
-    if (c->clock != CLOCK_VIRTUAL || c->ktime != KTIME_ROOFLINE)
-        return gs_fail(err, GS_EINPUT, "%s: --simulate needs --clock virtual and --kernel-time roofline: a simulated run measures nothing",
-                       cmd_name(cmd));
+    int rc = knob_check_simulate(c, err);
+    if (rc) return rc;
     if (cli_given(argc, argv, "backend") && o->backend != BACKEND_CPU && !(o->backend == BACKEND_MEMORY && c->batch_size > 0))
         return gs_fail(err, GS_EINPUT, "%s: --simulate runs on the cpu backend's emulated devices (--backend cpu)", cmd_name(cmd));
     if (!o->ranks && !o->dist && c->batch_size == 0) o->backend = BACKEND_CPU;

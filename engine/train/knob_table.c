@@ -63,13 +63,17 @@ static int check_topology(void *next, const void *facts, gs_err_t *err)
 }
 
 /* A simulated run's times are roofline times on the virtual clock: nothing ran to be measured. */
-static int check_simulated_clock(void *next, const void *facts, gs_err_t *err)
+int knob_check_simulate(const train_cfg_t *c, gs_err_t *err)
 {
-    (void)facts;
-    const train_cfg_t *c = next;
     if (c->simulate && (c->clock != CLOCK_VIRTUAL || c->ktime != KTIME_ROOFLINE))
         return gs_fail(err, GS_EINPUT, "--simulate needs --clock virtual and --kernel-time roofline: a simulated run measures nothing");
     return GS_OK;
+}
+
+static int check_simulated_clock(void *next, const void *facts, gs_err_t *err)
+{
+    (void)facts;
+    return knob_check_simulate(next, err);
 }
 
 static int streaming(const knob_facts_t *live) { return live && live->kind.engine == ENGINE_STREAM; }

@@ -45,6 +45,8 @@ int knob_in_force(const opt_t *o, const run_kind_t *k);
  * known, the range only); a streaming knob turns streaming on. GS_EINPUT
  * names the knob and why; c is unchanged then. */
 int knob_parse(train_cfg_t *c, const char *name, const char *value, const knob_facts_t *facts, gs_err_t *err);
+/* --simulate's rule on the clock: virtual, with roofline kernel times (nothing is measured). GS_EINPUT otherwise. */
+int knob_check_simulate(const train_cfg_t *c, gs_err_t *err);
 /* Whether a knob whose change applies `when` differs between a and b. */
 int knob_changed(const train_cfg_t *a, const train_cfg_t *b, opt_when_t when);
 /* Whether a knob that does not apply to runs of kind k differs between a and b. */

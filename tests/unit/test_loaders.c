@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "base/checksum.h"
+#include "datasets/gen_draw.h"
 
 #include <math.h>
 
@@ -489,6 +490,36 @@ static void test_generator(void **state)
     free(dir);
 }
 
+/* The generator's guide table (gen_draw.c) picks the vertex a plain binary
+ * search over the cumulative weights picks, for every u, on a power-law
+ * weight vector with ties and zero weights, at the buckets' edges too. */
+static void test_guide_sampling_is_the_binary_search(void **state)
+{
+    (void)state;
+    enum { N = 5000 };
+    gen_sampler_t s = {malloc(sizeof(int32_t) * N), malloc(sizeof(double) * N), N, NULL};
+    double acc = 0;
+    for (int i = 0; i < N; i++) {
+        double w = i % 97 == 0 ? 0.0 : i % 13 == 0 ? 1.0 : pow((i % 389 + 1) / 390.0, -1.0 / 1.5);
+        acc += w;
+        s.ids[i] = 10 * i, s.cum[i] = acc;
+    }
+    assert_int_equal(gen_sampler_guide(&s), 0);
+    for (int k = 0; k < 200000; k++) {
+        double u = k < 2 * N ? (double)(k / 2) / N + (k % 2 ? 1e-12 : 0) : (double)(gs_hash2(7, (uint64_t)k) >> 11) / 9007199254740992.0;
+        if (u >= 1) continue;
+        double x = u * s.cum[N - 1];
+        int64_t lo = 0, hi = N - 1;
+        while (lo < hi) {
+            int64_t mid = (lo + hi) / 2;
+            if (s.cum[mid] <= x) lo = mid + 1;
+            else hi = mid;
+        }
+        if (gen_sample(&s, u) != s.ids[lo]) fail_msg("u = %.17g: guide %d, search %d", u, gen_sample(&s, u), s.ids[lo]);
+    }
+    gen_sampler_free(&s);
+}
+
 /* gen:like=NAME: a paper's published shape; other keys override it, scale
  * multiplies the vertices and keeps the degree; bad names and scales fail. */
 static void test_generator_like_a_paper(void **state)
@@ -536,6 +567,7 @@ int main(void)
         cmocka_unit_test(test_damaged_cache_is_refused_and_rebuilt),
         cmocka_unit_test(test_generator),
         cmocka_unit_test(test_generator_like_a_paper),
+        cmocka_unit_test(test_guide_sampling_is_the_binary_search),
     };
     return cmocka_run_group_tests_name("loaders", tests, setup, teardown);
 }
