@@ -70,6 +70,16 @@ else
         screen | sed -n '12,22p'
     fi
     screen | grep -qE "d0 H2D|host cpu|\[1\]selective" && bad "device lanes or streaming knobs shown for a distributed run"
+    # every rank busy and on the network, over the epoch's window (never 0% or 0 B/s while it trains)
+    ranks_busy() {
+        local s r
+        s=$(screen)
+        for r in 0 1 2; do grep -qE "r$r busy +[1-9][0-9]*%" <<<"$s" || return 1; done
+        [ "$(grep -cE "net out [1-9][0-9.]* [KMG]?B/s  in [1-9][0-9.]* [KMG]?B/s" <<<"$s")" -eq 3 ]
+    }
+    for _ in $(seq 50); do ranks_busy && break; sleep 0.2; done
+    ranks_busy && ok "every rank's utilisation is live: busy and network in and out above zero" ||
+        bad "a rank shows 0% busy or no network: $(screen | grep -E "busy|net out")"
     T send-keys -t tui ':'
     T send-keys -t tui 'set dep cache' Enter
     wait_for "dep += cache at the next epoch" || bad "set dep cache not taken"
