@@ -76,6 +76,17 @@ static int check_simulated_clock(void *next, const void *facts, gs_err_t *err)
     return knob_check_simulate(next, err);
 }
 
+/* Sampled training runs in host memory (its steps on the topology's GPU):
+ * a batch size set on a run streamed through the emulated devices leaves
+ * them (set devices N streams again). */
+static int check_batch_size(void *next, const void *facts, gs_err_t *err)
+{
+    (void)facts, (void)err;
+    train_cfg_t *c = next;
+    if (c->batch_size > 0 && c->stream && c->device == DEVICE_HOST) c->stream = 0;
+    return GS_OK;
+}
+
 static int streaming(const knob_facts_t *live) { return live && live->kind.engine == ENGINE_STREAM; }
 
 static int text_chunks(const void *base, const void *live, char *out, size_t n)
@@ -112,7 +123,7 @@ static const opt_t table[] = {
     {"threads", OPT_INT, F(threads), NULL, "all", 0, 1024, "T", "worker threads (all: one per core)", NULL, WHEN_START, SCOPE_ANY, 0, 0, 0, NULL, NULL},
     {"dkp", OPT_CHOICE, F(dkp), "off|on|auto", NULL, 0, 0, "MODE", "reorder aggregation and combination (auto: by GraphTensor's cost model, per layer, for a sampled run's block sizes too)", NULL, WHEN_PROGRAM, SCOPE_ANY, '7', 0, 0, NULL, NULL},
     {"fuse", OPT_CHOICE, F(fuse), "off|on", NULL, 0, 0, "MODE", "NeuGraph 3.4: hoist src/dst-only ops out of ApplyEdge, fuse elementwise edge stages into one gather (off: the plain SAGA program)", NULL, WHEN_PROGRAM, SCOPE_ANY, '0', 0, 0, NULL, NULL},
-    {"batch-size", OPT_I64, F(batch_size), NULL, "full", 1, 1e12, "B", "sampled mini-batch training: B training vertices a step (full: full-batch; more than the training set: one batch)", NULL, WHEN_EPOCH, SCOPE_ANY, 0, 0, 0, NULL, NULL},
+    {"batch-size", OPT_I64, F(batch_size), NULL, "full", 1, 1e12, "B", "sampled mini-batch training: B training vertices a step (full: full-batch; more than the training set: one batch)", NULL, WHEN_EPOCH, SCOPE_ANY, 0, 0, 0, .check = check_batch_size},
     {"fanout", OPT_LIST, F(fanout), NULL, NULL, 1, 100000, "K1,K2,..", "--batch-size: neighbours sampled per vertex and hop, the targets' own first (fewer values than hops: the last one repeats)", NULL, WHEN_EPOCH, SCOPE_ANY, 0, 0, 0, NULL, NULL},
     {"prepro", OPT_CHOICE, F(prepro), "serial|pipelined", NULL, 0, 0, "MODE", "--batch-size: preprocessing in order, or GraphTensor's scheduler (subtasks overlapped, one batch ahead of training)", NULL, WHEN_EPOCH, SCOPE_ANY, 0, 0, 0, NULL, NULL},
     {"feat-norm", OPT_CHOICE, F(feat_norm), "auto|row|none", NULL, 0, 0, "MODE", "row-normalise features (auto: if non-negative)", NULL, WHEN_START, SCOPE_ANY, 0, 0, 0, NULL, NULL},

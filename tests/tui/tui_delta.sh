@@ -10,7 +10,8 @@
 # values after its name. The timeline has a time axis, and a frozen view
 # says how far it is behind live. At 200x60 the training panel's spare rows
 # plot loss, validation accuracy and epoch time against the epochs. At 120x40 the console's
-# reply wraps: `knobs` lists every knob, the last one included.
+# reply wraps: `knobs` lists every knob, the last one included, and
+# `:set batch-size 256` turns the streamed run into sampled training.
 source "$(dirname "$0")/../lib.sh"
 command -v tmux >/dev/null || { echo "FAIL tmux is not installed"; exit 1; }
 sock="gnnscope-delta-$$"
@@ -62,4 +63,10 @@ for _ in $(seq 100); do T capture-pane -p -t huge | grep -qE "\* loss [0-9.]+\.\
 plot=$(T capture-pane -p -t huge)
 grep -qE "\* loss [0-9.]+\.\.[0-9.]+ +\+ val acc 0\.\.1 +# epoch time" <<<"$plot" && [ "$(grep -o '\*' <<<"$plot" | wc -l)" -ge 5 ] &&
     ok "at 200x60 the training panel plots loss, accuracy and epoch time over the epochs" || bad "no plot at 200x60"
+# sampled training is reachable from the default (streamed) workbench: the batch size leaves the devices
+T send-keys -t big ':' 'set batch-size 256' Enter
+for _ in $(seq 75); do T capture-pane -p -t big | head -1 | grep -q "sampled batches" && break; sleep 0.2; done
+T capture-pane -p -t big | head -1 | grep -q "sampled batches" && T capture-pane -p -t big | grep -qE "^S sample" &&
+    ok ":set batch-size 256 turns the streamed workbench into sampled training (its S lane on screen)" ||
+    bad "set batch-size from the streamed workbench: $(T capture-pane -p -t big | head -1; T capture-pane -p -t big | tail -2)"
 finish
