@@ -359,7 +359,7 @@ static int c_set(session_t *s, int argc, char **argv, char *r, int n)
     if (!rc) s->want = c, s->has_want = 1, s->idle = 0, pthread_cond_broadcast(&s->wake);
     pthread_mutex_unlock(&s->lock);
     if (rc) return say(r, n, rc, "%s", err.msg);
-    char idle[160];
+    char idle[256];
     if (knob_idle_note(argv[1], &c, idle, sizeof idle)) return say(r, n, GS_OK, "%s = %s at the next epoch; note: %s", argv[1], argv[2], idle);
     return say(r, n, GS_OK, "%s = %s at the next epoch", argv[1], argv[2]);
 }

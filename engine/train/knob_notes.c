@@ -15,6 +15,9 @@ int knob_idle_note(const char *name, const train_cfg_t *next, char *out, size_t 
     else if (!strcmp(name, "prepro") && !sampled) why = "the preprocessing scheduler runs with --batch-size only";
     else if (!strcmp(name, "dkp") && next->dkp != DKP_OFF && !next->fuse)
         why = "with --fuse off the gathers run on edge tensors: no gather-then-product site to reorder";
+    else if ((!strcmp(name, "multidev") || !strcmp(name, "selective")) && chained && k->selective != SEL_OFF)
+        why = "with selective scheduling a block passed down a switch carries the union of its devices' rows, so chain or ring "
+              "can move more than naive: see uplink_bytes and gather_h2d_bytes";
     out[0] = '\0';
     if (why) snprintf(out, n, "%s", why);
     return why != NULL;

@@ -1,9 +1,10 @@
 /* knob_notes.h - what a knob's new value will not do in the run it is set
  * in, said when it is set (the console's and scripts' set): a valid value
- * whose mechanism the rest of the configuration leaves idle. Limits: the
+ * whose mechanism the rest of the configuration leaves idle, or one that
+ * can make the run slower, with the counter that shows why. Limits: the
  * rules known here (swap outside naive multi-device streaming, the
- * preprocessing scheduler without sampling, DKP without a fused program);
- * others say nothing. */
+ * preprocessing scheduler without sampling, DKP without a fused program,
+ * chain or ring with selective scheduling); others say nothing. */
 #ifndef GS_KNOB_NOTES_H
 #define GS_KNOB_NOTES_H
 
@@ -11,9 +12,9 @@
 
 #include "config.h"
 
-/* Writes into out why knob `name` does nothing under next, the
- * configuration it was just set in; returns 1, or 0 (out empty) when it
- * takes effect. */
+/* Writes into out why knob `name` does nothing (or may slow the run)
+ * under next, the configuration it was just set in (at most 255 chars);
+ * returns 1, or 0 (out empty) when there is nothing to say. */
 int knob_idle_note(const char *name, const train_cfg_t *next, char *out, size_t n);
 
 #endif
