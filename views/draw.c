@@ -249,11 +249,20 @@ static void draw_history_plot(rect_t r, int row, const view_state_t *v)
         hi[0] = fmax(hi[0], e[i].epoch_ms), lo[1] = fmin(lo[1], e[i].loss), hi[1] = fmax(hi[1], e[i].loss);
     }
     hi[0] = plot_nice_max(hi[0]);
+    static char marks[MAXN + 1]; /* a knob's change, under the epoch it took effect at */
+    int changes = 0;
+    memset(marks, ' ', (size_t)w), marks[w] = '\0';
+    for (int i = 0; i < n; i++)
+        if (e[i].knob_changed) marks[plot_col(i, n, w)] = '^', changes++;
+    if (changes && h > 3) h--;
+    else changes = 0;
     const double *series[3] = {ys[0], ys[1], ys[2]};
     plot_grid(v->simulated ? 1 : 3, series, "#*+", lo, hi, n, w, h, grid); /* time underneath, accuracy on top */
-    if (v->simulated) line(r, row++, " # epoch time 0..%.3g ms (simulated)", hi[0]);
-    else line(r, row++, " * loss %.3g..%.3g   + val acc 0..1   # epoch time 0..%.3g ms", lo[1], hi[1], hi[0]);
+    if (v->simulated) line(r, row++, " # epoch time 0..%.3g ms (simulated)%s", hi[0], changes ? "   ^ a knob changed" : "");
+    else line(r, row++, " * loss %.3g..%.3g   + val acc 0..1   # epoch time 0..%.3g ms%s", lo[1], hi[1], hi[0],
+                  changes ? "   ^ a knob changed" : "");
     for (int i = 0; i < h; i++) line(r, row++, " %s", grid + i * (w + 1));
+    if (changes) line(r, row++, " %s", marks);
     line(r, row, " epoch %-*lld%lld", w - 6 > 1 ? w - 6 : 1, (long long)e[0].epoch, (long long)e[n - 1].epoch);
 }
 

@@ -14,6 +14,8 @@ void plot_stat(const char *label, const char *unit, int fraction, double value, 
  * top to bottom, each NUL-terminated in w + 1 chars: point i at column
  * i (w - 1) / (n - 1), series s on its own [lo[s], hi[s]] scale with
  * glyph glyphs[s], later series over earlier ones; the rest spaces. */
+/* The column of point i of n over w columns (plot_grid's x axis). */
+int plot_col(int i, int n, int w);
 void plot_grid(int nseries, const double *const *ys, const char *glyphs, const double *lo, const double *hi, int n, int w, int h,
                char *grid);
 /* Human-readable bytes per second into buf ("12.3 MB/s"). */

@@ -116,7 +116,8 @@ enum {
       "%.4f", STAT_JSON | STAT_SAMPLED)
 
 typedef struct {
-    int64_t epoch; /* 1-based epoch just finished */
+    int64_t epoch;    /* 1-based epoch just finished */
+    int knob_changed; /* 1: a knob's new value took effect at this epoch's start (the plots mark it) */
 #define GS_STAT_FIELD(name, unit, label, help, fmt, flags) double name;
     EPOCH_STATS(GS_STAT_FIELD)
 #undef GS_STAT_FIELD

@@ -49,6 +49,6 @@ int knob_apply(trainer_t *t, gs_err_t *err)
 {
     if (!t->has_pending) return GS_OK;
     train_cfg_t old = t->cfg, want = t->pending;
-    t->has_pending = 0;
+    t->has_pending = 0, t->knob_applied = 1;
     return t->driver->apply(t, &old, &want, err);
 }

@@ -106,6 +106,7 @@ int trainer_epoch(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
     if (!rc) rc = t->driver->epoch(t, st, err);
     if (rc) return rc;
     st->epoch = ++t->epoch;
+    st->knob_changed = t->knob_applied, t->knob_applied = 0;
     if (!isfinite(st->loss) && !t->cfg.simulate) return gs_fail(err, GS_EFAIL, "epoch %lld: loss is not finite (try a lower --lr)", (long long)st->epoch);
     if (st->val_acc > t->best_val) {
         t->best_val = st->val_acc;

@@ -60,6 +60,7 @@ typedef struct trainer {
     int64_t best_epoch;
     train_cfg_t pending;     /* knob values set between epochs, applied at the next boundary (knobs.h) */
     int has_pending;
+    int knob_applied; /* a pending change took effect since the last epoch (its stats' knob_changed) */
     part_state_t part;       /* the partitioner's model and its view of the parts (engine/partition/part_online.h) */
     gs_warnings_t warnings;  /* what went wrong without stopping the run (the app shows them, then clears them) */
     atomic_int abort_epoch;  /* set from another thread: streamed passes stop after the current chunk */

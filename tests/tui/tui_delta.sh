@@ -9,7 +9,8 @@
 # it, so a q then quits instead of typing a q; Tab completes a knob's
 # values after its name. The timeline has a time axis, and a frozen view
 # says how far it is behind live. At 200x60 the training panel's spare rows
-# plot loss, validation accuracy and epoch time against the epochs. At 120x40 the console's
+# plot loss, validation accuracy and epoch time against the epochs, a ^
+# under the epoch a knob changed at. At 120x40 the console's
 # reply wraps: `knobs` lists every knob, the last one included, and
 # `:set batch-size 256` turns the streamed run into sampled training.
 source "$(dirname "$0")/../lib.sh"
@@ -63,6 +64,10 @@ for _ in $(seq 100); do T capture-pane -p -t huge | grep -qE "\* loss [0-9.]+\.\
 plot=$(T capture-pane -p -t huge)
 grep -qE "\* loss [0-9.]+\.\.[0-9.]+ +\+ val acc 0\.\.1 +# epoch time" <<<"$plot" && [ "$(grep -o '\*' <<<"$plot" | wc -l)" -ge 5 ] &&
     ok "at 200x60 the training panel plots loss, accuracy and epoch time over the epochs" || bad "no plot at 200x60"
+T send-keys -t huge ':' 'set lr 0.05' Enter
+for _ in $(seq 75); do T capture-pane -p -t huge | grep -q "\^ a knob changed" && break; sleep 0.2; done
+T capture-pane -p -t huge | grep -q "\^ a knob changed" && T capture-pane -p -t huge | grep -qE "^ {20,}\^" &&
+    ok "a knob's change is marked under the epoch it took effect at" || bad "no knob-change marker on the plot"
 # sampled training is reachable from the default (streamed) workbench: the batch size leaves the devices
 T send-keys -t big ':' 'set batch-size 256' Enter
 for _ in $(seq 75); do T capture-pane -p -t big | head -1 | grep -q "sampled batches" && break; sleep 0.2; done
