@@ -100,8 +100,6 @@ static void test_commands_drive_the_engine(void **state)
     assert_string_equal(r, "selective = auto at the next epoch; note: with selective scheduling a block passed down a switch "
                            "carries the union of its devices' rows, so chain or ring can move more than naive: see uplink_bytes "
                            "and gather_h2d_bytes");
-    assert_int_equal(session_command(&s, "set selective off", r, sizeof r), 0);
-    assert_string_equal(r, "selective = off at the next epoch");
     /* counter NAME explains a counter with its last value; a bad name is refused */
     assert_int_equal(session_command(&s, "counter gather_h2d_bytes", r, sizeof r), 0);
     assert_non_null(strstr(r, "gather_h2d_bytes (B): the Scatter-Gather stage's share of h2d_bytes"));
