@@ -34,9 +34,11 @@ ends = [e["ts"] + e["dur"] for e in ev if e["ph"] == "X"]
 assert all(a["ts"] < b["ts"] for a, b in zip(marks, marks[1:])) and abs(marks[-1]["ts"] - max(ends)) < 1e-3, marks
 PYEOF
 [ "$(wc -l <"$tmp/m.csv")" -eq 5 ] && ok "metrics CSV: header and 4 rows" || bad "metrics rows: $(wc -l <"$tmp/m.csv")"
-"$BIN" train --epochs 100000 --device-mem 4M --trace "$tmp/i.json" --quiet &
+# SIGINT once training runs: a background job of a script starts with SIGINT ignored until the run installs its
+# handler (after loading, which takes seconds under a sanitizer on a loaded machine), so wait for the first epoch's row
+"$BIN" train --epochs 100000 --device-mem 4M --trace "$tmp/i.json" --metrics "$tmp/i.csv" --quiet &
 pid=$!
-sleep 2
+for _ in $(seq 600); do [ "$(wc -l <"$tmp/i.csv" 2>/dev/null || echo 0)" -ge 2 ] && break; sleep 0.1; done
 kill -INT "$pid"
 wait "$pid"
 $PY -c "import json,sys; json.load(open(sys.argv[1]))" "$tmp/i.json" && ok "trace complete after SIGINT" || bad "trace after SIGINT"
