@@ -77,11 +77,12 @@ static void print_dkp(FILE *f, const trainer_t *t)
         fprintf(f, "%s{\"layer\":%d,\"din\":%lld,\"dout\":%lld,\"n_src\":%lld,\"n_dst\":%lld,\"edges\":%lld,\"order\":\"%s\","
                    "\"agg_flops_fwd\":{\"aggregation_first\":%.0f,\"combination_first\":%.0f},"
                    "\"agg_flops_bwd\":{\"aggregation_first\":%.0f,\"combination_first\":%.0f},"
-                   "\"cost_ms\":{\"aggregation_first\":%.6g,\"combination_first\":%.6g},\"predicted_saving_ms\":%.6g}",
+                   "\"cost_ms\":{\"aggregation_first\":%.6g,\"combination_first\":%.6g},\"predicted_saving_ms\":%.6g,\"basis\":\"%s\"}",
                 i ? "," : "", c->layer, (long long)c->din, (long long)c->dout, (long long)c->shape.n_src,
                 (long long)c->shape.n_dst, (long long)c->shape.edges,
                 c->combination_first ? "combination-first" : "aggregation-first", c->agg_flops_fwd[0], c->agg_flops_fwd[1],
-                c->agg_flops_bwd[0], c->agg_flops_bwd[1], 1e3 * c->cost_s[0], 1e3 * c->cost_s[1], 1e3 * c->predicted_saving_s);
+                c->agg_flops_bwd[0], c->agg_flops_bwd[1], 1e3 * c->cost_s[0], 1e3 * c->cost_s[1], 1e3 * c->predicted_saving_s,
+                c->basis_fit ? "fit" : "roofline");
     }
     fprintf(f, "],\"agg_flops_by_layer\":[");
     int nlayers = 0;

@@ -94,7 +94,7 @@ static int streaming_given(int argc, char **argv, int shared)
     const opt_t *knobs = knob_table(&n);
     for (int i = 0; i < n; i++) {
         const char *name = knobs[i].name;
-        if (sampled && strcmp(name, "topology") == 0) continue;
+        if (sampled && (strcmp(name, "topology") == 0 || strcmp(name, "kernel-time") == 0)) continue; /* the sampled clock's */
         int common = (knobs[i].flags & OPTF_RANKS) || knobs[i].scope == SCOPE_SPLIT;
         int streams = knobs[i].scope == SCOPE_STREAM || knobs[i].scope == SCOPE_SPLIT;
         if (streams && (shared || !common) && cli_given(argc, argv, name)) return 1;

@@ -145,7 +145,7 @@ if want("graphtensor"):
              "47.7% is the mean over 10 graphs; hidden 64, fanout 10,5 assumed; at 100 features a sampled block's "
              "aggregation-first is already the cheaper order, so DKP keeps it")
     rank("GraphTensor", "Fig. 19", "GCN products: Prepro-GT over Dynamic-GT", ("products", sc, GT + ["--prepro", "pipelined"]),
-         ("products", sc, GT + ["--prepro", "serial"]), 1.7, "our serial baseline does not overlap (issue 26)")
+         ("products", sc, GT + ["--prepro", "serial"]), 1.7, "the id map's lock contention is not modelled")
 
 if want("neutronstar"):
     ECS = ["--topology", "ns-16xt4-6g", "--ranks", "8", "--model", "gcn", "--layers", "2"]

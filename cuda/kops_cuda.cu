@@ -514,4 +514,6 @@ const kops_t cu_kops = {
     NULL, /* scatter_typed_bwd */
     NULL, /* edge_matmul_typed */
     NULL, /* edge_matmul_typed_bwd */
+    NULL, /* gather_edge_max: MP-GCN's plain program (--fuse off) is refused on this place */
+    NULL, /* gather_edge_max_bwd */
 };

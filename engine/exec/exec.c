@@ -89,7 +89,7 @@ static int place_runs(const program_t *P, const kops_t *K, gs_err_t *err)
     for (int i = 0; i < P->ncode; i++) {
         op_kind_t op = P->code[i].op;
         int missing = (op == OP_GATHER_FUSED && !K->gather_fused) || (op == OP_SCATTER_TYPED && !K->scatter_typed) ||
-                      (op == OP_EDGE_MATMUL_TYPED && !K->edge_matmul_typed);
+                      (op == OP_EDGE_MATMUL_TYPED && !K->edge_matmul_typed) || (op == OP_GATHER_EDGE_MAX && !K->gather_edge_max);
         if (missing)
             return gs_fail(err, GS_EINPUT, "the %s backend has no %s kernel, which this program needs (run it with --fuse on)", K->name,
                            op_name(op));
@@ -166,7 +166,7 @@ int exec_bind(exec_t *ex, const graph_t *const *block, gs_err_t *err)
         if (rc) return rc;
     }
     for (int i = 0; i < P->ncode; i++)
-        if (P->code[i].op == OP_GATHER_MAX) {
+        if (P->code[i].op == OP_GATHER_MAX || P->code[i].op == OP_GATHER_EDGE_MAX) {
             int64_t cnt = ex->block[ex->hop[i]]->n * P->vals[P->code[i].out].cols;
             if (cnt <= ex->argmax_cap[i] && ex->argmax[i]) continue;
             if (ex->argmax[i]) ex->kp.K->release(ex->kp.cx, ex->argmax[i]);

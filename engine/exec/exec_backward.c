@@ -49,6 +49,7 @@ static void graph_op_bwd(exec_t *ex, int i, const float *dy, grads_t *gr)
     case OP_GATHER_MAX: if (da) K->gather_max_bwd(cx, g, ex->argmax[i], dy, f, da, acc_a); break;
     case OP_SCATTER_SRC: if (da) K->scatter_src_bwd(cx, g, dy, f, da, acc_a); break;
     case OP_SCATTER_DST: if (da) K->scatter_dst_bwd(cx, g, dy, f, da, acc_a); break;
+    case OP_GATHER_EDGE_MAX: if (da) K->gather_edge_max_bwd(cx, g, ex->argmax[i], dy, f, da, acc_a); break;
     case OP_GATHER_EDGE: if (da) K->gather_edge_bwd(cx, g, (agg_weight_t)in->iparam, dy, f, da, acc_a); break;
     case OP_EDGE_UADDV:
         if (da) K->scatter_src_bwd(cx, g, dy, f, da, acc_a);

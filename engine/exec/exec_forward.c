@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "engine/program/op_table.h"
+#include "engine/machine/vclock.h"
 #include "exec_calls.h"
 
 /* The place's kernel for the graph ops the engine does not run. */
@@ -19,6 +20,7 @@ static void graph_op(exec_t *ex, int i, const tensor_t *A, tensor_t *out)
     case OP_GATHER_MAX: K->gather_max(cx, g, A->data, f, out->data, ex->argmax[i]); break;
     case OP_SCATTER_SRC: K->scatter_src(cx, g, A->data, f, out->data); break;
     case OP_SCATTER_DST: K->scatter_dst(cx, g, A->data, f, out->data); break;
+    case OP_GATHER_EDGE_MAX: K->gather_edge_max(cx, g, A->data, f, out->data, ex->argmax[i]); break;
     case OP_GATHER_EDGE: K->gather_edge(cx, g, (agg_weight_t)in->iparam, A->data, f, out->data, 0); break;
     case OP_EDGE_UADDV: K->edge_uaddv(cx, g, A->data, exec_data(ex, in->in[1]), f, out->data); break;
     case OP_EDGE_SOFTMAX: K->edge_softmax(cx, g, A->data, f, out->data); break;
@@ -35,24 +37,19 @@ static void graph_op(exec_t *ex, int i, const tensor_t *A, tensor_t *out)
     }
 }
 
-/* Runs instruction i (started at t0) on the engine or the place. */
-static void forward_op(exec_t *ex, int i, double t0)
+/* Runs instruction i on the engine or the place. */
+static void forward_op(exec_t *ex, int i)
 {
     const instr_t *in = &ex->prog->code[i];
     const exec_engine_t *E = &ex->engine;
     const tensor_t *A = &ex->val[in->in[0]];
     tensor_t *out = &ex->val[in->out];
-    int64_t f = out->cols;
-    dkp_model_t *s = ex->samples;
     if (in->op == OP_MATMUL) {
         matmul_call_t c = exec_matmul_call(ex, in);
         exec_engine_failed(ex, E->ops->matmul(E->self, &c, &ex->err));
-        if (s) exec_sample(s->gemm, &s->ngemm, (double)A->rows * A->cols * f, (double)A->rows * f, exec_op_seconds(ex, t0));
     } else if (op_has(in->op, OPF_ENGINE)) { /* a sum gather */
         gather_call_t c = exec_gather_call(ex, i, 0);
         exec_engine_failed(ex, E->ops->gather(E->self, &c, &ex->err));
-        const graph_t *g = c.g;
-        if (s && in->op == OP_GATHER) exec_sample(s->gather, &s->ngather, (double)g->m * f, (double)g->n * f, exec_op_seconds(ex, t0));
     } else if (op_has(in->op, OPF_EW)) {
         ew_args_t c = exec_ew_args(ex, in);
         c.out = out->data;
@@ -61,6 +58,22 @@ static void forward_op(exec_t *ex, int i, double t0)
         ex->kp.K->head_dot(ex->kp.cx, A->data, exec_data(ex, in->in[1]), out->rows, in->iparam, A->cols / in->iparam, out->data);
     } else {
         graph_op(ex, i, A, out);
+    }
+}
+
+/* DKP's timing sample of forward op i (dkp.h): a matmul's (M*K*M', M*M')
+ * or a plain gather's (E*F, (n_src + n_dst)*F), and its seconds. */
+static void dkp_sample(exec_t *ex, int i, double seconds)
+{
+    const instr_t *in = &ex->prog->code[i];
+    dkp_model_t *s = ex->samples;
+    const tensor_t *A = &ex->val[in->in[0]];
+    double f = (double)ex->val[in->out].cols;
+    if (in->op == OP_MATMUL) {
+        exec_sample(s->gemm, &s->ngemm, (double)A->rows * (double)A->cols * f, (double)A->rows * f, seconds);
+    } else if (in->op == OP_GATHER) {
+        const graph_t *g = ex->block[ex->hop[i]];
+        exec_sample(s->gather, &s->ngather, (double)g->m * f, (double)(g->nsrc + g->n) * f, seconds);
     }
 }
 
@@ -89,13 +102,17 @@ const tensor_t *exec_forward(exec_t *ex, const tensor_t *x, int training, int64_
         if (ex->samples && K->device) K->sync(ex->kp.cx, &ex->err); /* kernel timings need an idle device */
         exec_src_ready(ex, i);
         exec_mark_t mark = exec_mark(ex);
-        forward_op(ex, i, mark.t0);
+        double c0 = ex->clock ? ex->clock->now : 0;
+        forward_op(ex, i);
+        double wall_s = ex->samples && !ex->clock ? exec_op_seconds(ex, mark.t0) : 0;
         double flops = op_flops(P, in, dims_of(ex, i), 0);
         ex->flops += flops;
         int engine_op = op_has(in->op, OPF_ENGINE);
         if (!engine_op) exec_host_wrote(ex, in->out, 0);
         if (training) exec_count_aggregation(ex, in, 0, flops);
         exec_op_done(ex, in, 0, engine_op, mark, flops);
+        /* on the run's clock: the emulated span (charged by the engine, or by exec_op_done), else the wall's */
+        if (ex->samples) dkp_sample(ex, i, ex->clock ? ex->clock->now - c0 : wall_s);
     }
     return &ex->val[P->output];
 }

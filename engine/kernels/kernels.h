@@ -56,6 +56,12 @@ void k_gather_sum_bwd(const graph_t *g, agg_weight_t w, const float *dy, int64_t
 /* Y[v,j] = max over in-edges of X[u,j]; argmax (N, F) keeps the winning u. */
 void k_gather_max(const graph_t *g, const float *x, int64_t f, float *y, int32_t *argmax);
 void k_gather_max_bwd(const graph_t *g, const int32_t *argmax, const float *dy, int64_t f, float *dx, int acc);
+/* Y[v,j] = max over v's in-edges q (CSC positions) of M[q,j], the first
+ * such q in CSC order on a tie (so k_gather_max over a scattered source
+ * tensor picks the same winner); argmax (N, F) keeps q; a vertex without
+ * in-edges gets 0. Backward: dM[q,j] (+)= dY[v,j] where q won, else 0. */
+void k_gather_edge_max(const graph_t *g, const float *m, int64_t f, float *y, int32_t *argmax);
+void k_gather_edge_max_bwd(const graph_t *g, const int32_t *argmax, const float *dy, int64_t f, float *dm, int acc);
 /* Scatter: Y[e] = X[src(e)] or X[dst(e)].                       Y: (E, F) */
 void k_scatter_src(const graph_t *g, const float *x, int64_t f, float *y);
 void k_scatter_dst(const graph_t *g, const float *x, int64_t f, float *y);

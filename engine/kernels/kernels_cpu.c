@@ -156,6 +156,7 @@ typedef struct {
     int acc;
 } sp_ctx_t;
 
+/* c->k = 1: the rows are the edges' own (an edge tensor), winners are edge positions */
 static void gather_max_range(void *p, int64_t b, int64_t e)
 {
     const sp_ctx_t *c = p;
@@ -166,7 +167,7 @@ static void gather_max_range(void *p, int64_t b, int64_t e)
         int32_t *am = c->idx + v * f;
         for (int64_t j = 0; j < f; j++) y[j] = -FLT_MAX, am[j] = -1;
         for (int64_t q = g->in_ptr[v]; q < g->in_ptr[v + 1]; q++) {
-            int32_t u = g->in_src[q];
+            int32_t u = c->k ? (int32_t)q : g->in_src[q];
             const float *x = c->x + (int64_t)u * f;
             for (int64_t j = 0; j < f; j++)
                 if (x[j] > y[j]) y[j] = x[j], am[j] = u;
@@ -204,6 +205,36 @@ void k_gather_max_bwd(const graph_t *g, const int32_t *argmax, const float *dy, 
 {
     sp_ctx_t c = {.g = g, .x = dy, .out = dx, .idx = (int32_t *)argmax, .f = f, .acc = acc};
     gs_parallel_for(g->nsrc, GRAIN, gather_max_bwd_range, &c);
+}
+
+void k_gather_edge_max(const graph_t *g, const float *m, int64_t f, float *y, int32_t *argmax)
+{
+    sp_ctx_t c = {.g = g, .x = m, .out = y, .idx = argmax, .f = f, .k = 1};
+    gs_parallel_for(g->n, GRAIN, gather_max_range, &c);
+}
+
+static void gather_edge_max_bwd_range(void *p, int64_t b, int64_t e)
+{
+    const sp_ctx_t *c = p;
+    const graph_t *g = c->g;
+    int64_t f = c->f;
+    for (int64_t v = b; v < e; v++) {
+        const int32_t *am = c->idx + v * f;
+        const float *dy = c->x + v * f;
+        for (int64_t q = g->in_ptr[v]; q < g->in_ptr[v + 1]; q++) {
+            float *dm = c->out + q * f;
+            for (int64_t j = 0; j < f; j++) {
+                float d = am[j] == (int32_t)q ? dy[j] : 0.0f;
+                dm[j] = c->acc ? dm[j] + d : d;
+            }
+        }
+    }
+}
+
+void k_gather_edge_max_bwd(const graph_t *g, const int32_t *argmax, const float *dy, int64_t f, float *dm, int acc)
+{
+    sp_ctx_t c = {.g = g, .x = dy, .out = dm, .idx = (int32_t *)argmax, .f = f, .acc = acc};
+    gs_parallel_for(g->n, GRAIN, gather_edge_max_bwd_range, &c);
 }
 
 static void scatter_range(void *p, int64_t b, int64_t e)

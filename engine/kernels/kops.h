@@ -114,6 +114,12 @@ typedef struct kops {
     void (*edge_matmul_typed)(kops_ctx_t *cx, const graph_t *g, const float *x, const float *a, int64_t k, int64_t m, float *y);
     void (*edge_matmul_typed_bwd)(kops_ctx_t *cx, const graph_t *g, const float *x, const float *a, const float *dy, int64_t k,
                                   int64_t m, float *dx, int acc_x, float *da, int acc_a);
+    /* MP-GCN's plain program: the max over each vertex's in-edges of an
+     * edge tensor, its winners kept as edge positions (kernels.h); NULL
+     * where the place has none: such a program is refused (exec_init). */
+    void (*gather_edge_max)(kops_ctx_t *cx, const graph_t *g, const float *m, int64_t f, float *y, int32_t *argmax);
+    void (*gather_edge_max_bwd)(kops_ctx_t *cx, const graph_t *g, const int32_t *argmax, const float *dy, int64_t f, float *dm,
+                                int acc);
 } kops_t;
 
 /* Where tensors live: a table and its context. */

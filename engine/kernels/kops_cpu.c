@@ -84,6 +84,8 @@ HOST_KERNEL(scatter_typed, (const graph_t *g, const float *z, int64_t h, float *
 HOST_KERNEL(scatter_typed_bwd, (const graph_t *g, const float *dy, int64_t h, float *dz, int acc), (g, dy, h, dz, acc))
 HOST_KERNEL(edge_matmul_typed, (const graph_t *g, const float *x, const float *a, int64_t k, int64_t m, float *y), (g, x, a, k, m, y))
 HOST_KERNEL(edge_matmul_typed_bwd, (const graph_t *g, const float *x, const float *a, const float *dy, int64_t k, int64_t m, float *dx, int acc_x, float *da, int acc_a), (g, x, a, dy, k, m, dx, acc_x, da, acc_a))
+HOST_KERNEL(gather_edge_max, (const graph_t *g, const float *m, int64_t f, float *y, int32_t *am), (g, m, f, y, am))
+HOST_KERNEL(gather_edge_max_bwd, (const graph_t *g, const int32_t *am, const float *dy, int64_t f, float *dm, int acc), (g, am, dy, f, dm, acc))
 HOST_KERNEL(gather_fused, (const graph_t *g, const fused_expr_t *e, const float *const *leaf, int64_t f, float *y), (g, e, leaf, f, y))
 HOST_KERNEL(gather_fused_bwd, (const graph_t *g, const fused_expr_t *e, const float *const *leaf, const float *dy, int64_t f, float *const *dleaf, const int *acc), (g, e, leaf, dy, f, dleaf, acc))
 
@@ -362,4 +364,6 @@ const kops_t kops_cpu = {
     .scatter_typed_bwd = h_scatter_typed_bwd,
     .edge_matmul_typed = h_edge_matmul_typed,
     .edge_matmul_typed_bwd = h_edge_matmul_typed_bwd,
+    .gather_edge_max = h_gather_edge_max,
+    .gather_edge_max_bwd = h_gather_edge_max_bwd,
 };

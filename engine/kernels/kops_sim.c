@@ -148,6 +148,8 @@ const kops_t kops_sim = {
     .scatter_typed_bwd = s_scatter_typed_bwd,
     .edge_matmul_typed = s_edge_mm,
     .edge_matmul_typed_bwd = s_edge_mm_bwd,
+    .gather_edge_max = s_gmax,
+    .gather_edge_max_bwd = s_gmax_bwd,
 };
 
 kplace_t kplace_sim(void) { return (kplace_t){&kops_sim, NULL}; }

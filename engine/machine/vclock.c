@@ -19,6 +19,8 @@ double vclock_kernel_s(const vclock_t *c, double flops, double bytes, double cpu
 
 double vclock_host_s(const vclock_t *c, double flops, double bytes, double cpu_s)
 {
+    if (c->ops_on_gpu) /* a step's kernels, without a launch each (a fused step's launches are few) */
+        return c->ktime == KTIME_MEASURED ? cpu_s * c->core_flops / c->gpu_flops : fmax(flops / c->gpu_flops, bytes / c->gpu_bw);
     return c->ktime == KTIME_MEASURED ? cpu_s / c->threads : fmax(flops / c->host_flops, bytes / c->host_bw);
 }
 

@@ -27,6 +27,8 @@ typedef struct vclock {
     double core_flops;           /* measured times: a host core's FLOP/s */
     int threads;                 /* measured host ops: CPU time is shared by this many */
     double host_s;               /* host op time charged since the caller reset it */
+    int ops_on_gpu;              /* 1: the executor's ops stand for the emulated GPU's kernels (the sampled
+                                  * driver's steps): priced by its roofline, or measured CPU time scaled to it */
 } vclock_t;
 
 /* Starts at `start` with t's modeled rates; core_flops and threads scale measured times. */

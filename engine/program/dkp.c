@@ -52,7 +52,7 @@ int dkp_rewrite(program_t *p, dkp_mode_t mode, const dkp_coef_t *k, const dkp_sh
         int64_t din = p->vals[tmp].cols, dout = p->vals[m->out].cols;
         int grad_in = p->vals[x].requires_grad;
         dkp_shape_t shape = by_layer && g->layer >= 0 && g->layer < PROG_MAX_LAYERS ? by_layer[g->layer] : (dkp_shape_t){n, n, edges};
-        dkp_choice_t c = {g->layer, 0, din, dout, grad_in, shape, {0, 0}, {0, 0}, {0, 0}, 0};
+        dkp_choice_t c = {g->layer, 0, din, dout, grad_in, shape, {0, 0}, {0, 0}, {0, 0}, 0, 0};
         costs(k, &c);
         int swap = mode == DKP_ON || (mode == DKP_AUTO && c.cost_s[1] < c.cost_s[0] * (1 - 1e-9)); /* a tie stays as written */
         c.combination_first = swap;
@@ -75,9 +75,11 @@ int dkp_rewrite(program_t *p, dkp_mode_t mode, const dkp_coef_t *k, const dkp_sh
     return count;
 }
 
-/* t = a x1 + b x2 by least squares (normal equations), a, b >= 0. */
-static void fit2(double (*s)[3], int n, double *a, double *b)
+/* t = a x1 + b x2 by least squares (normal equations), a, b >= 0; 0 when
+ * the samples fix no positive a (then *a, *b are untouched). */
+static int fit2(double (*s)[3], int n, double *a, double *b)
 {
+    double fa, fb;
     double s11 = 0, s12 = 0, s22 = 0, s1t = 0, s2t = 0;
     for (int i = 0; i < n; i++) {
         s11 += s[i][0] * s[i][0], s12 += s[i][0] * s[i][1], s22 += s[i][1] * s[i][1];
@@ -85,22 +87,25 @@ static void fit2(double (*s)[3], int n, double *a, double *b)
     }
     double det = s11 * s22 - s12 * s12;
     if (n >= 2 && fabs(det) > 1e-12 * s11 * s22) {
-        *a = (s1t * s22 - s2t * s12) / det;
-        *b = (s2t * s11 - s1t * s12) / det;
+        fa = (s1t * s22 - s2t * s12) / det;
+        fb = (s2t * s11 - s1t * s12) / det;
     } else {
-        *a = s11 > 0 ? s1t / s11 : 0;
-        *b = 0;
+        fa = s11 > 0 ? s1t / s11 : 0;
+        fb = 0;
     }
-    if (*a < 0 || *b < 0) { /* fall back to the dominant term alone */
-        *a = s11 > 0 ? s1t / s11 : 0;
-        *b = 0;
+    if (fa < 0 || fb < 0) { /* fall back to the dominant term alone */
+        fa = s11 > 0 ? s1t / s11 : 0;
+        fb = 0;
     }
+    if (!(fa > 0) || !isfinite(fa) || !isfinite(fb)) return 0;
+    *a = fa, *b = fb;
+    return 1;
 }
 
-void dkp_fit(dkp_model_t *m, dkp_choice_t *choices, int n)
+void dkp_fit(dkp_model_t *m, const dkp_coef_t *prior)
 {
+    m->coef = *prior;
     fit2(m->gemm, m->ngemm, &m->coef.alpha, &m->coef.beta);
     fit2(m->gather, m->ngather, &m->coef.gamma, &m->coef.delta);
     m->fitted = 1;
-    for (int i = 0; i < n; i++) costs(&m->coef, &choices[i]);
 }

@@ -21,9 +21,16 @@
  * delta (n_src + n_dst)) per gather. With n_src = n_dst the matmuls cancel and the choice
  * compares gather work only; on sampled blocks (n_src >> n_dst) the extra
  * matmul rows can outweigh a narrower gather. Before the fit the
- * coefficients are the device's roofline (dkp_coef_roofline); alpha..delta
- * are then fitted by least squares from the first full-batch epoch's
- * kernel timings (dkp_fit) and give each choice's predicted saving. */
+ * coefficients are the device's roofline (dkp_coef_roofline). Where the
+ * run's kernel times are measured (the wall clock, a GPU, the virtual
+ * clock with --kernel-time measured), alpha..delta are fitted by least
+ * squares to the first epoch's kernel timings (dkp_fit), as GraphTensor
+ * fits at the start of training, and decide every site from then on (a
+ * choice's basis). Where kernel times are the roofline's, a fit would
+ * only approximate the clock's own model, so the roofline decides.
+ * With n_src = n_dst the order depends only on din and dout (every cost
+ * scales alike), so a fit can change the full graph's costs but not its
+ * orders; on sampled blocks it can. */
 #ifndef GS_DKP_H
 #define GS_DKP_H
 
@@ -51,6 +58,7 @@ typedef struct {
     double agg_flops_fwd[2]; /* [aggregation-first, combination-first] */
     double agg_flops_bwd[2];
     double predicted_saving_s; /* cost_s of the other order minus this one's */
+    int basis_fit;           /* 1: decided and costed by the fitted model; 0: by the roofline */
 } dkp_choice_t;
 
 typedef struct {
@@ -70,8 +78,9 @@ dkp_coef_t dkp_coef_roofline(double flops, double bw);
  * edges); fills up to max choices, returns how many sites. */
 int dkp_rewrite(program_t *p, dkp_mode_t mode, const dkp_coef_t *k, const dkp_shape_t *by_layer, int64_t n, int64_t edges,
                 dkp_choice_t *choices, int max);
-/* Least-squares fit of alpha..delta from the collected samples; then each
- * choice's costs and predicted saving at the sizes it was made for. */
-void dkp_fit(dkp_model_t *m, dkp_choice_t *choices, int n);
+/* Non-negative least-squares fit of alpha, beta from the matmul samples
+ * and gamma, delta from the gather samples; a kernel with no usable
+ * samples keeps prior's coefficients. Sets m->fitted. */
+void dkp_fit(dkp_model_t *m, const dkp_coef_t *prior);
 
 #endif

@@ -199,6 +199,38 @@ static int fuse_one(program_t *p, const defuse_t *d, int i, int fused_kernel)
     return 1;
 }
 
+/* A max gather of an edge tensor that is a chain of unary fusable ops
+ * over one source scatter, max_e f(x[src(e)]), is the vertex max gather
+ * of f(x): the chain moves onto the vertices (N rows instead of E, the
+ * same values) and the first winner in CSC order is the same edge's
+ * source (kernels.h). Returns 1 when it rewrote instruction i. */
+static int fuse_max(program_t *p, const defuse_t *d, int i)
+{
+    instr_t *G = &p->code[i];
+    if (G->op != OP_GATHER_EDGE_MAX) return 0;
+    int chain[FUSE_MAX_STEPS], n = 0, v = G->in[0], x;
+    for (;;) {
+        int j = d->prod[v];
+        if (j < 0 || d->uses[v] != 1) return 0;
+        const instr_t *in = &p->code[j];
+        if (in->op == OP_SCATTER_SRC) {
+            x = in->in[0];
+            break;
+        }
+        if (!op_has(in->op, OPF_FUSABLE) || in->nin != 1 || n == FUSE_MAX_STEPS) return 0;
+        chain[n++] = j;
+        v = in->in[0];
+    }
+    for (int k = n - 1; k >= 0; k--) {
+        instr_t *in = &p->code[chain[k]];
+        in->in[0] = x, in->stage = STAGE_APPLY_VERTEX;
+        p->vals[in->out].dom = DOM_VERTEX;
+        x = in->out;
+    }
+    G->op = OP_GATHER_MAX, G->in[0] = x;
+    return 1;
+}
+
 /* ---------------- source + destination sums ---------------- */
 
 static int sum_one(program_t *p, const defuse_t *d, int i)
@@ -231,7 +263,7 @@ void fuse_rewrite(program_t *p, int fused_kernel, fuse_report_t *r)
             changed = 0;
             for (int i = 0; i < p->ncode && !changed; i++) {
                 if (pass == 0 && hoist_one(p, &d, i)) changed = 1, r->hoisted++;
-                if (pass == 1 && fuse_one(p, &d, i, fused_kernel)) changed = 1, r->fused++;
+                if (pass == 1 && (fuse_one(p, &d, i, fused_kernel) || fuse_max(p, &d, i))) changed = 1, r->fused++;
                 if (pass == 2 && sum_one(p, &d, i)) changed = 1, r->summed++;
             }
             defuse_free(&d);

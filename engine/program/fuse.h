@@ -13,6 +13,9 @@
  *          the expression per edge in registers (OP_GATHER_FUSED), or the
  *          plain gather when the message is a source row (ApplyEdge passes
  *          it through), or the typed gather when it is a typed scatter;
+ *   max    a max Gather of unary elementwise ops over a source scatter
+ *          (MP-GCN's pooled messages) becomes those ops on the vertices
+ *          and the vertex max gather;
  *   sum    what stays on the edges and adds a source row to a destination
  *          row becomes one edge_uaddv (GAT's attention scores);
  * then drops the instructions and values nothing reads. Every rewrite is

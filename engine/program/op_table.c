@@ -174,6 +174,7 @@ static const op_desc_t table[OP__COUNT] = {
     [OP_GATHER_FUSED] = {"gather_fused", 1, FUSE_MAX_LEAVES, OPF_AGGREGATE, OPS_UP_ALL, 0, NULL, flops_fused},
     [OP_SCATTER_TYPED] = {"scatter_typed", 1, 1, 0, OPS_UP, 1, shape_scatter_typed, flops_none},
     [OP_EDGE_MATMUL_TYPED] = {"edge_matmul_typed", 2, 2, 0, OPS_EDGES, 0, shape_edge_matmul_typed, flops_product},
+    [OP_GATHER_EDGE_MAX] = {"gather_edge_max", 1, 1, OPF_AGGREGATE, OPS_EDGES, 0, shape_gather_edge, flops_max},
 };
 
 const op_desc_t *op_desc(op_kind_t op) { return op < OP__COUNT && table[op].name ? &table[op] : NULL; }

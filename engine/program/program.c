@@ -198,7 +198,7 @@ double prog_memory_bytes(const program_t *p, int64_t n, int64_t m)
         bytes += 4.0 * rows * (double)val->cols * copies;
     }
     for (int i = 0; i < p->ncode; i++)
-        if (p->code[i].op == OP_GATHER_MAX) bytes += 4.0 * (double)n * (double)p->vals[p->code[i].out].cols;
+        if (p->code[i].op == OP_GATHER_MAX || p->code[i].op == OP_GATHER_EDGE_MAX) bytes += 4.0 * (double)n * (double)p->vals[p->code[i].out].cols;
     if (p->output >= 0) bytes += 4.0 * (double)n * (double)p->vals[p->output].cols;
     return bytes;
 }

@@ -37,6 +37,7 @@ typedef enum {
     OP_GATHER_FUSED,  /* leaves (N, F) -> (N, F): Y[v] = sum_in w_e expr(leaves at src or dst); iparam = fused index */
     OP_SCATTER_TYPED, /* vertex -> edge, Y[e] = Z[src, type(e)*H : +H]; Z (N, T*H) */
     OP_EDGE_MATMUL_TYPED, /* edge -> edge, Y[e] = X[e] A[:, type(e)*M : +M]; A param (K, T*M) */
+    OP_GATHER_EDGE_MAX,   /* edge -> vertex, Y[v] = max over in-edges of M[e] (MP-GCN's Gather.accumulator = max) */
     OP__COUNT
 } op_kind_t;
 

@@ -82,11 +82,11 @@ double prepro_sched_batch(prepro_sched_t *s, const batch_t *b, int64_t index, in
     }
     rows[0] = (double)b->ntargets; /* K_top: the targets' own rows */
     for (int h = 0; h <= L; h++) look[h] = rows[h] * (MISS_S + 2.0 * row / bw1);
-    /* serial: after the previous step (no overlap with training); pipelined: into the buffer
-     * the step before the previous one freed (two buffers: one trains while the other fills) */
-    double t = s->mode == PREPRO_SERIAL ? fmax(s->pre_free, s->step_end) : fmax(s->pre_free, s->step_end_prev);
+    /* blocking: after the previous step (no overlap with training); serial and pipelined: into
+     * the buffer the step before the previous one freed (two buffers: one trains while the other fills) */
+    double t = s->mode == PREPRO_BLOCKING ? fmax(s->pre_free, s->step_end) : fmax(s->pre_free, s->step_end_prev);
     double t_start = t;
-    if (s->mode == PREPRO_SERIAL) {
+    if (s->mode != PREPRO_PIPELINED) {
         for (int h = L; h >= 1; h--) {
             double t1 = t + draw[h] / T + map[h];
             put(s, STAGE_SAMPLE, h, t, t1, 0), t = t1;

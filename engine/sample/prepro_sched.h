@@ -12,9 +12,12 @@
  *   R_h  the block's edges in local rows, parallel;
  *   K_h  the feature rows hop h added (K_top: the targets' own), parallel;
  *   T    each block and each looked-up piece over the link.
- * serial     every subtask in order, each on every thread it can use,
- *            then the transfers, then the step; no overlap anywhere (what
- *            GraphTensor's Dynamic-GT and the frameworks it measures do);
+ * serial     GraphTensor's Dynamic-GT (and DGL, Fig. 19): every subtask
+ *            of a batch in order, each on every thread it can use, then
+ *            the transfers; batch b+1's preprocessing runs while batch b
+ *            trains (two buffers), but nothing inside a batch overlaps;
+ * blocking   the same order with no overlap anywhere: a batch is prepared
+ *            after the previous step ends (PyG's loader, single-buffered);
  * pipelined  the S chain keeps all threads but one; the last thread runs
  *            R and K pieces as soon as their hop's H is done (K_top at
  *            once), and every thread joins it when sampling ends; each
@@ -30,7 +33,7 @@
 
 #define PREPRO_HOST_THREADS 8
 
-typedef enum { PREPRO_SERIAL = 0, PREPRO_PIPELINED = 1 } prepro_mode_t;
+typedef enum { PREPRO_SERIAL = 0, PREPRO_PIPELINED = 1, PREPRO_BLOCKING = 2 } prepro_mode_t;
 typedef enum { STAGE_SAMPLE, STAGE_REINDEX, STAGE_LOOKUP, STAGE_TRANSFER, STAGE_COMPUTE, STAGE__COUNT } prepro_stage_t;
 
 /* One span of the schedule, for the profiler: a preprocessing subtask of

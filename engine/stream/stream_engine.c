@@ -4,7 +4,6 @@
 #include "base/membudget.h"
 #include "base/parse.h"
 
-#include <cblas.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,26 +13,9 @@
 #include "engine/device/cuda_plugin.h"
 #include "engine/program/op_table.h"
 #include "chunk_grid.h"
+#include "engine/kernels/host_rate.h"
 #include "base/threadpool.h"
 #include "base/mono_clock.h"
-
-/* Host FLOP/s: best of three 384^3 sgemms on the configured threads. */
-static double probe_host_flops(void)
-{
-    enum { D = 384 };
-    float *a = malloc(sizeof(float) * D * D * 3);
-    if (!a) return 1e10;
-    for (int i = 0; i < D * D * 3; i++) a[i] = (float)(i % 13) * 0.01f;
-    double best = 1e30;
-    for (int r = 0; r < 3; r++) {
-        double t0 = gs_mono_s();
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, D, D, D, 1.0f, a, D, a + D * D, D, 0.0f, a + 2 * D * D, D);
-        double dt = gs_mono_s() - t0;
-        if (dt < best) best = dt;
-    }
-    free(a);
-    return 2.0 * D * D * D / best;
-}
 
 /* ---------------- working sets ---------------- */
 
@@ -193,7 +175,7 @@ int stream_engine_open(stream_engine_t *se, const stream_cfg_t *c, const graph_t
                        se->real ? "the cuda backend" : "topology", se->real ? "" : se->topo.name, maxdev, maxdev > 1 ? "s" : "");
     se->virtual_clock = !se->real && c->clock == CLOCK_VIRTUAL;
     if (!se->real) { /* on the wall clock, auto scales the links to keep the modeled transfer/compute ratio on this host */
-        se->host_flops = probe_host_flops();
+        se->host_flops = host_probe_flops();
         se->link_scale = c->link_scale > 0 ? c->link_scale : se->virtual_clock ? 1.0 : se->host_flops / se->topo.gpu_flops;
         topology_scale(&se->topo, se->link_scale);
     }

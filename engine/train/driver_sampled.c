@@ -3,12 +3,13 @@
  * batches; each batch sampled and looked up (sampler.h), then one step on
  * its blocks (forward, loss on the targets, backward, optimiser); then
  * full-neighbourhood evaluation on the whole graph, as full-batch training
- * evaluates. With --prepro pipelined, batch b+1 is prepared on a second
- * thread while batch b trains (the thread pool runs one loop at a time,
- * so the two share it); serial prepares each batch after the previous
- * step. The epoch's time is the emulated timeline of prepro_sched.h: the
+ * evaluates. Batch b+1 is prepared on a second thread while batch b
+ * trains (the thread pool runs one loop at a time, so the two share it),
+ * except with --prepro blocking, which prepares each batch after the
+ * previous step (the modes' emulated timelines: prepro_sched.h). The epoch's time is the emulated timeline of prepro_sched.h: the
  * steps are charged as the emulated GPU's kernels (the topology's
- * roofline), the preprocessing as the modeled host's. Runs in memory on
+ * roofline, or with --kernel-time measured their CPU time scaled to the
+ * GPU), the preprocessing as the modeled host's. Runs in memory on
  * the host only (not streamed, not distributed, not on the CUDA place). */
 #include <pthread.h>
 #include <stdlib.h>
@@ -16,6 +17,8 @@
 
 #include "base/mono_clock.h"
 #include "driver.h"
+#include "base/threadpool.h"
+#include "engine/kernels/host_rate.h"
 #include "engine/machine/vclock.h"
 #include "engine/sample/prepro_sched.h"
 #include "engine/sample/sampler.h"
@@ -76,9 +79,12 @@ static int sampled_state(trainer_t *t, gs_err_t *err)
     if (!s->order) return gs_fail(err, GS_EFAIL, "out of memory for sampled training");
     s->norder = n;
     int rc = sampler_init(&s->sampler, &t->data.g, err);
-    /* the steps run on the emulated GPU: its FLOP rate and memory bandwidth price them */
-    vclock_init(&s->clock, &s->topo, KTIME_ROOFLINE, s->topo.host_flops, 1, gs_mono_s());
-    s->clock.host_flops = s->topo.gpu_flops, s->clock.host_bw = s->topo.gpu_bw;
+    /* the steps run on the emulated GPU: its roofline prices them, or their
+     * CPU time scaled by this host's sgemm rate to the GPU's */
+    int threads = gs_pool_threads();
+    double core = t->cfg.ktime == KTIME_MEASURED ? host_probe_flops() / threads : s->topo.host_flops;
+    vclock_init(&s->clock, &s->topo, t->cfg.ktime, core, threads, gs_mono_s());
+    s->clock.ops_on_gpu = 1;
     return rc;
 }
 
@@ -87,6 +93,7 @@ typedef struct {
     const int32_t *targets;
     int64_t nt, index;
     batch_t *b;
+    int nhops; /* read before the thread starts: the step may reopen the executor meanwhile */
     double wall_s; /* the preparation's host time */
     int rc;
     gs_err_t err;
@@ -99,7 +106,7 @@ static void *prepare(void *arg)
     trainer_t *t = p->t;
     struct sampled_run *s = t->sampled;
     double w0 = gs_mono_s();
-    p->rc = sampler_sample(&s->sampler, p->targets, p->nt, t->ex.nhops, s->fanout, t->cfg.seed, t->epoch, p->index, p->b, &p->err);
+    p->rc = sampler_sample(&s->sampler, p->targets, p->nt, p->nhops, s->fanout, t->cfg.seed, t->epoch, p->index, p->b, &p->err);
     if (!p->rc) p->rc = sampler_lookup(p->b, &t->data.x, t->data.label_k, &p->err);
     p->wall_s = gs_mono_s() - w0;
     return NULL;
@@ -115,8 +122,9 @@ static void step_op(void *user, const instr_t *in, int phase, double t0, double 
     t->env.on_stage(t->env.observer, &sp);
 }
 
-/* DKP decided for this epoch's blocks (Table I with n_src != n_dst): each
- * layer's gather sizes in its first batch. */
+/* DKP decided for batch b's blocks (Table I with n_src != n_dst, as
+ * GraphTensor's Cost-DKP decides on each batch's dimensions): each
+ * layer's gather sizes. */
 static int dkp_for_blocks(trainer_t *t, const batch_t *b, gs_err_t *err)
 {
     dkp_shape_t by_layer[PROG_MAX_LAYERS] = {{0, 0, 0}};
@@ -129,6 +137,25 @@ static int dkp_for_blocks(trainer_t *t, const batch_t *b, gs_err_t *err)
         by_layer[in->layer] = (dkp_shape_t){g->nsrc, g->n, g->m};
     }
     return trainer_dkp_resize(t, by_layer, err);
+}
+
+/* The executor as a step wants it: on the emulated GPU's clock, its ops
+ * shown as the step's, DKP's samples taken when fitting; again after a
+ * DKP re-decision reopened it (its host seconds so far carried over). */
+static void step_env(trainer_t *t, dkp_model_t *samples, double own_s)
+{
+    t->ex.clock = &t->sampled->clock;
+    t->ex.samples = samples;
+    t->ex.own_s = own_s;
+    if (t->ex.on_op && t->env.on_stage) t->ex.on_op = step_op, t->ex.op_user = t;
+}
+
+/* DKP for batch b, then the step's executor (step_env). */
+static int step_dkp(trainer_t *t, const batch_t *b, dkp_model_t *samples, double own_s, gs_err_t *err)
+{
+    int rc = dkp_for_blocks(t, b, err); /* may reopen the executor */
+    step_env(t, samples, own_s);
+    return rc;
 }
 
 /* One step on batch b: returns its loss (mean over its labelled targets). */
@@ -161,32 +188,30 @@ static int sampled_epoch(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
         s->fanout[h] = t->cfg.fanout.v[h < t->cfg.fanout.n ? h : t->cfg.fanout.n - 1];
     sampler_shuffle(d->split_k[SPLIT_TRAIN], s->norder, t->cfg.seed, e, s->order);
     double w0 = gs_mono_s();
-    prepare_t job = {t, s->order, bs < s->norder ? bs : s->norder, 0, &s->batch[0], 0, 0, {0}};
+    prepare_t job = {.t = t, .targets = s->order, .nt = bs < s->norder ? bs : s->norder, .b = &s->batch[0], .nhops = t->ex.nhops};
     prepare(&job);
     if ((rc = job.rc)) return *err = job.err, rc;
-    if ((rc = dkp_for_blocks(t, &s->batch[0], err))) return rc; /* may reopen the executor */
     s->sched.mode = (prepro_mode_t)t->cfg.prepro;
     s->sched.on_span = t->env.on_stage, s->sched.span_user = t->env.observer;
     prepro_sched_init(&s->sched, &s->topo, d->g.n, s->clock.now);
-    t->ex.samples = NULL;
-    t->ex.clock = &s->clock;
     op_hook_t host_ops = t->ex.on_op;
     void *host_user = t->ex.op_user;
-    if (host_ops && t->env.on_stage) t->ex.on_op = step_op, t->ex.op_user = t;
-    t->ex.own_s = 0;
+    t->ex.clock = &s->clock; /* the samples' condition reads it */
+    dkp_model_t *fit = trainer_dkp_samples(t);
     double t0 = s->clock.now, loss_sum = 0, labelled = 0, flops = 0, agg = 0, edges = 0, end = t0;
     double host_s = job.wall_s, ready = prepro_sched_batch(&s->sched, &s->batch[0], 0, d->x.cols);
     for (int64_t b = 0; b < nb && !rc; b++) {
         batch_t *cur = &s->batch[b % 2];
         int64_t lo = (b + 1) * bs, n_next = b + 1 < nb ? (s->norder - lo < bs ? s->norder - lo : bs) : 0;
-        prepare_t next = {t, s->order + lo, n_next, b + 1, &s->batch[(b + 1) % 2], 0, 0, {0}};
+        prepare_t next = {.t = t, .targets = s->order + lo, .nt = n_next, .index = b + 1, .b = &s->batch[(b + 1) % 2], .nhops = t->ex.nhops};
         pthread_t th;
-        int threaded = n_next && s->sched.mode == PREPRO_PIPELINED && pthread_create(&th, NULL, prepare, &next) == 0;
+        int threaded = n_next && s->sched.mode != PREPRO_BLOCKING && pthread_create(&th, NULL, prepare, &next) == 0;
         /* the step starts when its batch is on the device and the previous step is done */
         s->clock.now = s->sched.step_end > ready ? s->sched.step_end : ready;
         s->stepping = b;
         double c0 = s->clock.now, loss = 0;
-        rc = step(t, cur, e, &loss, err);
+        rc = step_dkp(t, cur, fit, b ? t->ex.own_s : 0, err);
+        if (!rc) rc = step(t, cur, e, &loss, err);
         double step_s = s->clock.now - c0;
         if (threaded) pthread_join(th, NULL);
         else if (n_next && !rc) prepare(&next);
@@ -203,6 +228,9 @@ static int sampled_epoch(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
     st->wall_ms = 1e3 * (gs_mono_s() - w0), st->prepro_host_ms = 1e3 * host_s;
     s->clock.now = end; /* evaluation follows the last step on the device */
     s->stepping = -1;
+    double own_s = t->ex.own_s;
+    if (!rc && fit && (rc = trainer_dkp_refit(t, err)) == GS_OK) step_env(t, NULL, own_s); /* decides from the next batch on */
+    t->ex.samples = NULL;
     if (!rc) rc = exec_bind_graph(&t->ex, d->kg, err);
     double e0 = s->clock.now;
     if (!rc) rc = trainer_evaluate(t, exec_forward(&t->ex, &d->x, 0, e), st, err);

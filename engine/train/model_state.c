@@ -25,7 +25,9 @@ static int build(model_state_t *m, dkp_mode_t dkp, int fuse, program_t *prog, dk
         prog_free(prog);
         return GS_EFAIL;
     }
-    *nchoices = dkp_rewrite(prog, dkp, &m->dkp_roofline, m->dkp_sized ? m->dkp_shape : NULL, m->n, m->m, choices, MODEL_MAX_DKP);
+    const dkp_coef_t *k = m->dkp_model.fitted ? &m->dkp_model.coef : &m->dkp_roofline;
+    *nchoices = dkp_rewrite(prog, dkp, k, m->dkp_sized ? m->dkp_shape : NULL, m->n, m->m, choices, MODEL_MAX_DKP);
+    for (int i = 0; i < *nchoices && i < MODEL_MAX_DKP; i++) choices[i].basis_fit = m->dkp_model.fitted;
     char what[200], heads[32] = "";
     if (prog_uses_heads(prog)) snprintf(heads, sizeof heads, " --heads %d", m->shape.heads);
     snprintf(what, sizeof what, "%s%s%s", m->what, heads, fuse ? "" : " --fuse off");
@@ -78,7 +80,6 @@ static int rebuild(model_state_t *m, dkp_mode_t dkp, int fuse, int only_if_reord
     }
     memcpy(m->dkp, choices, sizeof choices);
     m->ndkp = n;
-    if (m->dkp_model.fitted) dkp_fit(&m->dkp_model, m->dkp, n < MODEL_MAX_DKP ? n : MODEL_MAX_DKP); /* the fitted costs */
     return GS_OK;
 }
 
@@ -93,6 +94,12 @@ int model_resize_dkp(model_state_t *m, dkp_mode_t dkp, int fuse, const dkp_shape
 {
     m->dkp_sized = by_layer != NULL;
     if (by_layer) memcpy(m->dkp_shape, by_layer, sizeof m->dkp_shape);
+    return rebuild(m, dkp, fuse, 1, reordered, err);
+}
+
+int model_fit_dkp(model_state_t *m, dkp_mode_t dkp, int fuse, int *reordered, gs_err_t *err)
+{
+    dkp_fit(&m->dkp_model, &m->dkp_roofline);
     return rebuild(m, dkp, fuse, 1, reordered, err);
 }
 

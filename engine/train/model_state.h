@@ -1,7 +1,8 @@
 /* model_state.h - the model part of a trainer: which model, its op program
  * (plain SAGA-NN, hoisted and fused unless --fuse off, then after the DKP
  * rewrite), its parameters and Adam state, the DKP choices
- * and the cost model fitted to the first epoch's kernel timings. A
+ * and the cost model fitted to the first epoch's kernel timings (which
+ * decides from then on: dkp.h). A
  * rebuild (DKP switched) makes a new program over the same parameters, so
  * the weights and the optimiser state are kept. */
 #ifndef GS_MODEL_STATE_H
@@ -26,8 +27,8 @@ typedef struct {
     int64_t adam_t;     /* optimiser steps taken */
     dkp_choice_t dkp[MODEL_MAX_DKP];
     int ndkp;
-    dkp_model_t dkp_model; /* alpha..delta, fitted after the first epoch */
-    dkp_coef_t dkp_roofline; /* the kernel costs DKP decides with: the topology's GPU roofline */
+    dkp_model_t dkp_model; /* alpha..delta, fitted after the first epoch where kernel times are measured */
+    dkp_coef_t dkp_roofline; /* the kernel costs DKP decides with before (or without) a fit: the topology's GPU roofline */
     dkp_shape_t dkp_shape[PROG_MAX_LAYERS]; /* each layer's gather sizes, when dkp_sized */
     int dkp_sized;         /* 0: decided for the whole graph; 1: for dkp_shape (sampled blocks) */
     int fused_kernel;      /* the place has a fused-gather kernel (kops.h) */
@@ -51,6 +52,10 @@ int model_rebuild(model_state_t *m, dkp_mode_t dkp, int fuse, gs_err_t *err);
  * otherwise only the choices' sizes and costs are updated. */
 int model_resize_dkp(model_state_t *m, dkp_mode_t dkp, int fuse, const dkp_shape_t *by_layer, int *reordered,
                      gs_err_t *err);
+/* Fits DKP's cost model to the samples collected (dkp_model) and
+ * re-decides every site with it, as model_resize_dkp does for the sizes
+ * in force. */
+int model_fit_dkp(model_state_t *m, dkp_mode_t dkp, int fuse, int *reordered, gs_err_t *err);
 /* One optimiser step with the gradients in params. */
 void model_step(model_state_t *m, float lr, float weight_decay);
 void model_close(model_state_t *m);

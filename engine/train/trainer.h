@@ -76,6 +76,14 @@ int trainer_rebuild_program(trainer_t *t, gs_err_t *err);
  * layer; NULL: the whole graph); the executor is reopened only when an
  * order changed. */
 int trainer_dkp_resize(trainer_t *t, const dkp_shape_t *by_layer, gs_err_t *err);
+/* Where DKP's cost model is to be fitted this epoch (the run's kernel
+ * times are measured: the wall clock, a GPU, --kernel-time measured; it
+ * has sites; no fit yet): the model that collects the forward kernels'
+ * timings (exec_t.samples); else NULL. Call with the epoch's clock set. */
+dkp_model_t *trainer_dkp_samples(trainer_t *t);
+/* Fits DKP's model to the samples and decides with the fit from now on;
+ * the executor is reopened only when an order changed. */
+int trainer_dkp_refit(trainer_t *t, gs_err_t *err);
 /* What knob values the run allows and has resolved (knob_table.h). */
 knob_facts_t trainer_knob_facts(const trainer_t *t);
 /* Makes want (already validated) the pending configuration. */

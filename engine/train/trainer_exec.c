@@ -36,6 +36,18 @@ int trainer_dkp_resize(trainer_t *t, const dkp_shape_t *by_layer, gs_err_t *err)
     return rc || !reordered ? rc : trainer_exec_open(t, err);
 }
 
+dkp_model_t *trainer_dkp_samples(trainer_t *t)
+{
+    int measured = !t->ex.clock || t->cfg.ktime == KTIME_MEASURED;
+    return measured && t->model.ndkp > 0 && !t->model.dkp_model.fitted ? &t->model.dkp_model : NULL;
+}
+
+int trainer_dkp_refit(trainer_t *t, gs_err_t *err)
+{
+    int reordered = 0, rc = model_fit_dkp(&t->model, t->cfg.dkp, t->cfg.fuse, &reordered, err);
+    return rc || !reordered ? rc : trainer_exec_open(t, err);
+}
+
 knob_facts_t trainer_knob_facts(const trainer_t *t)
 {
     knob_facts_t f = {t->kind, t->data.g.n, t->data.g.m, 0, t->ex.nhops, t->stream.chunks, t->stream.link_scale};

@@ -66,7 +66,7 @@ int trainer_full_epoch(trainer_t *t, epoch_stats_t *st, const full_epoch_hooks_t
     int rc;
     train_data_t *d = &t->data;
     model_state_t *m = &t->model;
-    t->ex.samples = t->epoch == 0 && m->ndkp > 0 ? &m->dkp_model : NULL;
+    dkp_model_t *fit = t->ex.samples = trainer_dkp_samples(t);
     t->ex.own_s = 0;
     double t0 = now_ms(t);
     const tensor_t *out = exec_forward(&t->ex, &d->x, 1, e);
@@ -78,10 +78,7 @@ int trainer_full_epoch(trainer_t *t, epoch_stats_t *st, const full_epoch_hooks_t
     for (int l = 0; l < PROG_MAX_LAYERS; l++) st->agg_flops += t->ex.agg_flops[l][0] + t->ex.agg_flops[l][1];
     if ((rc = trainer_optimise(t, err))) return rc;
     double t1 = now_ms(t);
-    if (t->ex.samples) { /* first epoch: fit the DKP cost model on its kernel timings */
-        dkp_fit(&m->dkp_model, m->dkp, m->ndkp < MODEL_MAX_DKP ? m->ndkp : MODEL_MAX_DKP);
-        t->ex.samples = NULL;
-    }
+    t->ex.samples = NULL;
     out = exec_forward(&t->ex, &d->x, 0, e);
     if ((rc = trainer_evaluate(t, out, st, err))) return rc;
     if (h && h->after_evaluation && (rc = h->after_evaluation(t, st, err))) return rc;
@@ -89,7 +86,8 @@ int trainer_full_epoch(trainer_t *t, epoch_stats_t *st, const full_epoch_hooks_t
     st->eval_ms = now_ms(t) - t1;
     st->host_ms = 1e3 * t->ex.own_s;
     st->edge_bytes = prog_edge_bytes(&m->prog, d->g.m);
-    return failed(t, err);
+    if ((rc = failed(t, err))) return rc;
+    return fit ? trainer_dkp_refit(t, err) : GS_OK; /* the first measured epoch: DKP's model fitted to its kernels */
 }
 
 double train_xent(const tensor_t *logits, const int32_t *label, const int32_t *idx, int64_t n, tensor_t *dlogits)

@@ -10,7 +10,7 @@
 #   memplan    >= 1.3x fewer H2D bytes, the epoch faster
 #   partitioner  roc's epoch >= 1.25x faster than equal-vertex's (ROC Fig. 8: up to 1.4x), parts within 1.1x of balanced
 #   fusion     G-GCN's epoch >= 1.5x faster with --fuse on (NeuGraph: 2.8x for its kernels), no edge tensor left
-#   sampling   the sampled epoch >= 1.5x faster with --prepro pipelined (GraphTensor: 1.7x end to end)
+#   sampling   the sampled epoch >= 1.5x faster with --prepro pipelined than with serial, Dynamic-GT (GraphTensor Fig. 19: 1.7x end to end)
 #   hybrid     (4 MPI ranks) Hybrid's epoch >= 1.2x faster than DepCache's, with less replica compute
 # A script with a mistake is refused with its file and line.
 source "$(dirname "$0")/../lib.sh"

@@ -4,17 +4,20 @@
 #   with every neighbour kept (fanout >= the largest degree), one batch of
 #   every training vertex and dropout off, every model's sampled epochs
 #   train the full-batch losses (within 1e-5);
-#   serial and pipelined preprocessing train identical losses, and a run
-#   reproduces itself (counter-keyed sampling), whatever the threads;
+#   serial (Dynamic-GT), pipelined and blocking preprocessing train
+#   identical losses, and a run reproduces itself (counter-keyed
+#   sampling), whatever the threads;
 #   a batch larger than the training set is one batch; the JSON has the
 #   per-stage times; the trace has a lane per stage (S, R, K on the host,
 #   T and the steps on device 0) whose spans sum to the CSV's stage times,
-#   and shows the pipeline fill: pipelined, batch b+1's preprocessing
-#   overlaps batch b's step; serial, nothing overlaps a step; `set batch-size` from a script switches a full-batch
+#   and shows the pipeline fill: serial and pipelined, batch b+1's
+#   preprocessing overlaps batch b's step (pipelined also overlaps a
+#   batch's own subtasks); blocking, nothing overlaps a step; `set batch-size` from a script switches a full-batch
 #   run to sampled training at an epoch boundary;
 #   GCN on Cora with --batch-size 64 --fanout 10,10 reaches test >= 0.78;
-#   DKP decides per layer for the blocks' sizes (n_src != n_dst), which can
-#   reverse the whole graph's choice, and goes back to it at full batch;
+#   DKP decides per layer for each batch's blocks (n_src != n_dst), which
+#   can reverse the whole graph's choice, and goes back to it at full
+#   batch; where kernel times are measured it decides with its fit;
 #   bad values are refused with one line (a fanout of 0, a negative batch,
 #   a fanout list of the wrong length, sampling with streaming or ranks).
 # (The effect size is demos.sh's and bench/bench_sampling.py's.)
@@ -52,7 +55,8 @@ full, auto = j["full"]["dkp"], j["auto"]["dkp"]
 assert [c["order"] for c in full] == ["combination-first"] * 2, full
 assert full[0]["n_src"] == full[0]["n_dst"] == 20000
 assert [c["order"] for c in auto] == ["aggregation-first", "combination-first"], auto
-assert auto[0]["n_src"] > 2 * auto[0]["n_dst"] > 0 and auto[1]["n_dst"] == 512, auto
+# the sizes of the last batch decided for (the epoch's last: at most 512 targets)
+assert auto[0]["n_src"] > 2 * auto[0]["n_dst"] > 0 and 0 < auto[1]["n_dst"] <= 512, auto
 step = {k: j[k]["step_ms"] for k in ("off", "on", "auto")}
 assert step["auto"] <= 1.0001 * min(step["off"], step["on"]), step
 # "on" is the order the whole graph's sizes pick for both layers
@@ -63,6 +67,27 @@ predicted = auto[0]["predicted_saving_ms"] * j["auto"]["batches"]
 measured = step["on"] - step["auto"]
 assert abs(predicted - measured) <= 0.5 * measured, (predicted, measured)
 open(f"{sys.argv[1]}/dkp-ratio", "w").write(f"{ratio:.2f}")
+PYEOF
+# DKP fitted to measured kernel times (GraphTensor fits in the first epoch and
+# decides with the fit): with --kernel-time measured every site says "fit",
+# the fit has samples of both kernels, and each order is the cheaper by the
+# fitted costs; the roofline's run has no fit (its clock is the roofline)
+dkp_run --dkp auto --batch-size 512 --fanout 10,5 --kernel-time measured >"$tmp/dkp-measured.json" \
+    || bad "dkp measured sampled: $(cat "$tmp/err")"
+"$BIN" train --dataset "$G" --hidden 64 --epochs 2 --json --backend memory 2>"$tmp/err" | tail -1 >"$tmp/dkp-wall.json" \
+    || bad "dkp full-batch wall clock: $(cat "$tmp/err")"
+$PY - "$tmp" <<'PYEOF' && ok "DKP decides with its fit where kernel times are measured (sampled --kernel-time measured, full-batch wall clock), with the roofline where they are the roofline's" || bad "DKP's basis"
+import json, sys
+j = {k: json.load(open(f"{sys.argv[1]}/dkp-{k}.json")) for k in ("measured", "wall", "auto")}
+for k in ("measured", "wall"):
+    fit = j[k]["dkp_fit"]
+    assert fit["gemm_samples"] > 0 and fit["gather_samples"] > 0, (k, fit)
+    for c in j[k]["dkp"]:
+        assert c["basis"] == "fit", (k, c)
+        cost = c["cost_ms"]
+        cheaper = "combination-first" if cost["combination_first"] < cost["aggregation_first"] * (1 - 1e-9) else "aggregation-first"
+        assert c["order"] == cheaper, (k, c)
+assert "dkp_fit" not in j["auto"] and all(c["basis"] == "roofline" for c in j["auto"]["dkp"]), j["auto"]["dkp"]
 PYEOF
 printf 'wait epochs 1\nset batch-size full\nwait epochs 2\n' >"$tmp/back.gs"
 "$BIN" --script "$tmp/back.gs" --dataset "$G" --hidden 64 --dkp auto --batch-size 512 --fanout 10,5 --max-epochs 3 \
@@ -77,11 +102,13 @@ PYEOF
 run() { "$BIN" train --epochs 4 --batch-size 32 --fanout 5,3 "$@" --json 2>"$tmp/err" | tail -1; }
 run --prepro serial --metrics "$tmp/serial.csv" --trace "$tmp/serial.trace" >"$tmp/serial.json" || bad "serial: $(cat "$tmp/err")"
 run --prepro pipelined --metrics "$tmp/pipe.csv" --trace "$tmp/pipe.trace" >"$tmp/pipe.json" || bad "pipelined: $(cat "$tmp/err")"
+run --prepro blocking --metrics "$tmp/block.csv" --trace "$tmp/block.trace" >"$tmp/block.json" || bad "blocking: $(cat "$tmp/err")"
 run --prepro pipelined --threads 1 --metrics "$tmp/pipe1.csv" >/dev/null || bad "pipelined, 1 thread: $(cat "$tmp/err")"
 [ "$(losses "$tmp/serial.csv")" = "$(losses "$tmp/pipe.csv")" ] && [ "$(losses "$tmp/pipe.csv")" = "$(losses "$tmp/pipe1.csv")" ] \
-    && ok "serial, pipelined and 1-thread pipelined train identical losses ($(losses "$tmp/pipe.csv"))" \
-    || bad "losses: serial $(losses "$tmp/serial.csv") / pipelined $(losses "$tmp/pipe.csv") / 1 thread $(losses "$tmp/pipe1.csv")"
-$PY - "$tmp/serial" "$tmp/pipe" <<'PYEOF' && ok "trace: S, R, K and T lanes of every batch, summing to the CSV's stage times; pipelined overlaps batch b+1's preprocessing with batch b's step, serial overlaps nothing" || bad "sampled trace lanes"
+    && [ "$(losses "$tmp/block.csv")" = "$(losses "$tmp/pipe.csv")" ] \
+    && ok "serial, pipelined, blocking and 1-thread pipelined train identical losses ($(losses "$tmp/pipe.csv"))" \
+    || bad "losses: serial $(losses "$tmp/serial.csv") / pipelined $(losses "$tmp/pipe.csv") / blocking $(losses "$tmp/block.csv") / 1 thread $(losses "$tmp/pipe1.csv")"
+$PY - "$tmp/serial" "$tmp/pipe" "$tmp/block" <<'PYEOF' && ok "trace: S, R, K and T lanes of every batch, summing to the CSV's stage times; serial (Dynamic-GT) and pipelined overlap batch b+1's preprocessing with batch b's step, only pipelined overlaps a batch's own subtasks, blocking overlaps nothing" || bad "sampled trace lanes"
 import csv, json, sys
 def spans(base):
     ev = [e for e in json.load(open(base + ".trace"))["traceEvents"] if e.get("ph") == "X"]
@@ -89,7 +116,7 @@ def spans(base):
     return {k: [e for e in ev if (e["pid"], e["tid"]) == v] for k, v in lanes.items()}
 def overlaps(a, b):  # by more than the trace's rounding (ns)
     return a["ts"] < b["ts"] + b["dur"] - 0.01 and b["ts"] < a["ts"] + a["dur"] - 0.01
-for base, mode in ((sys.argv[1], "serial"), (sys.argv[2], "pipelined")):
+for base, mode in ((sys.argv[1], "serial"), (sys.argv[2], "pipelined"), (sys.argv[3], "blocking")):
     s = spans(base)
     rows = list(csv.DictReader(open(base + ".csv")))
     for lane, col in (("SAMPLE", "sample_ms"), ("REINDEX", "reindex_ms"), ("LOOKUP", "lookup_ms"), ("T", "batch_copy_ms")):
@@ -104,13 +131,16 @@ for base, mode in ((sys.argv[1], "serial"), (sys.argv[2], "pipelined")):
     prep = s["SAMPLE"] + s["REINDEX"] + s["LOOKUP"] + s["T"]
     fill = sum(1 for p in prep for t in steps if p["args"]["col"] == t["args"]["col"] + 1 and overlaps(p, t))
     any_overlap = sum(1 for p in prep for t in steps if overlaps(p, t))
-    if mode == "serial": assert any_overlap == 0, ("serial overlaps", any_overlap)
-    else: assert fill > 0, "pipelined: no preprocessing overlaps the previous batch's step"
+    own = sum(1 for p in prep for q in prep if p is not q and p["args"]["col"] == q["args"]["col"] and overlaps(p, q))
+    if mode == "blocking": assert any_overlap == 0, ("blocking overlaps", any_overlap)
+    else: assert fill > 0, f"{mode}: no preprocessing overlaps the previous batch's step"
+    assert (own > 0) == (mode == "pipelined"), (mode, "a batch's subtasks overlapping each other", own)
 PYEOF
-$PY - "$tmp/serial.json" "$tmp/pipe.json" <<'PYEOF' && ok "JSON: 5 batches of Cora's 140, the stage times, the pipelined epoch shorter" || bad "sampling JSON"
+$PY - "$tmp/serial.json" "$tmp/pipe.json" "$tmp/block.json" <<'PYEOF' && ok "JSON: 5 batches of Cora's 140, the stage times, the pipelined epoch shorter than serial's, serial's than blocking's" || bad "sampling JSON"
 import json, sys
-s, p = (json.loads(open(f).read()) for f in sys.argv[1:3])
-for j in (s, p):
+s, p, b = (json.loads(open(f).read()) for f in sys.argv[1:4])
+assert s["epoch_ms_median"] < b["epoch_ms_median"] and s["prepro_wait_ms"] < b["prepro_wait_ms"], (s, b)
+for j in (s, p, b):
     assert j["batches"] == 5 and j["sampled_edges"] > 0, j
     for k in ("sample_ms", "reindex_ms", "lookup_ms", "batch_copy_ms", "step_ms", "prepro_host_ms"):
         assert j[k] > 0, (k, j[k])
@@ -143,5 +173,5 @@ for m in "--model ggnn" "--model resgcn --layers 4"; do # more hops than the def
 done
 expect_fail 2 "--fanout: in '10,x': 'x' is not an integer" -- "$BIN" train --batch-size 64 --fanout 10,x
 expect_fail 2 "sampled training runs in host memory; it does not stream" -- "$BIN" train --batch-size 64 --chunks 4
-expect_fail 2 "--prepro: 'eager' is not valid (expected serial|pipelined)" -- "$BIN" train --batch-size 64 --prepro eager
+expect_fail 2 "--prepro: 'eager' is not valid (expected serial|pipelined|blocking)" -- "$BIN" train --batch-size 64 --prepro eager
 finish

@@ -82,7 +82,8 @@ else
         bad "a rank shows 0% busy or no network: $(screen | grep -E "busy|net out")"
     T send-keys -t tui ':'
     T send-keys -t tui 'set dep cache' Enter
-    wait_for "dep += cache at the next epoch" || bad "set dep cache not taken"
+    # taken: pending, or (on a fast epoch) already applied and reported, or in force in the knobs panel
+    wait_for "dep += cache at the next epoch|dep cache: |dep +cache( |$)" || bad "set dep cache not taken"
     cache_net=$(net_after dep cache)
     comm_net=$(net_after dep comm)
     more_net "$comm_net" "$cache_net" \

@@ -68,45 +68,85 @@ static void assert_compact(const program_t *p)
     }
 }
 
+/* G-GCN as NeuGraph states it (ggcn: W_H and W_C hoisted, the message
+ * gate * h_src summed) and the earlier variant (ggcn-norm: W_H with its
+ * bias, W_C and W_V hoisted, normalised): one fused gather per layer. */
 static void test_ggcn_becomes_one_fused_gather_per_layer(void **state)
+{
+    (void)state;
+    const char *names[] = {"ggcn", "ggcn-norm"};
+    const int hoisted[] = {4, 8}, agg[] = {AGG_ONE, AGG_NORM};
+    for (int k = 0; k < 2; k++) {
+        program_t p;
+        fuse_report_t r;
+        build(&p, names[k], 2, 0, 1, &r);
+        assert_int_equal(count_ops(&p, OP_SCATTER_SRC) + count_ops(&p, OP_SCATTER_DST), 4);
+        assert_true(edge_values(&p) >= 8); /* two scatters, the products, the gate and the message per layer */
+        prog_free(&p);
+
+        build(&p, names[k], 2, 1, 1, &r);
+        assert_int_equal(r.hoisted, hoisted[k]);
+        assert_int_equal(r.fused, 2);
+        assert_int_equal(edge_values(&p), 0);
+        assert_int_equal(count_ops(&p, OP_GATHER_FUSED), 2);
+        for (int i = 0; i < p.ncode; i++) {
+            const instr_t *in = &p.code[i];
+            if (in->op == OP_MATMUL) assert_int_equal(p.vals[in->in[0]].dom == DOM_EDGE, 0);
+            if (in->op != OP_GATHER_FUSED) continue;
+            const fused_expr_t *e = &p.fused[in->iparam];
+            assert_int_equal(e->nleaf, 3);
+            assert_int_equal(__builtin_popcount(e->leaf_dst), 1); /* W_H h_v at the destination */
+            assert_int_equal(e->nstep, 3);                        /* add, sigmoid, mul */
+            assert_int_equal(e->step[0].op, OP_ADD);
+            assert_int_equal(e->step[1].op, OP_SIGMOID);
+            assert_int_equal(e->step[2].op, OP_MUL);
+            assert_int_equal(e->agg, agg[k]);
+            assert_int_equal(in->stage, STAGE_GATHER);
+        }
+        assert_compact(&p);
+        prog_free(&p);
+
+        /* a place without the fused kernel: hoisting, and the gate's sum as one edge_uaddv */
+        build(&p, names[k], 2, 1, 0, &r);
+        assert_int_equal(r.hoisted, hoisted[k]);
+        assert_int_equal(r.fused, 0);
+        assert_int_equal(r.summed, 2);
+        assert_int_equal(count_ops(&p, OP_EDGE_UADDV), 2);
+        assert_int_equal(count_ops(&p, OP_SCATTER_DST), 0);
+        prog_free(&p);
+    }
+}
+
+/* MP-GCN in NGra's SAGA-NN form: the pool layer on edge tensors and a max
+ * over edges; the pass hoists the product and its bias, moves the ReLU
+ * onto the vertices and gathers with the vertex max (no fused kernel
+ * needed), leaving no edge tensor. */
+static void test_mpgcn_max_over_edges_becomes_the_vertex_max(void **state)
 {
     (void)state;
     program_t p;
     fuse_report_t r;
-    build(&p, "ggcn", 2, 0, 1, &r);
-    assert_int_equal(count_ops(&p, OP_SCATTER_SRC) + count_ops(&p, OP_SCATTER_DST), 4);
-    assert_true(edge_values(&p) >= 8); /* two scatters, three products, a bias, the gate and the message per layer */
+    build(&p, "mpgcn", 2, 0, 1, &r);
+    assert_int_equal(count_ops(&p, OP_GATHER_EDGE_MAX), 2);
+    assert_int_equal(count_ops(&p, OP_SCATTER_SRC), 2);
+    assert_true(edge_values(&p) >= 8); /* the scatter, the product, the bias and the ReLU per layer */
     prog_free(&p);
-
-    build(&p, "ggcn", 2, 1, 1, &r);
-    assert_int_equal(r.hoisted, 8); /* W_H, its bias, W_C and W_V in each layer */
+    build(&p, "mpgcn", 2, 1, 0, &r);
+    assert_int_equal(r.hoisted, 4);
     assert_int_equal(r.fused, 2);
+    assert_int_equal(count_ops(&p, OP_GATHER_MAX), 2);
+    assert_int_equal(count_ops(&p, OP_GATHER_EDGE_MAX) + count_ops(&p, OP_SCATTER_SRC), 0);
     assert_int_equal(edge_values(&p), 0);
-    assert_int_equal(count_ops(&p, OP_GATHER_FUSED), 2);
-    for (int i = 0; i < p.ncode; i++) {
-        const instr_t *in = &p.code[i];
-        if (in->op == OP_MATMUL) assert_int_equal(p.vals[in->in[0]].dom == DOM_EDGE, 0);
-        if (in->op != OP_GATHER_FUSED) continue;
-        const fused_expr_t *e = &p.fused[in->iparam];
-        assert_int_equal(e->nleaf, 3);
-        assert_int_equal(__builtin_popcount(e->leaf_dst), 1); /* W_H h_v at the destination */
-        assert_int_equal(e->nstep, 3);                        /* add, sigmoid, mul */
-        assert_int_equal(e->step[0].op, OP_ADD);
-        assert_int_equal(e->step[1].op, OP_SIGMOID);
-        assert_int_equal(e->step[2].op, OP_MUL);
-        assert_int_equal(e->agg, AGG_NORM);
-        assert_int_equal(in->stage, STAGE_GATHER);
-    }
+    for (int i = 0; i < p.ncode; i++)
+        if (p.code[i].op == OP_GATHER_MAX) {
+            const instr_t *pool = NULL;
+            for (int j = 0; j < i; j++)
+                if (p.code[j].out == p.code[i].in[0]) pool = &p.code[j];
+            assert_non_null(pool);
+            assert_int_equal(pool->op, OP_RELU);
+            assert_int_equal(pool->stage, STAGE_APPLY_VERTEX);
+        }
     assert_compact(&p);
-    prog_free(&p);
-
-    /* a place without the fused kernel: hoisting, and the gate's sum as one edge_uaddv */
-    build(&p, "ggcn", 2, 1, 0, &r);
-    assert_int_equal(r.hoisted, 8);
-    assert_int_equal(r.fused, 0);
-    assert_int_equal(r.summed, 2);
-    assert_int_equal(count_ops(&p, OP_EDGE_UADDV), 2);
-    assert_int_equal(count_ops(&p, OP_SCATTER_DST), 0);
     prog_free(&p);
 }
 
@@ -146,9 +186,9 @@ static void test_ggnn_typed_messages_become_the_typed_gather(void **state)
 static void test_pass_through_becomes_the_plain_gather(void **state)
 {
     (void)state;
-    const char *names[] = {"gcn", "gin", "commnet", "resgcn"};
-    const int agg[] = {AGG_NORM, AGG_ONE, AGG_MEAN, AGG_NORM};
-    for (int k = 0; k < 4; k++) {
+    const char *names[] = {"gcn", "gin", "commnet", "commnet-mean", "resgcn"};
+    const int agg[] = {AGG_NORM, AGG_ONE, AGG_ONE, AGG_MEAN, AGG_NORM};
+    for (int k = 0; k < 5; k++) {
         program_t p;
         fuse_report_t r;
         build(&p, names[k], 3, 1, 0, &r); /* no fused kernel is needed for this one */
@@ -220,11 +260,11 @@ static void test_a_place_without_the_kernels_refuses(void **state)
 {
     (void)state;
     kops_t bare = kops_cpu;
-    bare.name = "bare", bare.gather_fused = NULL, bare.edge_matmul_typed = NULL;
-    const char *names[] = {"ggcn", "ggnn"};
-    const int fuse[] = {1, 0};
-    const char *kernel[] = {"gather_fused", "edge_matmul_typed"};
-    for (int k = 0; k < 2; k++) {
+    bare.name = "bare", bare.gather_fused = NULL, bare.edge_matmul_typed = NULL, bare.gather_edge_max = NULL;
+    const char *names[] = {"ggcn", "ggnn", "mpgcn"};
+    const int fuse[] = {1, 0, 0};
+    const char *kernel[] = {"gather_fused", "edge_matmul_typed", "gather_edge_max"};
+    for (int k = 0; k < 3; k++) {
         program_t p;
         fuse_report_t r;
         gs_err_t err;
@@ -245,6 +285,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ggcn_becomes_one_fused_gather_per_layer),
+        cmocka_unit_test(test_mpgcn_max_over_edges_becomes_the_vertex_max),
         cmocka_unit_test(test_gat_scores_are_hoisted_and_summed),
         cmocka_unit_test(test_ggnn_typed_messages_become_the_typed_gather),
         cmocka_unit_test(test_pass_through_becomes_the_plain_gather),

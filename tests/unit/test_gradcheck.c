@@ -163,6 +163,12 @@ static void test_graph_ops(void **state)
     op_start(&f, 3);
     prog_op(&f.p, OP_GATHER_MAX, f.h, -1, -1, 0, 0);
     op_finish(&f, "gather_max");
+    op_start(&f, 3);
+    prog_op(&f.p, OP_GATHER_EDGE_MAX,
+            prog_op(&f.p, OP_MUL, prog_op(&f.p, OP_SCATTER_SRC, f.h, -1, -1, 0, 0), prog_op(&f.p, OP_SCATTER_DST, f.h2, -1, -1, 0, 0),
+                    -1, 0, 0),
+            -1, -1, 0, 0);
+    op_finish(&f, "scatter/gather_edge_max");
     op_start(&f, 2);
     prog_op(&f.p, OP_EDGE_SOFTMAX, prog_op(&f.p, OP_EDGE_UADDV, f.h, f.h2, -1, 0, 0), -1, -1, 0, 0);
     op_finish(&f, "edge_uaddv/edge_softmax");
@@ -315,6 +321,50 @@ static void test_dkp_choices(void **state)
     prog_free(&p);
 }
 
+/* DKP's fitted model decides (GraphTensor fits at the start of training
+ * and uses the fit from then on): samples timed by known coefficients
+ * whose gathers cost 50x the roofline's, beside the roofline's matmuls,
+ * give those coefficients back, and with them the sampled block's layer 0
+ * (aggregation-first by the roofline) is combination-first; a kernel
+ * without samples keeps the prior's coefficients. */
+static void test_dkp_fit_decides(void **state)
+{
+    (void)state;
+    dkp_coef_t truth = {roofline.alpha, roofline.beta, 50 * roofline.gamma, 50 * roofline.delta};
+    dkp_model_t m;
+    memset(&m, 0, sizeof m);
+    for (int i = 0; i < 12; i++, m.ngemm++, m.ngather++) {
+        double rows = 1000.0 * (i + 1), k = 16 << (i % 5), n = 8 << (i % 3);
+        m.gemm[i][0] = rows * k * n, m.gemm[i][1] = rows * n;
+        m.gemm[i][2] = truth.alpha * m.gemm[i][0] + truth.beta * m.gemm[i][1];
+        double e = 5000.0 * (i + 1) * (1 + i % 4), vrows = 3000.0 * (i + 2), f = 8 << (i % 4);
+        m.gather[i][0] = e * f, m.gather[i][1] = vrows * f;
+        m.gather[i][2] = truth.gamma * m.gather[i][0] + truth.delta * m.gather[i][1];
+    }
+    dkp_fit(&m, &roofline);
+    assert_true(m.fitted);
+    const double *got = &m.coef.alpha, *want = &truth.alpha;
+    for (int c = 0; c < 4; c++) assert_true(fabs(got[c] - want[c]) <= 1e-6 * want[c]);
+    model_cfg_t mid = {256, 8, 64, 2, 1, 0.5f};
+    dkp_shape_t blocks[PROG_MAX_LAYERS] = {{7786, 2912, 14208}, {2912, 512, 3612}};
+    program_t p;
+    dkp_choice_t by_roofline[8], by_fit[8];
+    build(&p, "gcn", &mid, 3, 1);
+    dkp_rewrite(&p, DKP_AUTO, &roofline, blocks, 20000, 200000, by_roofline, 8);
+    prog_free(&p);
+    build(&p, "gcn", &mid, 3, 1);
+    dkp_rewrite(&p, DKP_AUTO, &m.coef, blocks, 20000, 200000, by_fit, 8);
+    assert_false(by_roofline[0].combination_first);
+    assert_true(by_fit[0].combination_first);
+    assert_true(by_fit[0].cost_s[0] > 1.5 * by_fit[0].cost_s[1]); /* the fitted costs say why */
+    assert_int_equal(p.code[1].op, OP_MATMUL);                   /* and the program follows them */
+    prog_free(&p);
+    m.ngather = 0; /* no gather timed: the prior's gamma and delta stand */
+    dkp_fit(&m, &roofline);
+    assert_true(m.coef.gamma == roofline.gamma && m.coef.delta == roofline.delta);
+    assert_true(fabs(m.coef.alpha - truth.alpha) <= 1e-6 * truth.alpha);
+}
+
 static void test_cross_entropy_gradient(void **state)
 {
     (void)state;
@@ -351,6 +401,7 @@ int main(void)
         cmocka_unit_test(test_one_layer_of_every_model),
         cmocka_unit_test(test_dkp_rewritten_programs),
         cmocka_unit_test(test_dkp_choices),
+        cmocka_unit_test(test_dkp_fit_decides),
         cmocka_unit_test(test_cross_entropy_gradient),
     };
     return cmocka_run_group_tests_name("gradcheck", tests, setup, teardown);

@@ -1,21 +1,26 @@
-/* ggnn.c - GG-NN (NeuGraph Fig. 12): typed edges and a GRU.
- * h0 = ReLU(x W_in + b); then L propagation steps with shared weights:
- *   message = h_src A_type(e), written on the edges as a typed product of
- *   scattered source rows; the fusion pass (fuse.h) hoists it into
- *   Z = h [A_0 | ... | A_T-1] (N, T*H) and a typed gather that picks each
- *   edge's block;
+/* ggnn.c - GG-NN as NeuGraph (Fig. 12) and NGra (Fig. 12) state it: typed
+ * edges and a GRU. h0 = ReLU(x W_in + b) (the input's projection to the
+ * hidden width, which the figures leave out: GG-NN pads x instead); then L
+ * propagation steps with shared weights:
+ *   message = A_type(e) h_src, written on the edges as a typed product of
+ *   scattered source rows; Gather sums them; the fusion pass (fuse.h)
+ *   hoists the product into Z = h [A_0 | ... | A_T-1] (N, T*H) and a
+ *   typed gather that picks each edge's block;
  *   h' = GRU(h, accum) with the standard r, z, n gates;
  * output = h_L W_out + b. Edge types come from graph.h's rule.
+ * Variant ggnn-norm (the form gnnscope shipped before): the input is first
+ * averaged over its neighbours (symmetric normalisation) and each step's
+ * gather normalises too.
  * Pattern: typed edges plus a GRU cell. */
 #include "model.h"
 
-static int build(program_t *p, const model_cfg_t *c)
+static int build_steps(program_t *p, const model_cfg_t *c, int norm)
 {
     int64_t hd = c->hidden;
     int x = prog_input(p, c->in_feats);
     prog_at(p, 0, STAGE_APPLY_VERTEX);
     x = layer_dropout(p, x, c->dropout);
-    x = layer_pass_through(p, x, AGG_NORM);
+    if (norm) x = layer_pass_through(p, x, AGG_NORM);
     prog_at(p, 0, STAGE_APPLY_VERTEX);
     int h = prog_op(p, OP_RELU, layer_linear(p, x, c->in_feats, hd, "ggnn.in", 1), -1, -1, 0, 0);
     /* shared step parameters: declared once, reused by every step */
@@ -34,7 +39,7 @@ static int build(program_t *p, const model_cfg_t *c)
         prog_at(p, l, STAGE_APPLY_EDGE);
         int msg = prog_op(p, OP_EDGE_MATMUL_TYPED, he, A, -1, 0, 0);
         prog_at(p, l, STAGE_GATHER);
-        int a = prog_op(p, OP_GATHER_EDGE, msg, -1, -1, 0, AGG_NORM);
+        int a = prog_op(p, OP_GATHER_EDGE, msg, -1, -1, 0, norm ? AGG_NORM : AGG_ONE);
         prog_at(p, l, STAGE_APPLY_VERTEX);
         int r = prog_op(p, OP_SIGMOID,
                         prog_op(p, OP_ADD, prog_op(p, OP_BIAS, prog_op(p, OP_MATMUL, a, Wr, -1, 0, 0), br, -1, 0, 0),
@@ -56,4 +61,8 @@ static int build(program_t *p, const model_cfg_t *c)
     return layer_linear(p, h, hd, c->classes, "ggnn.out", 1);
 }
 
-const model_def_t model_ggnn = {"ggnn", "GG-NN: typed edges, GRU apply-vertex", build};
+static int build(program_t *p, const model_cfg_t *c) { return build_steps(p, c, 0); }
+static int build_norm(program_t *p, const model_cfg_t *c) { return build_steps(p, c, 1); }
+
+const model_def_t model_ggnn = {"ggnn", "GG-NN (NeuGraph Fig. 12): typed edges, summed, GRU apply-vertex", build};
+const model_def_t model_ggnn_norm = {"ggnn-norm", "GG-NN variant: normalised input propagation and gathers", build_norm};

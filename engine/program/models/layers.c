@@ -30,8 +30,9 @@ int layer_dropout(program_t *p, int x, float prob)
     return prob > 0.0f ? prog_op(p, OP_DROPOUT, x, -1, -1, prob, 0) : x;
 }
 
-static const model_def_t *const all[] = {&model_gcn,  &model_gin,   &model_commnet, &model_gat,
-                                         &model_ggcn, &model_mpgcn, &model_ggnn,    &model_resgcn, NULL};
+static const model_def_t *const all[] = {&model_gcn,       &model_gin,          &model_commnet,   &model_gat,
+                                         &model_ggcn,      &model_mpgcn,        &model_ggnn,      &model_resgcn,
+                                         &model_ggcn_norm, &model_commnet_mean, &model_ggnn_norm, &model_mpgcn_self, NULL};
 
 const model_def_t *const *model_all(void) { return all; }
 

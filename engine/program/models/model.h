@@ -42,5 +42,7 @@ int layer_pass_through(program_t *p, int x, int agg);
 
 extern const model_def_t model_gcn, model_gin, model_commnet, model_gat, model_ggcn, model_mpgcn, model_ggnn,
     model_resgcn;
+/* The forms gnnscope shipped before the papers' (README, Models). */
+extern const model_def_t model_ggcn_norm, model_commnet_mean, model_ggnn_norm, model_mpgcn_self;
 
 #endif
