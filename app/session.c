@@ -305,25 +305,13 @@ static void set_state(session_t *s, int paused, long steps)
     pthread_mutex_unlock(&s->lock);
 }
 
-static int c_pause(session_t *s, int argc, char **argv, char *r, int n)
+/* pause, resume and step: the run state the engine reads at the next boundary. */
+static int c_state(session_t *s, int argc, char **argv, char *r, int n)
 {
-    (void)argc, (void)argv;
-    set_state(s, 1, 0);
-    return say(r, n, GS_OK, "paused (the current epoch finishes)");
-}
-
-static int c_resume(session_t *s, int argc, char **argv, char *r, int n)
-{
-    (void)argc, (void)argv;
-    set_state(s, 0, 0);
-    return say(r, n, GS_OK, "running");
-}
-
-static int c_step(session_t *s, int argc, char **argv, char *r, int n)
-{
-    (void)argc, (void)argv;
-    set_state(s, 1, 1);
-    return say(r, n, GS_OK, "one epoch");
+    (void)argc;
+    int step = !strcmp(argv[0], "step"), pause = step || !strcmp(argv[0], "pause");
+    set_state(s, pause, step);
+    return say(r, n, GS_OK, "%s", step ? "one epoch" : pause ? "paused (the current epoch finishes)" : "running");
 }
 
 static int c_run(session_t *s, int argc, char **argv, char *r, int n)
@@ -511,10 +499,13 @@ static int c_model(session_t *s, int argc, char **argv, char *r, int n)
     return queue_reload(s, &c, r, n, what);
 }
 
-static int c_counter(session_t *s, int argc, char **argv, char *r, int n)
+/* counter, mark and compare: they read the snapshot, under its lock. */
+static int c_snapshot(session_t *s, int argc, char **argv, char *r, int n)
 {
     pthread_mutex_lock(&s->snap_lock);
-    int rc = counter_describe(&s->snap, argc, argv, r, n);
+    int rc = !strcmp(argv[0], "counter") ? counter_describe(&s->snap, argc, argv, r, n)
+             : !strcmp(argv[0], "mark")  ? mark_take(&s->mark, &s->snap, r, n)
+                                         : mark_compare(&s->mark, &s->snap, r, n);
     pthread_mutex_unlock(&s->snap_lock);
     return rc;
 }
@@ -533,9 +524,9 @@ static const struct {
     const char *help;
     int max_words; /* the command's words at most, its name included (0: the command checks) */
 } commands[] = {
-    {"pause", c_pause, "pause after the current epoch", 1},
-    {"resume", c_resume, "keep training", 1},
-    {"step", c_step, "train one epoch, then pause", 1},
+    {"pause", c_state, "pause after the current epoch", 1},
+    {"resume", c_state, "keep training", 1},
+    {"step", c_state, "train one epoch, then pause", 1},
     {"run", c_run, "run N: train N epochs, then pause", 0},
     {"set", c_set, "set KNOB VALUE: change a knob at the next epoch", 0},
     {"get", c_get, "get KNOB: current (and pending) value", 0},
@@ -545,7 +536,9 @@ static const struct {
     {"trace", c_trace, "trace start FILE | trace stop", 0},
     {"checkpoint", c_checkpoint, "checkpoint save FILE: when the current epoch ends", 0},
     {"export", c_export, "export metrics FILE: one CSV row per epoch so far", 0},
-    {"counter", c_counter, "counter NAME: what a counter of the panels, JSON and CSV measures, and its last value", 0},
+    {"counter", c_snapshot, "counter NAME: what a counter of the panels, JSON and CSV measures, and its last value", 0},
+    {"mark", c_snapshot, "mark the last epoch's counters and knobs (then compare)", 1},
+    {"compare", c_snapshot, "compare: the knobs changed and the counters moved since the mark", 1},
     {"help", c_help, "list the commands", 1},
     {"quit", c_quit, "leave (the current epoch finishes)", 1},
     {"q", c_quit, "quit (as :q in vi)", 1},

@@ -15,6 +15,7 @@
 #include "engine/train/train.h"
 #include "metrics_csv.h"
 #include "session_if.h"
+#include "session_mark.h"
 
 #define SESSION_MAX_SAVES 4
 
@@ -44,6 +45,7 @@ typedef struct {
     int nsaves;
     metrics_csv_t metrics;     /* every epoch's row; written each epoch when it has a path */
     char gpu_note[256];        /* set when CUPTI could not start */
+    session_mark_t mark;       /* the console's mark (under snap_lock) */
 } session_t;
 
 /* comm: rank 0's MPI communication of a distributed run (cfg->dist), or

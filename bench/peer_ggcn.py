@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 """peer_ggcn.py - the CPU peer for bench/bench_fusion.py: G-GCN
-(NeuGraph Fig. 3) in PyTorch, the model `gnnscope train --model ggcn`
-trains, on the same OGB raw directory and graph:
-  per layer: m_e = sigmoid(W_H h_v + b_H + W_C h_u) * (W_V h_u) for e = u -> v,
-  acc_v = sum_e w_e m_e (symmetric normalisation), h_v' = ReLU(W acc_v + b).
+(NeuGraph Example 2.1, Fig. 3) in PyTorch, the model `gnnscope train
+--model ggcn --feat-norm row` trains, on the same OGB raw directory and
+graph, with the features' rows L1-normalised as there:
+  per layer: m_e = sigmoid(W_H h_v + W_C h_u) * h_u for e = u -> v,
+  acc_v = sum_e m_e, h_v' = ReLU(W acc_v).
 Two ways a PyTorch user writes it:
   --style message  as a message function on edge tensors (PyG's
                    MessagePassing style): the Linear layers run on x_i, x_j;
@@ -34,25 +35,26 @@ def main():
     torch.manual_seed(0)
     d = a.dir
     n, e, x, y, split = io.load(d)
-    s_np, d_np, w_np = io.gnnscope_edges(e, n)
-    src, dst, w = torch.from_numpy(s_np), torch.from_numpy(d_np), torch.from_numpy(w_np)[:, None]
+    x = x / x.abs().sum(1, keepdim=True).clamp_min(1e-30)
+    s_np, d_np, _ = io.gnnscope_edges(e, n)
+    src, dst = torch.from_numpy(s_np), torch.from_numpy(d_np)
     c = int(y.max()) + 1
     L = torch.nn.Linear
 
     class Layer(torch.nn.Module):
         def __init__(self, din, dout):
             super().__init__()
-            self.wh, self.wc, self.wv = L(din, a.hidden), L(din, a.hidden, bias=False), L(din, a.hidden, bias=False)
-            self.w = L(a.hidden, dout)
+            self.wh, self.wc = L(din, din, bias=False), L(din, din, bias=False)
+            self.w = L(din, dout, bias=False)
 
         def forward(self, h):
             if a.style == "message":
                 h_v, h_u = h.index_select(0, dst), h.index_select(0, src)
-                m = torch.sigmoid(self.wh(h_v) + self.wc(h_u)) * self.wv(h_u)
+                m = torch.sigmoid(self.wh(h_v) + self.wc(h_u)) * h_u
             else:
-                p, q, v = self.wh(h), self.wc(h), self.wv(h)
-                m = torch.sigmoid(p.index_select(0, dst) + q.index_select(0, src)) * v.index_select(0, src)
-            acc = torch.zeros(n, a.hidden).index_add_(0, dst, m * w)
+                p, q = self.wh(h), self.wc(h)
+                m = torch.sigmoid(p.index_select(0, dst) + q.index_select(0, src)) * h.index_select(0, src)
+            acc = torch.zeros(n, h.shape[1]).index_add_(0, dst, m)
             return self.w(acc)
 
     class GGCN(torch.nn.Module):

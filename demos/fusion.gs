@@ -4,7 +4,7 @@
 # each layer writes and reads several (E, H) edge tensors. With fuse on,
 # the pass moves those products into ApplyVertex (N rows instead of E) and
 # evaluates the elementwise gate inside one fused gather: no edge tensor.
-#flags --dataset gen:nodes=10000,degree=10,feats=64,classes=8,seed=1 --model ggcn --hidden 64 --devices 1 --device-mem none --fuse off
+#flags --dataset gen:nodes=10000,degree=10,feats=64,classes=8,seed=1 --model ggcn --feat-norm row --hidden 64 --devices 1 --device-mem none --fuse off
 say "Plain SAGA-NN G-GCN: products on the edges; watch edge tensors in Training and the host lane"
 wait epochs 3
 mark

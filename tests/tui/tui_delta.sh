@@ -64,10 +64,16 @@ for _ in $(seq 100); do T capture-pane -p -t huge | grep -qE "\* loss [0-9.]+\.\
 plot=$(T capture-pane -p -t huge)
 grep -qE "\* loss [0-9.]+\.\.[0-9.]+ +\+ val acc 0\.\.1 +# epoch time" <<<"$plot" && [ "$(grep -o '\*' <<<"$plot" | wc -l)" -ge 5 ] &&
     ok "at 200x60 the training panel plots loss, accuracy and epoch time over the epochs" || bad "no plot at 200x60"
+T send-keys -t huge ':' 'mark' Enter
 T send-keys -t huge ':' 'set lr 0.05' Enter
 for _ in $(seq 75); do T capture-pane -p -t huge | grep -q "\^ a knob changed" && break; sleep 0.2; done
 T capture-pane -p -t huge | grep -q "\^ a knob changed" && T capture-pane -p -t huge | grep -qE "^ {20,}\^" &&
     ok "a knob's change is marked under the epoch it took effect at" || bad "no knob-change marker on the plot"
+T send-keys -t huge ':' 'compare' Enter
+for _ in $(seq 50); do T capture-pane -p -t huge | grep -q "vs mark (epoch" && break; sleep 0.2; done
+T capture-pane -p -t huge | grep -qE "vs mark \(epoch [0-9]+\): knobs: lr 0.01 -> 0.05; [a-z_]+ " &&
+    ok "mark, set lr, compare: the knob's change and the counters that moved since the mark" ||
+    bad "compare: $(T capture-pane -p -t huge | grep -A2 Console)"
 # sampled training is reachable from the default (streamed) workbench: the batch size leaves the devices
 T send-keys -t big ':' 'set batch-size 256' Enter
 for _ in $(seq 75); do T capture-pane -p -t big | head -1 | grep -q "sampled batches" && break; sleep 0.2; done
