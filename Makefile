@@ -108,6 +108,11 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
+# the kernels' elementwise loops (fast_math.h's exp and sigmoid) vectorise
+# only when FP compares may be if-converted: gnnscope never traps on FP
+# exceptions, and values are unchanged (no reassociation, NaN kept)
+$(BUILD)/engine/kernels/%.o: CFLAGS += -fno-trapping-math
+
 # tests link archives, so each takes only the objects it uses: the engine
 # and, for the session and console tests, the app's (all but main)
 OBJ_APP_NOMAIN := $(filter-out $(BUILD)/app/main.o,$(OBJ_APP))
