@@ -12,6 +12,14 @@
  * Pattern: NN on the source only, max accumulator. */
 #include "model.h"
 
+/* The pool layer, ReLU(x W_pool + b), over x (edge rows or vertex rows). */
+static int pooled(program_t *p, int l, int x, int64_t din, int64_t hidden)
+{
+    char nm[32];
+    snprintf(nm, sizeof nm, "mp%d.pool", l);
+    return prog_op(p, OP_RELU, layer_linear(p, x, din, hidden, nm, 1), -1, -1, 0, 0);
+}
+
 /* One NGra layer: the pooled neighbours of h, then W. */
 static int paper_layer(program_t *p, int l, int h, int64_t din, int64_t hidden, int64_t dout)
 {
@@ -19,8 +27,7 @@ static int paper_layer(program_t *p, int l, int h, int64_t din, int64_t hidden, 
     prog_at(p, l, STAGE_SCATTER);
     int e = prog_op(p, OP_SCATTER_SRC, h, -1, -1, 0, 0);
     prog_at(p, l, STAGE_APPLY_EDGE);
-    snprintf(nm, sizeof nm, "mp%d.pool", l);
-    int acc = prog_op(p, OP_RELU, layer_linear(p, e, din, hidden, nm, 1), -1, -1, 0, 0);
+    int acc = pooled(p, l, e, din, hidden);
     prog_at(p, l, STAGE_GATHER);
     int m = prog_op(p, OP_GATHER_EDGE_MAX, acc, -1, -1, 0, 0);
     prog_at(p, l, STAGE_APPLY_VERTEX);
@@ -32,8 +39,7 @@ static int paper_layer(program_t *p, int l, int h, int64_t din, int64_t hidden, 
 static int self_layer(program_t *p, int l, int h, int64_t din, int64_t hidden, int64_t dout)
 {
     char nm[32];
-    snprintf(nm, sizeof nm, "mp%d.pool", l);
-    int pool = prog_op(p, OP_RELU, layer_linear(p, h, din, hidden, nm, 1), -1, -1, 0, 0);
+    int pool = pooled(p, l, h, din, hidden);
     prog_at(p, l, STAGE_GATHER);
     int m = prog_op(p, OP_GATHER_MAX, pool, -1, -1, 0, 0);
     prog_at(p, l, STAGE_APPLY_VERTEX);
