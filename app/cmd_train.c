@@ -146,10 +146,13 @@ static void print_dist_summary(const train_run_t *r)
     char dep[64];
     const epoch_stats_t *st = &r->log.last;
     knob_text(knob_find("dep"), &r->t.cfg, NULL, dep, sizeof dep);
-    printf("distributed: %d ranks on %s, --dep %s, each rank computing on %s's host CPU (not a GPU); last epoch: %.2f MB "
+    const char *where = r->t.cfg.clock == CLOCK_WALL ? "this machine's CPU (wall clock)"
+                        : r->t.cfg.rank_gpu             ? "its node's GPU, messages staged over PCIe"
+                                                        : "its node's host CPU (--rank-compute host)";
+    printf("distributed: %d ranks on %s, --dep %s, each rank computing on %s (%s); last epoch: %.2f MB "
            "between ranks in %.0f messages, exchanges %.3f ms, waiting %.3f ms, all-reduce %.3f ms (emulated, mean over the ranks)\n",
-           dist_comm_size(r->comm), r->t.cfg.network, dep, r->t.cfg.topology, st->net_bytes / 1e6, st->net_msgs, st->comm_ms,
-           st->stall_ms, st->allreduce_ms);
+           dist_comm_size(r->comm), r->t.cfg.network, dep, where, r->t.cfg.topology, st->net_bytes / 1e6, st->net_msgs,
+           st->comm_ms, st->stall_ms, st->allreduce_ms);
 }
 
 /* The trace complete on disk, then the result: the JSON summary or the best epoch's line. */

@@ -199,6 +199,8 @@ static void print_dist(FILE *f, const trainer_t *t, double epoch_ms)
     fprintf(f, ",\"dist\":{\"ranks\":%d,\"dep\":\"%s\",\"dep_ratio\":\"%s\",\"network\":", R,
             t->cfg.dep == DEP_CACHE ? "cache" : t->cfg.dep == DEP_COMM ? "comm" : "hybrid", ratio);
     json_str(f, d->net.name);
+    fprintf(f, ",\"rank_compute\":\"%s\",\"queue\":\"%s\"", t->cfg.rank_gpu && t->cfg.clock == CLOCK_VIRTUAL ? "gpu" : "host",
+            t->cfg.queue_locked ? "locked" : "lockfree");
     fprintf(f, ",\"tv_s_per_flop\":%.6g,\"te_s_per_edge_float\":%.6g,\"tc_s_per_float\":%.6g", d->tv, d->te, d->tc);
     double moved = 0;
     for (int h = 1; h <= L; h++) moved += d->plan.t_c[h];

@@ -389,12 +389,12 @@ static int submit(dist_comm_t *c, req_t *q, gs_err_t *err)
     return q->rc ? gs_fail(err, q->rc, "%s", q->msg) : GS_OK;
 }
 
-/* Waits for every send and receive of b; past the timeout the peers not
- * heard from are named in what (a format with one %s). */
-static int batch_wait_as(dist_comm_t *c, dist_batch_t *b, const char *what_fmt, gs_err_t *err)
+/* Waits for every send and receive of b, at most scale times the timeout;
+ * past it the peers not heard from are named in what (a format with one %s). */
+static int batch_wait_as(dist_comm_t *c, dist_batch_t *b, const char *what_fmt, double scale, gs_err_t *err)
 {
     struct timespec at;
-    const struct timespec *deadline = deadline_of(c, &at, 1);
+    const struct timespec *deadline = deadline_of(c, &at, scale);
     pthread_mutex_lock(&c->lock);
     while ((b->nrecv_left > 0 || b->nsend_left > 0) && !b->failed)
         if (wait_progress(c, deadline)) batch_timed_out(c, b, what_fmt);
@@ -404,7 +404,11 @@ static int batch_wait_as(dist_comm_t *c, dist_batch_t *b, const char *what_fmt, 
 
 /* Before a collective (when waits are bounded): every rank tells rank 0
  * it is here, rank 0 tells every rank, so that a rank that never comes is
- * named (rank 0 names the missing ranks; the others, rank 0). */
+ * named (rank 0 names the missing ranks; the others, rank 0). The others
+ * wait twice as long: rank 0 may itself be waiting on the missing rank in
+ * an exchange they had no part in, begun later than their check-in; it
+ * names that rank when its own wait runs out, and only a rank 0 silent
+ * for a whole timeout more is named itself. */
 static int checkin(dist_comm_t *c, const char *what, gs_err_t *err)
 {
     if (c->size < 2) return GS_OK;
@@ -420,7 +424,7 @@ static int checkin(dist_comm_t *c, const char *what, gs_err_t *err)
     char fmt[96];
     snprintf(fmt, sizeof fmt, "%%s did not reach %s", what);
     int rc = dist_batch_post(c, b, err);
-    if (!rc) rc = batch_wait_as(c, b, fmt, err);
+    if (!rc) rc = batch_wait_as(c, b, fmt, c->rank == 0 ? 1 : 2, err);
     free(b);
     return rc;
 }
@@ -515,7 +519,7 @@ int dist_batch_next(dist_comm_t *c, dist_batch_t *b, gs_err_t *err)
 
 int dist_batch_wait(dist_comm_t *c, dist_batch_t *b, gs_err_t *err)
 {
-    return batch_wait_as(c, b, "an exchange with %s did not complete", err);
+    return batch_wait_as(c, b, "an exchange with %s did not complete", 1, err);
 }
 
 #else /* no MPI at build time */

@@ -6,6 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A contended mutex's handoff between cores (the lock's cache line moving,
+ * the waiter woken): an assumption, of the order measured for pthread
+ * mutexes under contention on two-socket Xeons. */
+#define ENQUEUE_LOCK_S 0.2e-6
+
 void dist_log_add(dist_log_t *log, const dist_event_t *e)
 {
     if (!log->on) return;
@@ -98,7 +103,7 @@ int dist_engine_open(dist_engine_t *de, dist_comm_t *comm, int rank, int nranks,
 {
     memset(de, 0, sizeof *de);
     de->kp = kplace_host(), de->comm = comm, de->rank = rank, de->nranks = nranks, de->bounds = bounds;
-    de->nhops = plan->nhops, de->pending_key = -1, de->ring = de->overlap = 1;
+    de->nhops = plan->nhops, de->pending_key = -1, de->bwd_key = -1, de->ring = de->overlap = 1;
     int64_t own = bounds[rank + 1] - bounds[rank];
     for (int h = 1; h <= plan->nhops; h++) {
         dist_route_t *rt = &de->route[h];
@@ -170,13 +175,34 @@ static int sum_order(const dist_engine_t *de, int *peers)
     return n;
 }
 
-/* Departures through this rank's NIC, in send order, from `ready`. */
-static void stamp_sends(dist_engine_t *de, dist_batch_t *b, double ready)
+double dist_enqueue_s(double rows, double bytes, double host_bw, int cores, int locked)
+{
+    if (!locked) return 2.0 * bytes / host_bw;
+    return rows * ENQUEUE_LOCK_S + 2.0 * bytes / (host_bw / (cores > 0 ? cores : 1));
+}
+
+/* Departures through this rank's NIC, in send order, from `ready`: each
+ * message off the GPU (when the rank has one), enqueued when rows gives
+ * its row counts (a forward exchange; NULL: sent as it lies), then sent. */
+static void stamp_sends(dist_engine_t *de, dist_batch_t *b, double ready, const int64_t *rows)
 {
     b->stamps = de->clock != NULL;
+    double queued = ready;
     for (int i = 0; i < b->norder && b->stamps; i++) {
         int p = b->order[i];
-        b->stamp_out[p] = b->send_bytes[p] > 0 ? nic_send(&de->nic, ready, (double)b->send_bytes[p]) : ready;
+        double bytes = (double)b->send_bytes[p];
+        if (bytes <= 0) {
+            b->stamp_out[p] = ready;
+            continue;
+        }
+        double in_host = nic_stage_out(&de->nic, ready, bytes);
+        if (rows) {
+            double s = dist_enqueue_s((double)rows[p], bytes, de->clock->host_bw, de->host_cores, de->queue_locked);
+            queued = fmax(queued, in_host) + s, de->ctr.queue_s += s;
+        } else {
+            queued = fmax(queued, in_host);
+        }
+        b->stamp_out[p] = nic_send(&de->nic, queued, bytes);
     }
 }
 
@@ -206,9 +232,10 @@ static double arrivals(dist_engine_t *de, const dist_batch_t *b, double *arrive,
             idx[j] = idx[j - 1], idx[j - 1] = t;
         }
     for (int i = 0; i < n; i++) {
-        arrive[idx[i]] = nic_recv(&de->nic, b->stamp_in[idx[i]], (double)b->recv_bytes[idx[i]]);
+        double bytes = (double)b->recv_bytes[idx[i]], in = nic_recv(&de->nic, b->stamp_in[idx[i]], bytes);
+        log_recv(de, idx[i], in, bytes, hop, dir);
+        arrive[idx[i]] = nic_stage_in(&de->nic, in, bytes);
         last = fmax(last, arrive[idx[i]]);
-        log_recv(de, idx[i], arrive[idx[i]], (double)b->recv_bytes[idx[i]], hop, dir);
     }
     return last;
 }
@@ -246,6 +273,17 @@ static void wait_until(dist_engine_t *de, double t0, double last)
     }
 }
 
+/* Backward: the gradients sent at t0 are all in at `last`; their gather
+ * ends at `end`, `compute` of it still to be charged by the executor, so
+ * the clock moves to what makes the op end at the later of the two. */
+static void wait_grads(dist_engine_t *de, double t0, double last, double end, double compute)
+{
+    if (!de->clock) return;
+    de->ctr.comm_s += fmax(0, last - t0);
+    de->ctr.hidden_s += fmax(0, fmin(last, end) - t0);
+    if (last > end) de->ctr.stall_s += last - end, de->clock->now = fmax(de->clock->now, last - compute);
+}
+
 /* Forward: the owners' rows of value v into this rank's mirror rows. */
 static int src_ready(void *self, exec_t *ex, int v, int hop, int gathered, gs_err_t *err)
 {
@@ -268,7 +306,7 @@ static int src_ready(void *self, exec_t *ex, int v, int hop, int gathered, gs_er
     }
     send_order(de, b);
     double t0 = de->clock ? de->clock->now : 0;
-    stamp_sends(de, b, t0);
+    stamp_sends(de, b, t0, rt->nsend);
     int rc = dist_batch_post(de->comm, b, err);
     if (rc) return rc;
     count_sends(de, b, hop, 0);
@@ -289,6 +327,25 @@ static double gather_s(const dist_engine_t *de, double m, double n, double f)
     return vclock_host_s(de->clock, 2.0 * m * f, 4.0 * (m * f + 2.0 * n * f), 0);
 }
 
+/* On a GPU rank, the seconds to load a gather's `rows` rows of f floats
+ * and its m edges (a source and a weight each) onto the GPU: its vertex
+ * tensors live in host memory (NeutronStar 4.3 does not assume they fit
+ * the GPU); loading chunk by chunk overlaps the compute, so a gather takes
+ * the longer of the two. 0 on a host rank. */
+static double load_s(const dist_engine_t *de, double rows, double m, double f)
+{
+    return de->clock ? nic_load_s(&de->nic, 4.0 * rows * f + 8.0 * m) : 0;
+}
+
+/* A gather's time past its compute while its loads finish (the executor
+ * charges the compute): moves the clock, counts it. */
+static void wait_loads(dist_engine_t *de, double compute_s, double loads_s)
+{
+    if (loads_s <= compute_s) return;
+    de->clock->now += loads_s - compute_s;
+    de->ctr.load_s += loads_s - compute_s;
+}
+
 /* Forward gather while the mirrors arrive: the edges from rows computed
  * here first, then each owner's edges in the fixed summation order. On the
  * virtual clock, each owner's part starts when both its rows are in and
@@ -305,8 +362,9 @@ static int overlapped_gather(dist_engine_t *de, const gather_call_t *c, gs_err_t
     double arrive[DIST_MAX_RANKS];
     arrivals(de, &de->batch, arrive, c->hop, 0);
     int peers[DIST_MAX_RANKS], np = sum_order(de, peers);
-    double f = (double)c->f, t = de->pending_t0, busy = 0;
-    if (de->clock) t += gather_s(de, (double)part.g->m, (double)part.g->n, f), busy = t - de->pending_t0;
+    double f = (double)c->f, t = de->pending_t0, busy = 0, g = (double)part.g->m, n = (double)part.g->n;
+    if (de->clock) /* the rows computed here are loaded with their edges; a mirror chunk's rows came in with it */
+        busy = gather_s(de, g, n, f), t += fmax(busy, load_s(de, (double)c->g->nbase, g, f));
     part.acc = 1;
     for (int i = 0; i < np && !rc; i++) {
         part.g = &rt->chunk[peers[i]];
@@ -314,7 +372,7 @@ static int overlapped_gather(dist_engine_t *de, const gather_call_t *c, gs_err_t
         rc = exec_memory_ops.gather(&de->kp, &part, err);
         if (de->clock) {
             double s = gather_s(de, (double)part.g->m, (double)part.g->n, f);
-            t = fmax(t, arrive[peers[i]]) + s, busy += s;
+            t = fmax(t, arrive[peers[i]]) + fmax(s, load_s(de, 0, (double)part.g->m, f)), busy += s;
         }
     }
     if (de->clock) { /* the executor charges the gather's compute after this; the rest of t is waiting */
@@ -348,14 +406,19 @@ static int src_grad_ready(void *self, exec_t *ex, int v, int hop, gs_err_t *err)
         b->recv_bytes[p] = 4 * rt->nsend[p] * cols;
     }
     send_order(de, b);
-    double t0 = de->clock ? de->clock->now : 0;
-    stamp_sends(de, b, t0);
+    double t0 = de->clock ? de->clock->now : 0, end = t0, compute = 0;
+    if (de->clock && de->bwd_key == 2 * v + 1 && de->bwd_hop == hop) { /* sent as its gather computes them */
+        end = de->bwd_t0 + de->bwd_span, compute = de->bwd_compute;
+        t0 = de->bwd_t0 + (de->overlap ? de->bwd_first_s : de->bwd_span);
+    }
+    de->bwd_key = -1;
+    stamp_sends(de, b, t0, NULL);
     int rc = dist_batch_post(de->comm, b, err);
     if (!rc) rc = dist_batch_wait(de->comm, b, err);
     if (rc) return rc;
     count_sends(de, b, hop, 1);
     double arrive[DIST_MAX_RANKS];
-    wait_until(de, t0, arrivals(de, b, arrive, hop, 1));
+    wait_grads(de, t0, arrivals(de, b, arrive, hop, 1), end, compute);
     double added = 0;
     for (int p = 0; p < de->nranks; p++) {
         if (p == de->rank) continue;
@@ -379,12 +442,26 @@ static int de_gather(void *self, const gather_call_t *c, gs_err_t *err)
 {
     dist_engine_t *de = self;
     if (de->pending_key >= 0 && c->in.key == de->pending_key && c->hop == de->pending_hop) return overlapped_gather(de, c, err);
+    double m = (double)c->g->m, f = (double)c->f;
+    if (de->clock) wait_loads(de, gather_s(de, m, (double)c->g->n, f), load_s(de, (double)c->g->nbase, m, f));
     return exec_memory_ops.gather(&de->kp, c, err);
 }
 
+/* Backward: the destinations' gradients and the edges load; the sources'
+ * gradients go back to host memory at the same time (the link is duplex). */
 static int de_gather_bwd(void *self, const gather_call_t *c, gs_err_t *err)
 {
-    return exec_memory_ops.gather_bwd(&((dist_engine_t *)self)->kp, c, err);
+    dist_engine_t *de = self;
+    double m = (double)c->g->m, f = (double)c->f, rows = (double)(c->g->nsrc > c->g->n ? c->g->nsrc : c->g->n);
+    if (de->clock) { /* remembered for the gradients' exchange (src_grad_ready) */
+        const dist_route_t *rt = &de->route[c->hop];
+        double compute = gather_s(de, m, (double)c->g->nsrc, f), span = fmax(compute, load_s(de, rows, m, f)), remote = 0;
+        for (int p = 0; p < de->nranks; p++) remote += p == de->rank ? 0 : (double)rt->chunk[p].m;
+        de->bwd_key = c->out.key, de->bwd_hop = c->hop, de->bwd_t0 = de->clock->now;
+        de->bwd_span = span, de->bwd_compute = compute, de->bwd_first_s = m > 0 ? span * fmin(1, remote / m) : 0;
+        wait_loads(de, compute, span);
+    }
+    return exec_memory_ops.gather_bwd(&de->kp, c, err);
 }
 
 static int de_matmul(void *self, const matmul_call_t *c, gs_err_t *err)
@@ -416,7 +493,8 @@ int dist_engine_allreduce(dist_engine_t *de, void *buf, int64_t count, int f64, 
         double t = de->clock->now;
         int rc = dist_allreduce(de->comm, &t, 1, DIST_F64, DIST_MAX, err);
         if (rc) return rc;
-        double s = net_allreduce_s(&de->nic.net, de->nranks, (double)count * (f64 ? 8 : 4));
+        double bytes = (double)count * (f64 ? 8 : 4), s = net_allreduce_s(&de->nic.net, de->nranks, bytes);
+        if (de->nic.pcie_bw > 0 && de->nranks > 1) s += 2.0 * (de->nic.pcie_lat + bytes / de->nic.pcie_bw); /* off the GPU and back */
         de->clock->now = t + s;
         de->ctr.allreduce_s += s;
     }

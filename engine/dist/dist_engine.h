@@ -11,15 +11,25 @@
  *   backward  after that read's backward, the mirror rows' gradients go
  *             back to their owners, which add them to their own rows (in
  *             rank order, so the sums do not depend on arrival order).
+ *             With overlap on, the clock sends them once the mirror
+ *             chunks' share of the gather's backward is done (NeutronStar
+ *             schedules those compute tasks first), and the rest of the
+ *             gather computes while they travel.
  * Send buffers are packed at positions fixed when the routes are built,
  * from the peers' requested row lists, so packing threads never contend.
  * Sends are posted in ring order (rank i sends its j-th chunk to
  * (i+j+1) % m) or, with ring off, to ranks 0..m-1 in turn.
- * Time: on the virtual clock (vclock.h) the rank's host ops are charged
- * by the executor; messages are paced through the network model
- * (netmodel.h), each carrying its modeled departure, and a wait for rows
- * not yet in moves the clock to their arrival (a receive stall). All
- * ranks' clocks meet at every all-reduce. */
+ * Time: on the virtual clock (vclock.h) the rank's ops are charged by the
+ * executor (on its node's GPU, or its host CPU); messages are paced
+ * through the network model (netmodel.h: staged over PCIe from and to a
+ * GPU), each carrying its modeled departure, and a wait for rows not yet
+ * in moves the clock to their arrival (a receive stall). A forward
+ * message is enqueued by the host's threads before the NIC sends it:
+ * lock-free, at precomputed positions, one pass over its bytes by all
+ * cores; locked (the baseline NeutronStar 4.3 measures against), row by
+ * row under one lock, each a lock handoff (ENQUEUE_LOCK_S, an assumed
+ * contended-mutex handoff) plus its copy at one core's share of the
+ * host's bandwidth. All ranks' clocks meet at every all-reduce. */
 #ifndef GS_DIST_ENGINE_H
 #define GS_DIST_ENGINE_H
 
@@ -67,6 +77,8 @@ typedef struct {
     double comm_s;    /* exchanges' spans: post to last arrival (emulated) */
     double hidden_s;  /* the part of comm_s spent computing (overlap) */
     double allreduce_s;
+    double queue_s;   /* host threads enqueueing forward messages (emulated) */
+    double load_s;    /* a GPU rank's gathers waiting for their rows and edges over PCIe (emulated) */
 } dist_counters_t;
 
 typedef struct dist_engine {
@@ -75,12 +87,17 @@ typedef struct dist_engine {
     int rank, nranks, nhops;
     const int64_t *bounds;
     dist_route_t route[DEP_MAX_HOPS + 1];
-    int ring, overlap;
+    int ring, overlap, queue_locked;
+    int host_cores;  /* the node's host cores (enqueueing threads) */
     nic_t nic;
     vclock_t *clock; /* the rank's emulated clock (shared with its executor), or NULL */
     /* the forward exchange an overlapped gather is waiting for */
     int pending_key, pending_hop;
     double pending_t0;
+    /* the last backward gather (its sources' gradient key): when it began, its
+     * span, its compute (the executor charges it), the mirror chunks' share */
+    int bwd_key, bwd_hop;
+    double bwd_t0, bwd_span, bwd_compute, bwd_first_s;
     dist_batch_t batch;
     float *buf[DIST_MAX_RANKS];
     size_t buf_cap[DIST_MAX_RANKS];
@@ -100,6 +117,9 @@ exec_engine_t dist_engine_exec(dist_engine_t *de);
  * the order of want. */
 int dist_fetch_rows(dist_comm_t *c, int rank, int nranks, const int64_t *bounds, const int32_t *want, int64_t nwant,
                     const float *own, int64_t cols, float *out, gs_err_t *err);
+/* Seconds a node's host threads take to enqueue a forward message of
+ * `rows` rows and `bytes` (lock-free or locked, as above). */
+double dist_enqueue_s(double rows, double bytes, double host_bw, int cores, int locked);
 /* Sums buf over the ranks (count floats, or doubles with f64); on the
  * virtual clock, the clocks meet and the ring all-reduce's time passes. */
 int dist_engine_allreduce(dist_engine_t *de, void *buf, int64_t count, int f64, gs_err_t *err);

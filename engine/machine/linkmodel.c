@@ -43,6 +43,13 @@ double lm_path_latency(const topology_t *t, const topo_path_t *p)
     return s;
 }
 
+double lm_path_bw(const topology_t *t, const topo_path_t *p)
+{
+    double bw = INFINITY;
+    for (int k = 0; k < p->nlinks; k++) bw = fmin(bw, t->links[p->link[k]].bw);
+    return bw;
+}
+
 double lm_fluid_step(const topology_t *t, int n, const topo_path_t *const *path, const double *ready, double *rem,
                      const double *total, char *done, double now, double until, double *rate, double *link_bytes,
                      const topo_path_t **act)

@@ -37,6 +37,8 @@ double lm_fluid_step(const topology_t *t, int n, const topo_path_t *const *path,
                      const topo_path_t **act);
 /* Seconds of latency along a path. */
 double lm_path_latency(const topology_t *t, const topo_path_t *p);
+/* The narrowest link's bandwidth along a path (INFINITY for an empty path). */
+double lm_path_bw(const topology_t *t, const topo_path_t *p);
 
 #define LM_MAX_ACTIVE 64
 

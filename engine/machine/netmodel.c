@@ -50,6 +50,23 @@ double nic_recv(nic_t *n, double depart_end, double bytes)
     return in;
 }
 
+double nic_load_s(const nic_t *n, double bytes)
+{
+    return n->pcie_bw <= 0 || bytes <= 0 ? 0 : n->pcie_lat + bytes / n->pcie_bw;
+}
+
+double nic_stage_out(nic_t *n, double ready, double bytes)
+{
+    if (n->pcie_bw <= 0 || bytes <= 0) return ready;
+    return n->d2h_free = fmax(ready, n->d2h_free) + nic_load_s(n, bytes);
+}
+
+double nic_stage_in(nic_t *n, double in, double bytes)
+{
+    if (n->pcie_bw <= 0 || bytes <= 0) return in;
+    return n->h2d_free = fmax(in, n->h2d_free) + nic_load_s(n, bytes);
+}
+
 double net_allreduce_s(const network_t *net, int ranks, double bytes)
 {
     if (net->bw <= 0 || ranks < 2) return 0;

@@ -11,7 +11,11 @@
  *             its receive link one after another, in order of departure.
  * An all-reduce of B bytes over m ranks takes the ring's 2 (m-1)/m B /
  * bandwidth plus 2 (m-1) latencies. "native" models nothing: messages
- * cost no emulated time, on the wall clock what loopback takes. */
+ * cost no emulated time, on the wall clock what loopback takes.
+ * A rank computing on a GPU (NeutronStar's nodes) stages every message
+ * through host memory over its PCIe link: a device-to-host copy before
+ * the NIC sends it, a host-to-device copy after the NIC has it, each
+ * direction one copy after another (latency + bytes / bandwidth). */
 #ifndef GS_NETMODEL_H
 #define GS_NETMODEL_H
 
@@ -27,6 +31,8 @@ typedef struct {
 typedef struct {
     network_t net;
     double send_free, recv_free;
+    double pcie_bw, pcie_lat;   /* the GPU's link to its host; 0: the rank computes on the host, no staging */
+    double d2h_free, h2d_free;
 } nic_t;
 
 /* The shipped networks by name ("native" included). GS_EINPUT naming the choices. */
@@ -41,6 +47,12 @@ double nic_send(nic_t *n, double ready, double bytes);
 /* When a message whose last byte left at depart_end is in at this NIC;
  * call in order of depart_end. */
 double nic_recv(nic_t *n, double depart_end, double bytes);
+/* When bytes ready on the GPU at `ready` are in host memory (`ready` itself without a GPU). */
+double nic_stage_out(nic_t *n, double ready, double bytes);
+/* When bytes in host memory at `in` are on the GPU (`in` itself without a GPU); call in order of `in`. */
+double nic_stage_in(nic_t *n, double in, double bytes);
+/* Seconds to load `bytes` onto the GPU alone on its link (0 without a GPU). */
+double nic_load_s(const nic_t *n, double bytes);
 /* Seconds of a ring all-reduce of `bytes` over `ranks`. */
 double net_allreduce_s(const network_t *net, int ranks, double bytes);
 

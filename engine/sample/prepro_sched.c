@@ -31,8 +31,7 @@ void prepro_sched_init(prepro_sched_t *s, const topology_t *t, int64_t vertices,
     s->mode = mode, s->on_span = hook, s->span_user = user;
     s->thread_bw = t->host_bw / PREPRO_HOST_THREADS;
     s->probe_s = 4.0 * (double)vertices > LLC_BYTES ? MISS_S : HIT_S;
-    s->link_bw = INFINITY;
-    for (int k = 0; k < t->h2d[0].nlinks; k++) s->link_bw = fmin(s->link_bw, t->links[t->h2d[0].link[k]].bw);
+    s->link_bw = lm_path_bw(t, &t->h2d[0]);
     if (!isfinite(s->link_bw)) s->link_bw = t->host_bw;
     s->link_lat = lm_path_latency(t, &t->h2d[0]);
     s->pre_free = s->link_free = s->step_end_prev = s->step_end = start;

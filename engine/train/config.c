@@ -29,7 +29,7 @@ void train_cfg_defaults(train_cfg_t *c)
     c->order = ORDER_NONE;
     c->knobs = (stream_knobs_t){.pipeline = 1, .subchunks = 2, .selective = SEL_AUTO, .swap = 1, .multidev = MD_CHAIN,
                                 .memplan = MP_ROC};
-    c->dep = DEP_HYBRID, c->dep_ratio = -1, c->ring = 1, c->overlap = 1;
+    c->dep = DEP_HYBRID, c->dep_ratio = -1, c->ring = 1, c->overlap = 1, c->rank_gpu = 1;
     snprintf(c->network, sizeof c->network, "eth-10g");
     c->rank_timeout = 300;
 }

@@ -67,6 +67,8 @@ typedef struct {
     double dep_ratio;      /* hybrid: the cached fraction, -1 = Algorithm 4 */
     uint64_t dep_mem;      /* hybrid: the memory limit S, 0 = none */
     int ring, overlap;     /* ring-ordered sends; compute while mirrors arrive */
+    int rank_gpu;          /* 1: a rank computes on its node's modeled GPU, messages staged over PCIe; 0: on its host CPU */
+    int queue_locked;      /* 1: messages enqueued under one lock (the baseline); 0: at precomputed positions */
     char network[24];      /* the emulated cluster network (engine/machine/netmodel.h) */
     double rank_timeout;   /* seconds a rank waits for another before the job ends (dist_comm.h) */
 } train_cfg_t;

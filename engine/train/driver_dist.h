@@ -57,6 +57,8 @@ typedef struct dist_run {
     int virtual_clock;
     network_t net;
     double tv, te, tc;  /* probed costs: seconds per vertex-op FLOP, per edge float, per float sent */
+    double pcie_bw, pcie_lat; /* the node's GPU link, when ranks compute on GPUs (0: on the host) */
+    int host_cores;     /* the node's host cores */
     double plan_ms;     /* planning and setting up the routes */
     dist_report_t report; /* rank 0, after trainer_dist_gather */
     double held_bytes;  /* what this rank keeps: features, labels, sets, blocks */
@@ -71,6 +73,9 @@ void trainer_dist_close(trainer_t *t);
  * collective), and their release. */
 int dist_plan_open(trainer_t *t, dist_run_t *d, gs_err_t *err);
 void dist_plan_close(dist_run_t *d);
+/* T_c: seconds per float of a typical forward message on d's modeled
+ * path (the same on every rank). */
+double dist_comm_cost(const trainer_t *t, const dist_run_t *d);
 /* What a rank keeps: its feature rows, labels, sets and blocks, in bytes. */
 double dist_held_bytes(const trainer_t *t, const dist_run_t *d);
 /* driver_dist_boundary.c, at an epoch boundary, on every rank: rank 0's

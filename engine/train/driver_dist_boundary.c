@@ -153,12 +153,16 @@ static int replan(trainer_t *t, const int64_t *was, gs_err_t *err)
 static int apply_dist_knobs(trainer_t *t, const train_cfg_t *old, int program, gs_err_t *err)
 {
     dist_run_t *d = t->dist;
-    d->engine.ring = t->cfg.ring, d->engine.overlap = t->cfg.overlap;
+    d->engine.ring = t->cfg.ring, d->engine.overlap = t->cfg.overlap, d->engine.queue_locked = t->cfg.queue_locked;
     int rc = network_get(t->cfg.network, &d->net, err);
     if (rc) return rc;
     d->engine.nic.net = d->net;
+    double tc = d->tc;
+    d->tc = dist_comm_cost(t, d); /* a new network or queue: a new T_c for Algorithm 4 */
     if (old->partitioner != t->cfg.partitioner) t->part.resplit = 1; /* cut by the new partitioner at the next boundary */
-    if (old->dep == t->cfg.dep && old->dep_ratio == t->cfg.dep_ratio && old->dep_mem == t->cfg.dep_mem && !program) return GS_OK;
+    int split = t->cfg.dep == DEP_HYBRID && t->cfg.dep_ratio < 0 && d->tc != tc;
+    if (old->dep == t->cfg.dep && old->dep_ratio == t->cfg.dep_ratio && old->dep_mem == t->cfg.dep_mem && !program && !split)
+        return GS_OK;
     return replan(t, d->bounds, err);
 }
 

@@ -10,7 +10,10 @@
 #include "base/mono_clock.h"
 #include "base/rng.h"
 #include "driver_dist.h"
+#include "engine/kernels/host_rate.h"
 #include "engine/kernels/kernels.h"
+#include "engine/machine/catalog.h"
+#include "engine/machine/linkmodel.h"
 #include "engine/program/op_table.h"
 
 /* ---------------- the cut ---------------- */
@@ -83,12 +86,15 @@ static void vertex_costs(const exec_t *ex, dist_run_t *d)
 /* ---------------- probing T_v, T_e, T_c (rank 0) ---------------- */
 
 /* A gather and a product on a small random graph of the real one's mean
- * degree, timed on the rank's clock (modeled or measured): T_v per FLOP of
- * a vertex op, T_e per float an edge gathers, T_c per float sent. */
+ * degree and the widest hop's width, timed on the rank's clock (modeled or
+ * measured; a GPU rank's gather waits for its loads): T_v per FLOP of a
+ * vertex op, T_e per float an edge gathers, T_c per float sent. */
 static int probe(const trainer_t *t, dist_run_t *d, gs_err_t *err)
 {
     enum { N0 = 4096 };
-    int64_t w = d->dim[1] > 0 ? d->dim[1] : 16;
+    int64_t w = 0; /* the widest hop's: the costs that matter most are measured at their width */
+    for (int h = 1; h <= DEP_MAX_HOPS; h++) w = d->width[h] > w ? d->width[h] : w;
+    if (w <= 0) w = 16;
     double deg = fmin(64, fmax(1, (double)t->data.g.m / (double)t->data.g.n));
     dataset_t ds;
     memset(&ds, 0, sizeof ds);
@@ -111,14 +117,29 @@ static int probe(const trainer_t *t, dist_run_t *d, gs_err_t *err)
         k_gemm(0, 0, N0, w, w, x, m, y, 0);
         double c2 = vclock_cpu_s(), t2 = gs_mono_s();
         double ge = d->virtual_clock ? vclock_host_s(&d->clock, 2.0 * g.m * w, 4.0 * (g.m * w + 2.0 * N0 * w), c1 - c0) : t1 - t0;
+        nic_t gpu_link = {.pcie_bw = d->pcie_bw, .pcie_lat = d->pcie_lat}; /* a GPU rank's gather waits for its loads */
+        ge = fmax(ge, nic_load_s(&gpu_link, 4.0 * N0 * w + 8.0 * (double)g.m));
         double gv = d->virtual_clock ? vclock_host_s(&d->clock, 2.0 * N0 * w * w, 4.0 * (2.0 * N0 * w + w * w), c2 - c1) : t2 - t1;
         d->te = ge / ((double)g.m * w);            /* per edge float gathered */
         d->tv = gv / (2.0 * (double)N0 * w * w);  /* per vertex-op FLOP */
-        d->tc = d->net.bw > 0 ? 4.0 / d->net.bw : d->virtual_clock ? 0 : 4.0 / d->clock.host_bw;
+        d->tc = dist_comm_cost(t, d);
         graph_free(&g);
     }
     free(ds.pair_src), free(ds.pair_dst), free(x), free(y), free(m);
     return rc;
+}
+
+double dist_comm_cost(const trainer_t *t, const dist_run_t *d)
+{
+    if (d->net.bw <= 0) return d->virtual_clock ? 0 : 4.0 / d->clock.host_bw;
+    double R = d->nranks, n = (double)t->data.g.n, m = (double)t->data.g.m;
+    double w = d->width[1] > 0 ? (double)d->width[1] : 16;
+    double rows = fmax(1, fmin(n / R, m / (R * R))); /* one peer's distinct sources into this rank's range */
+    double bytes = 4.0 * rows * w;
+    double s = d->net.latency + bytes / d->net.bw;
+    s += dist_enqueue_s(rows, bytes, d->clock.host_bw, d->host_cores, t->cfg.queue_locked);
+    if (d->pcie_bw > 0) s += 2.0 * (d->pcie_lat + bytes / d->pcie_bw); /* off one GPU, onto the other */
+    return s / (rows * w);
 }
 
 /* ---------------- planning ---------------- */
@@ -140,7 +161,8 @@ int dist_plan_open(trainer_t *t, dist_run_t *d, gs_err_t *err)
     if (!rc) rc = dist_engine_open(&d->engine, d->comm, d->rank, d->nranks, d->bounds, &d->plan, &d->bs, err);
     if (t->cfg.simulate) d->engine.kp = kplace_sim(); /* its gathers run nothing; their times are charged */
     d->engine.ring = t->cfg.ring, d->engine.overlap = t->cfg.overlap;
-    d->engine.nic = (nic_t){d->net, 0, 0};
+    d->engine.nic = (nic_t){.net = d->net, .pcie_bw = d->pcie_bw, .pcie_lat = d->pcie_lat};
+    d->engine.host_cores = d->host_cores, d->engine.queue_locked = t->cfg.queue_locked;
     d->engine.clock = d->virtual_clock ? &d->clock : NULL;
     d->plan_ms = 1e3 * (gs_mono_s() - t0);
     return rc;
@@ -163,6 +185,26 @@ double dist_held_bytes(const trainer_t *t, const dist_run_t *d)
 
 /* ---------------- opening ---------------- */
 
+/* The rank's clock on a cluster node of --topology: its ops on the node's
+ * GPU (its roofline, or measured CPU time scaled from this machine's core
+ * to it) with messages staged over the GPU's PCIe link, or on its host
+ * CPU (--rank-compute host). The wall clock computes here, on this CPU. */
+static int node_clock(trainer_t *t, dist_run_t *d, gs_err_t *err)
+{
+    topology_t topo;
+    int rc = topology_load(t->cfg.topology, &topo, err);
+    if (rc) return rc;
+    d->virtual_clock = t->cfg.clock == CLOCK_VIRTUAL;
+    int threads = t->cfg.threads > 0 ? t->cfg.threads : 1, gpu = d->virtual_clock && t->cfg.rank_gpu;
+    double core = gpu && t->cfg.ktime == KTIME_MEASURED ? host_probe_flops() / threads : topo.host_flops / threads;
+    vclock_init(&d->clock, &topo, t->cfg.ktime, core, threads, 0);
+    d->clock.ops_on_gpu = gpu;
+    d->pcie_bw = gpu ? lm_path_bw(&topo, &topo.h2d[0]) : 0, d->pcie_lat = gpu ? lm_path_latency(&topo, &topo.h2d[0]) : 0;
+    const cpu_model_t *cpu = cpu_model_find(topo.host_model);
+    d->host_cores = cpu ? cpu->cores * (topo.sockets > 0 ? topo.sockets : 1) : 1;
+    return GS_OK;
+}
+
 int trainer_dist_open(trainer_t *t, gs_err_t *err)
 {
     dist_run_t *d = calloc(1, sizeof *d);
@@ -173,11 +215,7 @@ int trainer_dist_open(trainer_t *t, gs_err_t *err)
     if (t->cfg.stream) return gs_fail(err, GS_EINPUT, "--ranks: the device and streaming flags do not apply to distributed runs");
     int rc = network_get(t->cfg.network, &d->net, err);
     if (rc) return rc;
-    topology_t topo; /* a cluster node's host: its modeled FLOP/s and memory bandwidth (ranks compute on it, not on its GPU) */
-    if ((rc = topology_load(t->cfg.topology, &topo, err))) return rc;
-    d->virtual_clock = t->cfg.clock == CLOCK_VIRTUAL;
-    int threads = t->cfg.threads > 0 ? t->cfg.threads : 1;
-    vclock_init(&d->clock, &topo, t->cfg.ktime, topo.host_flops / threads, threads, 0);
+    if ((rc = node_clock(t, d, err))) return rc;
     if ((rc = cut(t, d, err))) return rc;
     exec_free(&t->ex); /* the layout, for what each hop moves */
     if ((rc = exec_init(&t->ex, &t->model.prog, t->kp, &t->model.params, t->cfg.seed, err))) return rc;

@@ -152,6 +152,8 @@ static const opt_t table[] = {
     {"dep-mem", OPT_SIZE, F(dep_mem), NULL, "none", 1024, 1099511627776.0, "BYTES", "--dep hybrid: memory limit S for cached dependencies", NULL, WHEN_EPOCH, SCOPE_DIST, 0, 0, 0, NULL, NULL},
     {"ring", OPT_CHOICE, F(ring), "off|on", NULL, 0, 0, "MODE", "--ranks: rank i sends its j-th chunk to (i+j+1) % m (NeutronStar 4.3)", NULL, WHEN_EPOCH, SCOPE_DIST, 0, 0, 0, NULL, NULL},
     {"overlap", OPT_CHOICE, F(overlap), "off|on", NULL, 0, 0, "MODE", "--ranks: compute local and cached rows while mirrors arrive", NULL, WHEN_EPOCH, SCOPE_DIST, 0, 0, 0, NULL, NULL},
+    {"rank-compute", OPT_CHOICE, F(rank_gpu), "host|gpu", NULL, 0, 0, "WHERE", "--ranks: each rank computes on its node's GPU (the --topology's, messages staged over its PCIe link) or on its host CPU (virtual clock)", NULL, WHEN_START, SCOPE_DIST, 0, 0, 0, NULL, NULL},
+    {"queue", OPT_CHOICE, F(queue_locked), "lockfree|locked", NULL, 0, 0, "MODE", "--ranks: host threads write messages at precomputed positions (NeutronStar 4.3) or append them under one lock (the baseline); its cost is on the virtual clock", NULL, WHEN_EPOCH, SCOPE_DIST, 0, 0, 0, NULL, NULL},
     {"network", OPT_STR, F(network), NULL, NULL, 0, 0, "NAME", "--ranks: emulated cluster network (gnnscope topologies)", network_names, WHEN_EPOCH, SCOPE_DIST, 0, 0, 0, NULL, NULL},
     {"rank-timeout", OPT_DOUBLE, F(rank_timeout), NULL, NULL, 1, 86400, "SECONDS", "--ranks: the longest a rank waits for the others (an exchange, a collective, the epoch boundary) before the job ends, naming the rank not heard from", NULL, WHEN_START, SCOPE_DIST, 0, 0, 0, NULL, NULL},
 };

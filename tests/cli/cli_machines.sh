@@ -46,7 +46,7 @@ expect_fail 2 "unexpected '--list'" -- "$BIN" topologies --list
 if command -v mpirun >/dev/null; then
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
     out=$(timeout 300 "$BIN" train --ranks 2 --topology ns-16xt4-6g --epochs 2 2>&1)
-    grep -q "^distributed: 2 ranks on eth-6g, .*ns-16xt4-6g's host CPU" <<<"$out" && ok "ns-16xt4-6g gives the ranks its 6 Gb/s network" ||
+    grep -q "^distributed: 2 ranks on eth-6g, .*its node's GPU, messages staged over PCIe (ns-16xt4-6g)" <<<"$out" && ok "ns-16xt4-6g gives the ranks its 6 Gb/s network" ||
         bad "cluster machine: $(tail -n 2 <<<"$out")"
 fi
 finish

@@ -58,7 +58,7 @@ wait_for "gnnscope: epoch [0-9]+, final loss" 20 && ok "q after a console comman
     bad "q after a command did not quit: $(screen | tail -2)"
 T send-keys -t big ':' 'knobs' Enter
 for _ in $(seq 50); do T capture-pane -p -t big | grep -q "^knobs:" && break; sleep 0.2; done
-T capture-pane -p -t big | tail -5 | tr '\n' ' ' | grep -qE "knobs: lr .* ring +overlap +network" &&
+T capture-pane -p -t big | tail -5 | tr '\n' ' ' | grep -qE "knobs: lr .* ring +overlap +queue +network" &&
     ok "knobs wraps over the console's rows at 120x40, the last knob shown" || bad "knobs cut: $(T capture-pane -p -t big | tail -5)"
 for _ in $(seq 100); do T capture-pane -p -t huge | grep -qE "\* loss [0-9.]+\.\.[0-9.]+ +\+ val acc 0\.\.1 +# epoch time" && break; sleep 0.2; done
 plot=$(T capture-pane -p -t huge)

@@ -2,7 +2,8 @@
  * two transfers on one link each get half of it, transfers on disjoint
  * routes do not slow each other, a transfer limited elsewhere leaves its
  * share to others (max-min fairness), and the online model never lets a
- * copy finish before its modeled time. */
+ * copy finish before its modeled time; the cluster network's NIC with a
+ * GPU rank's PCIe staging gives each message's exact times. */
 /* run-under: asan */
 #include "test_util.h"
 
@@ -12,6 +13,7 @@
 #include <time.h>
 
 #include "engine/machine/linkmodel.h"
+#include "engine/machine/netmodel.h"
 #include "engine/machine/topology.h"
 
 static void test_topologies_are_consistent(void **state)
@@ -213,6 +215,32 @@ static void test_tiny_transfer_at_a_late_time_finishes(void **state)
     assert_true(x.finish >= 1e9 + latency && x.finish < 1e9 + latency + 1e-5);
 }
 
+/* A GPU rank's message: off the GPU, through both NICs, onto the other
+ * GPU, each step at its modeled time; a second message queues behind the
+ * first on the PCIe link and the NIC; a host rank stages nothing. */
+static void test_gpu_rank_messages_are_staged_over_pcie(void **state)
+{
+    (void)state;
+    topology_t t;
+    assert_int_equal(topology_get("1gpu", &t), 0);
+    double bw = lm_path_bw(&t, &t.h2d[0]), lat = lm_path_latency(&t, &t.h2d[0]);
+    assert_true(fabs(bw - 12e9) < 1);
+    network_t net;
+    assert_int_equal(network_get("eth-6g", &net, NULL), 0);
+    nic_t a = {.net = net, .pcie_bw = bw, .pcie_lat = lat}, b = a;
+    double bytes = 1.2e6, pcie = lat + bytes / bw, wire = bytes / net.bw;
+    double host = nic_stage_out(&a, 1.0, bytes), out = nic_send(&a, host, bytes);
+    assert_true(fabs(host - (1.0 + pcie)) < 1e-12 && fabs(out - (host + wire)) < 1e-12);
+    double in = nic_recv(&b, out, bytes), gpu = nic_stage_in(&b, in, bytes);
+    assert_true(fabs(in - (out + net.latency)) < 1e-12 && fabs(gpu - (in + pcie)) < 1e-12);
+    double host2 = nic_stage_out(&a, 1.0, bytes); /* ready at once, but the link is busy */
+    assert_true(fabs(host2 - (1.0 + 2 * pcie)) < 1e-12);
+    assert_true(fabs(nic_send(&a, host2, bytes) - (out + wire)) < 1e-12); /* behind the first on the wire */
+    nic_t cpu = {.net = net};
+    assert_true(nic_stage_out(&cpu, 2.0, bytes) == 2.0 && nic_stage_in(&cpu, 3.0, bytes) == 3.0);
+    assert_true(nic_load_s(&cpu, bytes) == 0 && fabs(nic_load_s(&a, bytes) - pcie) < 1e-15);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -224,6 +252,7 @@ int main(void)
         cmocka_unit_test(test_online_copies_never_beat_the_model),
         cmocka_unit_test(test_online_transfer_flows_while_unwatched),
         cmocka_unit_test(test_tiny_transfer_at_a_late_time_finishes),
+        cmocka_unit_test(test_gpu_rank_messages_are_staged_over_pcie),
     };
     return cmocka_run_group_tests_name("linkmodel", tests, NULL, NULL);
 }
