@@ -276,8 +276,8 @@ void run_json_print(FILE *f, const trainer_t *t, const run_log_t *log)
                 (long long)t->epoch);
     else
         print_accuracy(f, t, log);
-    fprintf(f, ",\"epoch_ms_median\":%.6f,\"eval_ms_median\":%.6f,\"flops_per_epoch\":%.6g,\"gflops\":%.4f", ms_med, ev_med,
-            fl, ms_med > 0 ? fl / (ms_med * 1e6) : 0.0);
+    fprintf(f, ",\"epoch_ms_median\":%.6f,\"epoch_ms_last\":%.6f,\"eval_ms_median\":%.6f,\"flops_per_epoch\":%.6g,\"gflops\":%.4f",
+            ms_med, log->n ? log->ms[log->n - 1] : 0.0, ev_med, fl, ms_med > 0 ? fl / (ms_med * 1e6) : 0.0);
     fprintf(f, ",\"load_ms\":%.3f,\"graph_ms\":%.3f,\"peak_rss_bytes\":%lld", d->load_ms, d->graph_ms, peak_rss_bytes());
     print_dkp(f, t);
     print_fusion(f, t);

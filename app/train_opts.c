@@ -161,7 +161,8 @@ static int resolve_backend(opts_cmd_t cmd, int argc, char **argv, train_opts_t *
  * regular files. */
 static int check_files(const train_opts_t *o, gs_err_t *err)
 {
-    const char *outputs[][2] = {{"checkpoint", o->checkpoint}, {"trace", o->trace}, {"metrics", o->metrics}};
+    const char *outputs[][2] = {{"checkpoint", o->checkpoint}, {"trace", o->trace}, {"metrics", o->metrics},
+                                {"partition-model", o->cfg.partition_model}}; /* read when present, and written */
     for (size_t i = 0; i < sizeof outputs / sizeof outputs[0]; i++) {
         gs_err_t why;
         if (outputs[i][1][0] && atomic_target_ok(outputs[i][1], &why))

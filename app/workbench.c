@@ -95,6 +95,7 @@ typedef struct {
     int nhist;
     uint64_t last_window;
     knob_delta_t delta; /* the knob a key changed, until its first epoch shows what it moved */
+    timeline_nav_t nav; /* lane scrolling and the timeline's cursor */
 } ui_t;
 
 static char key_of(const char *knob)
@@ -174,7 +175,7 @@ static int handle_key(const session_if_t *s, ui_t *u, int ch)
     case 'q': return 1;
     case ':': u->focused = 1; u->help = 0; break;
     case '?': u->help = !u->help; break;
-    case 27: u->help = 0; break;
+    case 27: u->help = 0, timeline_nav_clear(&u->nav); break;
     case ' ':
         s->snapshot(s->self, &snap);
         console_run(snap.paused ? "resume" : "pause");
@@ -184,6 +185,14 @@ static int handle_key(const session_if_t *s, ui_t *u, int ch)
     case KEY_LEFT: u->follow = 0, u->t_end -= u->span / 4; break;
     case KEY_RIGHT: u->follow = 0, u->t_end += u->span / 4; break;
     case 'f': u->follow = 1; break;
+    case KEY_NPAGE: case ']': timeline_nav_scroll(&u->nav, 1); break;
+    case KEY_PPAGE: case '[': timeline_nav_scroll(&u->nav, -1); break;
+    case KEY_DOWN: timeline_nav_move(&u->nav, 1, 0); break;
+    case KEY_UP: timeline_nav_move(&u->nav, -1, 0); break;
+    case ',': timeline_nav_move(&u->nav, 0, -1); break;
+    case '.': timeline_nav_move(&u->nav, 0, 1); break;
+    case '<': timeline_nav_move(&u->nav, 0, -10); break;
+    case '>': timeline_nav_move(&u->nav, 0, 10); break;
     case '\t': break; /* focus cycles between the panels and the console */
     default:
         if (knob_of_key(ch)) cycle(s, u, knob_of_key(ch));
@@ -248,6 +257,7 @@ static int run_loop(const session_if_t *s)
     static view_state_t v;
     static session_snapshot_t snap;
     ui_t u = {.span = 200000000ull, .span_auto = 1, .follow = 1};
+    timeline_nav_init(&u.nav);
     layout_t l;
     int quit = 0;
     while (!quit && !stop_signal()) {
@@ -299,7 +309,11 @@ static int run_loop(const session_if_t *s)
         v.help = u.help;
         v.help_text = session_command_help();
         lane_row_t lanes[LANES_MAX];
-        layout_compute(LINES, COLS, layout_timeline_rows(timeline_lanes(&v, lanes)), &l);
+        int nlanes = timeline_lanes(&v, lanes);
+        layout_compute(LINES, COLS, layout_timeline_rows(nlanes), &l);
+        const rect_t *tl = &l.r[PANEL_TIMELINE]; /* a title, the lanes, the axis; 10 label columns */
+        timeline_nav_fit(&u.nav, nlanes, tl->h - 2, tl->w - 11 < 512 ? tl->w - 11 : 512);
+        v.nav = u.nav;
         draw_screen(&l, &v);
     }
     return stop_signal_exit_code();

@@ -92,30 +92,52 @@ static void draw_axis(rect_t r, int row, int label, int width, const view_state_
     mvprintw(r.y + row, r.x, "%-*s%s", label, " time", axis);
 }
 
-static void draw_timeline(rect_t r, const view_state_t *v)
+/* The timeline's title: its window, legend and keys; with lanes off
+ * screen, which are shown; with the cursor, the span under it instead. */
+static void timeline_title(rect_t r, const view_state_t *v, const lane_row_t *lanes, int nlanes, int shown, int width)
 {
-    char hdr[320], where[64];
+    char hdr[320], where[64], which[64] = "";
+    const timeline_nav_t *nav = &v->nav;
+    if (nav->cur_lane >= 0 && nav->cur_lane < nlanes) {
+        uint64_t t0 = v->t_end - v->span, c0 = t0 + (uint64_t)((double)v->span * nav->cur_col / width);
+        uint64_t c1 = t0 + (uint64_t)((double)v->span * (nav->cur_col + 1) / width);
+        const lane_row_t *l = &lanes[nav->cur_lane];
+        char what[256];
+        timeline_describe(timeline_span_at(v->events, v->nevents, l->device, l->lane, c0, c1), l->label, v->t_end, what, sizeof what);
+        snprintf(hdr, sizeof hdr, " ^ %s  (arrows , . < > move, Esc)", what);
+        head(r, hdr);
+        return;
+    }
     if (v->follow) snprintf(where, sizeof where, "[live]");
     else {
         double behind = v->latest > v->t_end ? (double)(v->latest - v->t_end) / 1e9 : 0.0;
         snprintf(where, sizeof where, behind >= 1 ? "[frozen %.1f s behind live]" : "[frozen %.3g ms behind live]", behind >= 1 ? behind : behind * 1e3);
     }
-    snprintf(hdr, sizeof hdr, " Timeline  %.3g ms %s  = fwd - bwd o opt%s  digits: %s when zoomed  (+/- zoom, arrows scroll, f follow)%s",
-             v->span / 1e6, where, v->kind.driver == DRIVER_SAMPLED ? " s preprocessing" : "",
+    if (shown < nlanes) snprintf(which, sizeof which, " [lanes %d-%d of %d, PgUp/PgDn]", nav->lane_top + 1, nav->lane_top + shown, nlanes);
+    snprintf(hdr, sizeof hdr, " Timeline%s  %.3g ms %s  = fwd - bwd o opt%s  digits: %s when zoomed  (+/- zoom, arrows scroll, f follow, "
+             "up/down cursor)%s", which, v->span / 1e6, where, v->kind.driver == DRIVER_SAMPLED ? " s preprocessing" : "",
              v->kind.ranks ? "peer rank" : v->kind.driver == DRIVER_SAMPLED ? "batch" : "chunk column", v->emulated ? "  times emulated" : "");
     head(r, hdr);
+}
+
+static void draw_timeline(rect_t r, const view_state_t *v)
+{
     int label = 10, width = r.w - label - 1, row = 1;
+    if (width > 512) width = 512;
+    lane_row_t lanes[LANES_MAX];
+    int nlanes = timeline_lanes(v, lanes), top = v->nav.lane_top < nlanes ? v->nav.lane_top : 0;
+    int shown = nlanes - top < r.h - 2 ? nlanes - top : r.h - 2;
+    timeline_title(r, v, lanes, nlanes, shown, width > 0 ? width : 1);
     if (width < 10) return;
     uint8_t cells[512];
     int32_t cols[512];
-    if (width > 512) width = 512;
     static const char glyph[PH__COUNT] = {'=', '-', 'o', 'l', 's'};
     static const int pair[PH__COUNT] = {C_FWD, C_BWD, C_OPT, C_OPT, C_OPT};
     int zoomed = v->span / (uint64_t)width <= 200000; /* <= 0.2 ms a cell: show chunk columns */
-    lane_row_t lanes[LANES_MAX];
-    int nlanes = timeline_lanes(v, lanes);
-    for (int k = 0; k < nlanes && row < r.h - 1; k++, row++) {
+    for (int k = top; k < nlanes && row < r.h - 1; k++, row++) {
+        if (k == v->nav.cur_lane) attron(A_STANDOUT); /* the cursor's lane */
         mvprintw(r.y + row, r.x, "%-*.*s", label, label, lanes[k].label);
+        if (k == v->nav.cur_lane) attroff(A_STANDOUT);
         timeline_bin(v->events, v->nevents, lanes[k].device, lanes[k].lane, v->t_end - v->span, v->t_end, width, cells, cols);
         for (int c = 0; c < width; c++) {
             if (cells[c] == CELL_EMPTY) {
@@ -130,6 +152,7 @@ static void draw_timeline(rect_t r, const view_state_t *v)
         }
     }
     if (row < r.h) draw_axis(r, r.h - 1, label, width, v);
+    if (row < r.h && v->nav.cur_lane >= 0 && v->nav.cur_col < width) mvaddch(r.y + r.h - 1, r.x + label + v->nav.cur_col, '^');
 }
 
 /* Live metrics of the real GPU; a metric the machine cannot give says n/a. */
@@ -380,7 +403,8 @@ static void draw_help(const view_state_t *v)
         }
     strncat(knob_keys, "(apply at the next epoch)", sizeof knob_keys - strlen(knob_keys) - 1);
     const char *keys[] = {"q quit   space pause/resume   : console (Enter runs, Esc leaves)   Tab console/panels", knob_keys,
-                          "+/- zoom the timeline   left/right scroll (freezes)   f follow live", "", "Commands:"};
+                          "+/- zoom the timeline   left/right scroll (freezes)   f follow live   PgUp/PgDn ([ ]) lanes",
+                          "up/down a cursor on a lane, , . < > move it: the title describes its span (full chunk ids); Esc", "", "Commands:"};
     int row = 3;
     for (size_t i = 0; i < sizeof keys / sizeof keys[0] && row < 2 + h; i++) mvprintw(row++, 7, "%.*s", w - 4, keys[i]);
     const char *p = v->help_text;

@@ -10,6 +10,7 @@
 #include "engine/partition/part_online.h"
 #include "engine/train/run_kind.h"
 #include "profiler/profiler.h"
+#include "timeline_nav.h"
 
 #define VIEW_HIST 64
 
@@ -46,6 +47,7 @@ typedef struct {
     uint64_t t_end, span; /* the timeline window [t_end - span, t_end) in ns */
     uint64_t latest;      /* the latest event's end: how far a frozen window is from live */
     int follow;
+    timeline_nav_t nav;   /* the first lane drawn and the cursor (fitted to the layout) */
     char reply[512];
     const char *input; /* the console line being edited, or NULL when not focused */
     int cursor;

@@ -75,7 +75,7 @@ enum {
     X(filter_ms, "ms", "filter", "host time filtering rows for selective scheduling", "%.4f",                         \
       STAT_JSON | STAT_PANEL | STAT_STREAM)                                                                            \
     X(part_imbalance, "", "imbalance",                                                                                  \
-      "the slowest part's time (the devices' gathers, or the ranks' compute) over the mean part's (1: balanced; --partitioner)", \
+      "the slowest part's time (a device's whole layer: gathers, products, copies; or a rank's compute) over the mean part's (1: balanced; --partitioner)", \
       "%.4f", STAT_JSON | STAT_PANEL | STAT_SPLIT)                                                                     \
     X(part_err, "", "part err",                                                                                        \
       "the partitioner's cost model: mean relative error of the parts' predicted times this epoch (0 before it has samples)", \
@@ -90,6 +90,10 @@ enum {
       STAT_JSON | STAT_PANEL | STAT_DIST)                                                                              \
     X(allreduce_ms, "ms", "allreduce", "--ranks: the gradient and statistics all-reduces (emulated)", "%.4f",          \
       STAT_JSON | STAT_PANEL | STAT_DIST)                                                                                            \
+    X(queue_ms, "ms", "enqueue", "--ranks: host threads enqueueing forward messages (--queue), summed, mean over the ranks (emulated)", \
+      "%.4f", STAT_JSON | STAT_PANEL | STAT_DIST)                                                                      \
+    X(load_ms, "ms", "loads", "--ranks on GPUs: gathers waiting for their rows and edges over PCIe, mean over the ranks (emulated)", \
+      "%.4f", STAT_JSON | STAT_PANEL | STAT_DIST)                                                                      \
     X(comm_hidden, "", "comm hidden", "--ranks: fraction of exchange time spent computing (overlap)", "%.4f",         \
       STAT_JSON | STAT_PANEL | STAT_DIST | STAT_FRACTION)                                                              \
     X(net_bytes, "B", "net", "--ranks: bytes the ranks sent each other (mirror rows and their gradients)", "%.0f",    \

@@ -1,5 +1,6 @@
 /* part_online.c - see part_online.h. */
 #include "part_online.h"
+#include "part_model_file.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -40,6 +41,14 @@ static double max_of(const double *x, int n)
     return m;
 }
 
+int part_online_read_model(part_state_t *ps, const program_t *prog, const char *path, gs_err_t *err)
+{
+    model_for_program(ps, prog);
+    int rc = part_model_read(&ps->model, path, err);
+    ps->model_read = rc == GS_OK;
+    return rc;
+}
+
 int part_online_cut(part_state_t *ps, partitioner_kind_t kind, const graph_t *g, const program_t *prog, int p,
                     int64_t *bounds, gs_err_t *err)
 {
@@ -70,7 +79,7 @@ int part_online_adopt(part_state_t *ps, int p, const int64_t *bounds, gs_err_t *
 }
 
 int part_online_learn(part_state_t *ps, partitioner_kind_t kind, const graph_t *g, int p, const double *y_lp,
-                      epoch_stats_t *st, gs_err_t *err)
+                      int representative, epoch_stats_t *st, gs_err_t *err)
 {
     if (p < 1 || ps->p != p || ps->feat.n != g->n) return GS_OK;
     int L = ps->model.nlayers;
@@ -80,22 +89,29 @@ int part_online_learn(part_state_t *ps, partitioner_kind_t kind, const graph_t *
         for (int l = 0; l < L; l++) {
             double y = y_lp[(size_t)l * (size_t)p + (size_t)j];
             ps->meas_s[j] += y;
-            if (roc_model_add(&ps->model, &ps->feat, l, ps->bounds[j], ps->bounds[j + 1], y) != 0)
+            if (representative && roc_model_add(&ps->model, &ps->feat, l, ps->bounds[j], ps->bounds[j + 1], y) != 0)
                 return gs_fail(err, GS_EFAIL, "out of memory for the partitioner's samples");
         }
         sum += ps->meas_s[j];
         if (ps->meas_s[j] > 0) err_sum += fabs(ps->pred_s[j] - ps->meas_s[j]) / ps->meas_s[j];
     }
     if (!(sum > 0)) return GS_OK; /* nothing gathered */
-    st->part_imbalance = max_of(ps->meas_s, p) / (sum / p);
+    double slowest = max_of(ps->meas_s, p);
+    st->part_imbalance = slowest / (sum / p);
     if (ps->have_pred) st->part_err = err_sum / p;
     memcpy(ps->shown_pred_s, ps->pred_s, sizeof(double) * (size_t)p);
     ps->have_shown_pred = ps->have_pred, ps->have_meas = 1;
+    if (!representative) return GS_OK;
+    if (ps->left_s > 0) { /* the first measure of a re-cut: did it pay? */
+        ps->settled |= slowest > 0.98 * ps->left_s; /* less than 2% shorter */
+        ps->left_s = 0;
+    }
     roc_model_fit(&ps->model);
     predict_parts(ps);
     if (kind != PART_ROC || p < 2) return GS_OK;
     /* the model's split, taken when it predicts a slowest part at least 3% shorter
-     * (a new split reopens the devices or moves rows between ranks, and profiles start again) */
+     * (a new split reopens the devices or moves rows between ranks, and profiles start
+     * again) and no re-cut has yet failed to shorten the measured slowest part */
     int64_t *b = malloc(sizeof(int64_t) * (size_t)(p + 1));
     if (!b) return gs_fail(err, GS_EFAIL, "out of memory for the partitioner's split");
     int rc = partition_split(PART_ROC, g, &ps->model, &ps->feat, p, b, err);
@@ -105,7 +121,8 @@ int part_online_learn(part_state_t *ps, partitioner_kind_t kind, const graph_t *
         then = x > then ? x : then;
     }
     free(b);
-    if (!rc) ps->resplit = then < 0.97 * now;
+    if (!rc) ps->resplit = !ps->settled && then < 0.97 * now;
+    if (ps->resplit) ps->left_s = slowest;
     return rc;
 }
 

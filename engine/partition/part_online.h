@@ -29,6 +29,9 @@ typedef struct {
     double *meas_s;          /* (p) what it measured */
     int have_pred, have_shown_pred, have_meas;
     int resplit;             /* the model's split differs from the one in force */
+    int model_read;          /* the weights came from --partition-model */
+    double left_s;           /* the measured slowest part of the split a re-cut left (0: none pending) */
+    int settled;             /* a re-cut did not shorten it: the split stays (the model's extrapolation is off) */
 } part_state_t;
 
 /* What the views and the JSON show. */
@@ -41,6 +44,9 @@ typedef struct {
     int samples;                            /* the model's samples (all layers) */
 } part_report_t;
 
+/* Reads a learned model (part_model_file.h) for prog's layers: the next
+ * roc cut uses its weights, before any sample of this run. */
+int part_online_read_model(part_state_t *ps, const program_t *prog, const char *path, gs_err_t *err);
 /* Cuts p parts of g (in the numbering in force) by kind into bounds
  * (p + 1); equal-vertex keeps the bounds it is given (METIS's parts with
  * --order metis). The model follows program prog's layers (kept while
@@ -49,13 +55,15 @@ int part_online_cut(part_state_t *ps, partitioner_kind_t kind, const graph_t *g,
                     int64_t *bounds, gs_err_t *err);
 /* Makes bounds (p + 1) the split in force and predicts its parts. */
 int part_online_adopt(part_state_t *ps, int p, const int64_t *bounds, gs_err_t *err);
-/* After an epoch over the split in force (p parts of g): the (layer,
- * part) times y[l * p + j] become samples, the model is refit, st gets
- * the imbalance and the prediction error, and with roc ps->resplit says
- * whether the model's split would be faster. Nothing when the split in
- * force is not of p parts of g. */
+/* After an epoch over the split in force (p parts of g): st gets the
+ * imbalance and the prediction error; when the epoch is representative
+ * (not one where the memory plan was still profiling after a new split,
+ * whose transfers say nothing of the next epochs'), the (layer, part)
+ * times y[l * p + j] become samples, the model is refit, and with roc
+ * ps->resplit says whether the model's split would be faster. Nothing
+ * when the split in force is not of p parts of g. */
 int part_online_learn(part_state_t *ps, partitioner_kind_t kind, const graph_t *g, int p, const double *y_lp,
-                      epoch_stats_t *st, gs_err_t *err);
+                      int representative, epoch_stats_t *st, gs_err_t *err);
 void part_online_report(const part_state_t *ps, partitioner_kind_t kind, part_report_t *r);
 void part_state_free(part_state_t *ps);
 

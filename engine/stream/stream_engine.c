@@ -259,13 +259,15 @@ void stream_engine_epoch_begin(stream_engine_t *se, int have_profile)
     memset(&se->streamer.ctr, 0, sizeof se->streamer.ctr);
     se->streamer.profiling = 1;
     se->streamer.have_profile = have_profile;
-    memset(se->streamer.part_s, 0, sizeof(double) * PROG_MAX_LAYERS * (size_t)se->streamer.p);
+    memset(se->streamer.part_lane_s, 0, sizeof(double) * 3 * PROG_MAX_LAYERS * (size_t)se->streamer.p);
+    se->planned_at_begin = se->streamer.mp.planned;
     mp_run_epoch_begin(&se->streamer.mp, se->streamer.kn.memplan);
 }
 
 void stream_engine_epoch_end(stream_engine_t *se, epoch_stats_t *st)
 {
     se->bops->stats(se->backend, &se->last_stats);
+    streamer_part_times(&se->streamer);
     for (int d = 0; d < se->streamer.ndev; d++) {
         st->h2d_bytes += se->last_stats.bytes[d][LANE_H2D];
         st->d2h_bytes += se->last_stats.bytes[d][LANE_D2H];
@@ -287,6 +289,7 @@ void stream_engine_epoch_end(stream_engine_t *se, epoch_stats_t *st)
     st->filtered_blocks = k->filtered_blocks, st->full_blocks = k->full_blocks;
     st->swapped_cols = k->swapped_cols, st->swap_saved_ms = 1e3 * k->swap_saved_s;
     st->kept_bytes = se->streamer.mp.kept_bytes;
+    se->steady = se->streamer.kn.memplan == MP_STREAM || (se->planned_at_begin && se->streamer.mp.planned);
     /* the plan keeps tensors in what the streaming buffers and the kept edge chunks leave */
     mp_run_epoch_end(&se->streamer.mp, se->streamer.kn.memplan, se->streamer.region_bytes + (uint64_t)edge_store_held(&se->streamer.edges));
 }

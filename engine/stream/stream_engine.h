@@ -64,6 +64,9 @@ typedef struct {
     int virtual_clock;         /* 1: the backend and the executor run on `clock` */
     task_hook_t on_task;       /* the observer's hook (the profiler), or NULL */
     void *observer;
+    int planned_at_begin;      /* the memory plan was in force when this epoch began */
+    int steady;                /* the last epoch ran under one memory plan throughout (or none is made):
+                                  its parts' times describe the split, not a profiling epoch */
 } stream_engine_t;
 
 /* Chooses P and the vertex order of g (the current numbering) under c for

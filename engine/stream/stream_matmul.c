@@ -1,8 +1,9 @@
 /* stream_matmul.c - the ApplyVertex matmuls of a streamed run, on the
  * backend's devices (NeuGraph §3: vertex chunks stream through the GPU).
- * The rows are cut into blocks the size of the streamer's largest (fewer
- * rows when that does not fit the device cap), dealt round-robin to the
- * devices; each device holds the weight and, per pipeline slot, one block
+ * Each interval's rows (the cut in force: ROC deals a part's whole layer
+ * to one device) go to the device that gathers its column, in blocks the
+ * size of the streamer's largest (fewer rows when that does not fit the
+ * device cap); each device holds the weight and, per pipeline slot, one block
  * of inputs and outputs, so a block's H2D overlaps the previous block's
  * gemm and its D2H the next one's.
  * Backward: each block's input gradient goes back to the host, and each
@@ -16,6 +17,7 @@
  * elementwise ApplyVertex ops run. */
 #include <math.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "streamer.h"
@@ -97,20 +99,60 @@ static slot_events_t slot_events_none(void)
     return e;
 }
 
-/* Block t of rows (R rows each, the last one shorter), its device and
- * pipeline slot; rows = 0 past the end. Fails when the run is interrupted. */
+/* A block of rows: its device and pipeline slot. */
 typedef struct {
     int dev, slot;
     int64_t lo, rows;
 } mm_block_t;
 
-static int next_block(const streamer_t *s, int t, int64_t R, int slots, mm_block_t *k, gs_err_t *err)
+/* A matmul's blocks, in launch order, and its slots' last events. */
+typedef struct {
+    mm_block_t *k;
+    int n;
+    slot_events_t ev;
+} mm_blocks_t;
+
+/* The blocks of a matmul (ROC: each part's whole layer on its device):
+ * each interval's rows, cut as the gathers' columns are, in blocks of at
+ * most R rows on the device that gathers that column (c % ndev,
+ * stream_pass.c), dealt in rounds (every device's j-th block, then the
+ * (j+1)-th) so that the devices work at once. Each block's interval goes
+ * to s->mm_part (the partitioner's samples). out->k is the caller's to free. */
+static int plan_blocks(streamer_t *s, int64_t R, int slots, mm_blocks_t *out, gs_err_t *err)
 {
-    int64_t n = s->g->n;
-    k->dev = t % s->ndev, k->slot = (t / s->ndev) % slots, k->lo = (int64_t)t * R;
-    k->rows = k->lo >= n ? 0 : k->lo + R < n ? R : n - k->lo;
-    if (k->rows > 0 && s->abort_flag && atomic_load(s->abort_flag)) return gs_fail(err, GS_EFAIL, "interrupted");
+    out->ev = slot_events_none(), out->k = NULL, out->n = 0;
+    int nd = s->ndev, total = 0, rounds = 0, per[TOPO_MAX_DEV] = {0}, iv[TOPO_MAX_DEV];
+    int64_t at[TOPO_MAX_DEV];
+    for (int i = 0; i < s->p; i++) per[i % nd] += (int)((s->bounds[i + 1] - s->bounds[i] + R - 1) / R);
+    for (int d = 0; d < nd; d++) total += per[d], rounds = per[d] > rounds ? per[d] : rounds;
+    mm_block_t *k = malloc(sizeof *k * (size_t)(total + 1));
+    int32_t *part = realloc(s->mm_part, sizeof *part * (size_t)(total + 1));
+    if (part) s->mm_part = part;
+    if (!k || !part) {
+        free(k);
+        return gs_fail(err, GS_EFAIL, "out of memory planning a matmul's blocks");
+    }
+    for (int d = 0; d < nd; d++) iv[d] = d, at[d] = d < s->p ? s->bounds[d] : 0;
+    int n = 0;
+    for (int j = 0; j < rounds; j++)
+        for (int d = 0; d < nd; d++) {
+            while (iv[d] < s->p && at[d] >= s->bounds[iv[d] + 1]) /* past this interval: the device's next one */
+                if ((iv[d] += nd) < s->p) at[d] = s->bounds[iv[d]];
+            if (iv[d] >= s->p) continue;
+            int64_t hi = at[d] + R < s->bounds[iv[d] + 1] ? at[d] + R : s->bounds[iv[d] + 1];
+            k[n] = (mm_block_t){d, j % slots, at[d], hi - at[d]};
+            part[n++] = iv[d];
+            at[d] = hi;
+        }
+    s->mm_nblocks = n;
+    out->k = k, out->n = n;
     return GS_OK;
+}
+
+/* Fails when the run is interrupted (checked before each block). */
+static int interrupted(const streamer_t *s, gs_err_t *err)
+{
+    return s->abort_flag && atomic_load(s->abort_flag) ? gs_fail(err, GS_EFAIL, "interrupted") : GS_OK;
 }
 
 static void launch_gemm(streamer_t *s, int d, int ta, int tb, int64_t m, int64_t n, int64_t k, const float *a,
@@ -143,28 +185,30 @@ int streamer_matmul(streamer_t *s, const matmul_call_t *mc, gs_err_t *err)
     if (rc) return rc;
     mp_run_op_begin(&s->mp, &mc->a, 1, &mc->out, 1);
     broadcast_weight(s, m, mc->w, sizeof(float) * (size_t)(c * f), tag_of(layer, PHASE_FWD, -1));
-    slot_events_t ev = slot_events_none();
-    mm_block_t k;
-    for (int t = 0; !(rc = next_block(s, t, need.rows, slots, &k, err)) && k.rows > 0; t++) {
-        int d = k.dev, q = k.slot;
-        int64_t lo = k.lo, rows = k.rows;
+    mm_blocks_t bl;
+    rc = plan_blocks(s, need.rows, slots, &bl, err);
+    slot_events_t *ev = &bl.ev;
+    for (int t = 0; !rc && t < bl.n && !(rc = interrupted(s, err)); t++) {
+        int d = bl.k[t].dev, q = bl.k[t].slot;
+        int64_t lo = bl.k[t].lo, rows = bl.k[t].rows;
         chunk_tag_t tag = tag_of(layer, PHASE_FWD, t);
         double copied;
-        ops->wait(b, d, LANE_H2D, ev.comp[d][q]); /* the slot's last gemm has read its input */
+        ops->wait(b, d, LANE_H2D, ev->comp[d][q]); /* the slot's last gemm has read its input */
         const float *ad = mp_run_load(&s->mp, d, &mc->a, lo, rows, m[d].a[q], tag, &copied);
         ops->wait(b, d, LANE_COMPUTE, ops->record(b, d, LANE_H2D));
-        ops->wait(b, d, LANE_COMPUTE, ev.d2h[d][q]); /* the slot's last output has left */
+        ops->wait(b, d, LANE_COMPUTE, ev->d2h[d][q]); /* the slot's last output has left */
         float *kept = mp_run_slot(&s->mp, mc->out.key, d), *y = kept ? kept + lo * f : m[d].y[q];
         launch_gemm(s, d, 0, 0, rows, f, c, ad, m[d].w, y, 0, tag);
-        ev.comp[d][q] = ops->record(b, d, LANE_COMPUTE);
-        ops->wait(b, d, LANE_D2H, ev.comp[d][q]);
+        ev->comp[d][q] = ops->record(b, d, LANE_COMPUTE);
+        ops->wait(b, d, LANE_D2H, ev->comp[d][q]);
         ops->copy(b, d, LANE_D2H, -1, out + lo * f, y, sizeof(float) * (size_t)(rows * f), tag);
-        ev.d2h[d][q] = ops->record(b, d, LANE_D2H);
+        ev->d2h[d][q] = ops->record(b, d, LANE_D2H);
         mp_run_wrote(&s->mp, mc->out.key, d, lo, rows, kept != NULL);
     }
     gs_err_t why;
     int synced = ops->sync(b, rc ? &why : err); /* the first failure stands */
     if (!rc) rc = synced;
+    free(bl.k); /* after the sync: the hook has read every block's interval */
     mp_run_op_end(&s->mp, rc != 0);
     streamer_fold_overlap(s, 0);
     return rc;
@@ -235,28 +279,29 @@ int streamer_matmul_bwd(streamer_t *s, const matmul_call_t *mc, gs_err_t *err)
             ops->launch(b, d, &z, wtag);
         }
     }
-    slot_events_t ev = slot_events_none();
-    mm_block_t k;
-    for (int t = 0; !(rc = next_block(s, t, need.rows, slots, &k, err)) && k.rows > 0; t++) {
-        int d = k.dev, q = k.slot;
-        int64_t lo = k.lo, rows = k.rows;
+    mm_blocks_t bl;
+    rc = plan_blocks(s, need.rows, slots, &bl, err);
+    slot_events_t *ev = &bl.ev;
+    for (int t = 0; !rc && t < bl.n && !(rc = interrupted(s, err)); t++) {
+        int d = bl.k[t].dev, q = bl.k[t].slot;
+        int64_t lo = bl.k[t].lo, rows = bl.k[t].rows;
         chunk_tag_t tag = tag_of(layer, PHASE_BWD, t);
         double copied;
-        ops->wait(b, d, LANE_H2D, ev.comp[d][q]);
-        if (da && acc_a) ops->wait(b, d, LANE_H2D, ev.d2h[d][q]); /* da's slot is refilled when adding */
+        ops->wait(b, d, LANE_H2D, ev->comp[d][q]);
+        if (da && acc_a) ops->wait(b, d, LANE_H2D, ev->d2h[d][q]); /* da's slot is refilled when adding */
         const float *dyd = mp_run_load(&s->mp, d, &mc->dy, lo, rows, m[d].y[q], tag, &copied);
         const float *ad = dw ? mp_run_load(&s->mp, d, &mc->a, lo, rows, m[d].a[q], tag, &copied) : NULL;
         float *kept = da ? mp_run_slot(&s->mp, mc->da.key, d) : NULL, *dad = kept ? kept + lo * c : m[d].da[q];
         if (da && acc_a) mp_run_load(&s->mp, d, &mc->da, lo, rows, dad, tag, &copied);
         ops->wait(b, d, LANE_COMPUTE, ops->record(b, d, LANE_H2D));
-        ops->wait(b, d, LANE_COMPUTE, ev.d2h[d][q]);
+        ops->wait(b, d, LANE_COMPUTE, ev->d2h[d][q]);
         if (da) launch_gemm(s, d, 0, 1, rows, c, f, dyd, m[d].w, dad, acc_a, tag);
         if (dw) launch_gemm(s, d, 1, 0, c, f, rows, ad, dyd, m[d].dw, 1, tag);
-        ev.comp[d][q] = ops->record(b, d, LANE_COMPUTE);
+        ev->comp[d][q] = ops->record(b, d, LANE_COMPUTE);
         if (!da) continue;
-        ops->wait(b, d, LANE_D2H, ev.comp[d][q]);
+        ops->wait(b, d, LANE_D2H, ev->comp[d][q]);
         ops->copy(b, d, LANE_D2H, -1, da + lo * c, dad, sizeof(float) * (size_t)(rows * c), tag);
-        ev.d2h[d][q] = ops->record(b, d, LANE_D2H);
+        ev->d2h[d][q] = ops->record(b, d, LANE_D2H);
         mp_run_wrote(&s->mp, mc->da.key, d, lo, rows, kept != NULL);
     }
     if (dw && !rc) {
@@ -267,6 +312,7 @@ int streamer_matmul_bwd(streamer_t *s, const matmul_call_t *mc, gs_err_t *err)
     gs_err_t why;
     int synced = ops->sync(b, rc ? &why : err); /* the first failure stands */
     if (!rc) rc = synced;
+    free(bl.k); /* after the sync: the hook has read every block's interval */
     mp_run_op_end(&s->mp, rc != 0);
     streamer_fold_overlap(s, 0);
     return rc;

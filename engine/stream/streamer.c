@@ -144,7 +144,8 @@ int streamer_init(streamer_t *s, const backend_ops_t *ops, backend_t *b, const t
     s->bwd.t_copy = calloc(nsub, sizeof(double)), s->bwd.t_comp = calloc(nsub, sizeof(double));
     s->fwd.t_pass = calloc(nsub, sizeof(uint32_t)), s->bwd.t_pass = calloc(nsub, sizeof(uint32_t));
     s->part_s = calloc((size_t)PROG_MAX_LAYERS * (size_t)p, sizeof(double));
-    if (!s->part_s || !s->bounds || !s->blk_lo || !mark || !s->fwd.sub || !s->bwd.sub || !s->fwd.t_copy || !s->fwd.t_comp ||
+    s->part_lane_s = calloc(3 * (size_t)PROG_MAX_LAYERS * (size_t)p, sizeof(double));
+    if (!s->part_s || !s->part_lane_s || !s->bounds || !s->blk_lo || !mark || !s->fwd.sub || !s->bwd.sub || !s->fwd.t_copy || !s->fwd.t_comp ||
         !s->bwd.t_copy || !s->bwd.t_comp ||
         !s->fwd.t_pass || !s->bwd.t_pass)
         goto oom;
@@ -178,7 +179,7 @@ void streamer_free(streamer_t *s)
     release_buffers(s);
     free_orient(s, &s->fwd);
     free_orient(s, &s->bwd);
-    free(s->bounds), free(s->blk_lo), free(s->part_s);
+    free(s->bounds), free(s->blk_lo), free(s->part_s), free(s->part_lane_s), free(s->mm_part);
     for (int d = 0; d < TOPO_MAX_DEV; d++)
         for (int l = 0; l < 2; l++) free(s->iv_t0[d][l]), free(s->iv_t1[d][l]);
     pthread_mutex_destroy(&s->iv_lock);
@@ -264,6 +265,24 @@ static void iv_push(streamer_t *s, int dev, int kind, double t0, double t1)
     s->iv_n[dev][kind] = n + 1;
 }
 
+/* The output interval (the partitioner's part) a task works for, or -1:
+ * a chunk's, a column's accumulator's, or a matmul block's. */
+static int task_part(const streamer_t *s, chunk_tag_t tag)
+{
+    int part = -1;
+    if (tag.row >= 0 && tag.col >= 0) part = tag.phase == PHASE_FWD ? tag.col : tag.row;
+    else if (tag.col >= 0) part = tag.col;
+    else if (tag.row >= 0 && tag.row < s->mm_nblocks) part = s->mm_part[tag.row];
+    return part < s->p ? part : -1;
+}
+
+void streamer_part_times(streamer_t *s)
+{
+    size_t n = (size_t)PROG_MAX_LAYERS * (size_t)s->p;
+    for (size_t i = 0; i < n; i++)
+        s->part_s[i] = fmax(s->part_lane_s[i], fmax(s->part_lane_s[n + i], s->part_lane_s[2 * n + i]));
+}
+
 void streamer_task_hook(void *user, int dev, lane_t lane, chunk_tag_t tag, double t0, double t1, double bytes)
 {
     streamer_t *s = user;
@@ -282,10 +301,9 @@ void streamer_task_hook(void *user, int dev, lane_t lane, chunk_tag_t tag, doubl
             o->t_pass[i] = s->pass_id;
         }
     }
-    if (tag.row >= 0 && tag.col >= 0 && lane == LANE_COMPUTE && tag.layer >= 0 && tag.layer < PROG_MAX_LAYERS) {
-        int out = tag.phase == PHASE_FWD ? tag.col : tag.row;
-        if (out < s->p) s->part_s[(size_t)tag.layer * (size_t)s->p + (size_t)out] += t1 - t0;
-    }
+    int part = task_part(s, tag), kind = lane == LANE_COMPUTE ? 0 : lane == LANE_D2H ? 2 : 1;
+    if (part >= 0 && tag.layer >= 0 && tag.layer < PROG_MAX_LAYERS)
+        s->part_lane_s[((size_t)kind * PROG_MAX_LAYERS + (size_t)tag.layer) * (size_t)s->p + (size_t)part] += t1 - t0;
     pthread_mutex_unlock(&s->iv_lock);
 }
 

@@ -143,9 +143,14 @@ typedef struct streamer {
     size_t region_bytes;
     stream_counters_t ctr;
     memplan_rt_t mp;        /* the memory plan (ROC §5): which tensors stay on the devices */
-    /* per [layer][output interval]: the gathers' device compute seconds
-     * since the epoch began (the partitioner's measurements) */
+    /* per [layer][output interval]: the device seconds of its gathers and
+     * its ApplyVertex products since the epoch began, the longest of its
+     * compute, its copies to the device and its copies back (the lanes
+     * overlap; the partitioner's measurements: streamer_part_times) */
     double *part_s;
+    double *part_lane_s;    /* [0 compute, 1 to the device, 2 back][layer][interval], summed by the hook */
+    int32_t *mm_part;       /* the current matmul's blocks' intervals */
+    int mm_nblocks;
     const atomic_int *abort_flag; /* when it becomes non-zero, a pass stops after the chunk in flight */
 } streamer_t;
 
@@ -168,6 +173,8 @@ void streamer_free(streamer_t *s);
  * the choice is the same on every host. */
 struct vclock;
 int streamer_probe(streamer_t *s, const struct vclock *clock, gs_err_t *err);
+/* part_s from part_lane_s (after an epoch's tasks have all run). */
+void streamer_part_times(streamer_t *s);
 /* The hook to pass as backend_cfg_t.on_task (user = the streamer). */
 void streamer_task_hook(void *user, int dev, lane_t lane, chunk_tag_t tag, double t0, double t1, double bytes);
 

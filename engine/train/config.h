@@ -60,6 +60,7 @@ typedef struct {
     int chunks;            /* P, 0 = auto */
     order_kind_t order;
     partitioner_kind_t partitioner; /* where the intervals (or the ranks' ranges) are cut */
+    char partition_model[256]; /* ROC's learned cost model: read at the start when it exists, written as it learns ("": none) */
     stream_knobs_t knobs;
     /* distributed engine (engine/dist/); dist = 0 trains in one process */
     int dist;              /* this process is one MPI rank of a job */

@@ -27,7 +27,8 @@ static int learn_split(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
     for (int l = 0; l < L && l < PROG_MAX_LAYERS; l++) y[(size_t)l * (size_t)R + (size_t)d->rank] = d->layer_s[l];
     memset(d->layer_s, 0, sizeof d->layer_s);
     int rc = dist_allreduce(d->comm, y, (int64_t)L * R, DIST_F64, DIST_SUM, err);
-    if (!rc) rc = part_online_learn(&t->part, t->cfg.partitioner, &t->data.g, R, y, st, err);
+    if (!rc) rc = part_online_learn(&t->part, t->cfg.partitioner, &t->data.g, R, y, 1, st, err);
+    if (!rc && d->rank == 0) rc = trainer_part_save(t, err); /* every rank holds the same model */
     free(y);
     return rc;
 }
@@ -50,15 +51,16 @@ int trainer_dist_epoch_end(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
     for (int h = 0; h <= DEP_MAX_HOPS; h++)
         for (int dir = 0; dir < 2; dir++)
             for (int p = 0; p < d->nranks; p++) bytes += c->bytes[h][dir][p], msgs += c->msgs[h][dir][p];
-    double sums[12] = {st->loss, st->train_acc, st->val_acc, st->test_acc, bytes, msgs, 1e3 * c->stall_s, 1e3 * c->comm_s,
-                       1e3 * c->hidden_s, compute * (1 - f), compute * f, 1e3 * c->allreduce_s};
-    int rc = dist_engine_allreduce(&d->engine, sums, 12, 1, err);
+    double sums[14] = {st->loss, st->train_acc, st->val_acc, st->test_acc, bytes, msgs, 1e3 * c->stall_s, 1e3 * c->comm_s,
+                       1e3 * c->hidden_s, compute * (1 - f), compute * f, 1e3 * c->allreduce_s, 1e3 * c->queue_s, 1e3 * c->load_s};
+    int rc = dist_engine_allreduce(&d->engine, sums, 14, 1, err);
     if (rc) return rc;
     double r = d->nranks;
     st->loss = sums[0], st->train_acc = sums[1], st->val_acc = sums[2], st->test_acc = sums[3];
     st->net_bytes = sums[4], st->net_msgs = sums[5], st->stall_ms = sums[6] / r, st->comm_ms = sums[7] / r;
     st->comm_hidden = sums[7] > 0 ? sums[8] / sums[7] : 0;
     st->owned_ms = sums[9] / r, st->replica_ms = sums[10] / r, st->allreduce_ms = sums[11] / r;
+    st->queue_ms = sums[12] / r, st->load_ms = sums[13] / r;
     if ((rc = learn_split(t, st, err))) return rc;
     return d->engine.log.on ? gather_events(t, err) : GS_OK;
 }

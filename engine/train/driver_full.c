@@ -35,7 +35,8 @@ static int full_epoch(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
     stream_engine_epoch_end(&t->stream, st); /* counters cover the training step and the evaluation */
     if (rc) return rc;
     const streamer_t *s = &t->stream.streamer;
-    return part_online_learn(&t->part, t->cfg.partitioner, &t->data.g, s->p, s->part_s, st, err);
+    rc = part_online_learn(&t->part, t->cfg.partitioner, &t->data.g, s->p, s->part_s, t->stream.steady, st, err);
+    return rc || !t->stream.steady ? rc : trainer_part_save(t, err);
 }
 
 const train_driver_t train_driver_full = {

@@ -139,6 +139,7 @@ static const opt_t table[] = {
     {"chunks", OPT_INT, F(chunks), NULL, "auto", 1, 4096, "P", "vertex intervals (auto: the fewest that fit --device-mem)", NULL, WHEN_REOPEN, SCOPE_STREAM, 0, 0, .check = check_chunks, .text = text_chunks},
     {"order", OPT_CHOICE, F(order), "none|random|metis", NULL, 0, 0, "ORDER", "vertex order before chunking", NULL, WHEN_REOPEN, SCOPE_STREAM, '5', 0, .flags = OPTF_RANKS},
     {"partitioner", OPT_CHOICE, F(partitioner), "equal-vertex|equal-edge|roc", NULL, 0, 0, "NAME", "where the intervals (or the ranks' ranges) are cut (roc: ROC's cost model, refit every epoch)", NULL, WHEN_REOPEN, SCOPE_SPLIT, '9', 0, 0, NULL, NULL},
+    {"partition-model", OPT_STR, F(partition_model), NULL, NULL, 0, 0, "FILE", "roc's learned cost model (ROC Fig. 9): read at the start when FILE exists (its cut from the first epoch), written after each epoch that refits it", NULL, WHEN_START, SCOPE_SPLIT, 0, 0, 0, NULL, NULL},
     {"selective", OPT_CHOICE, F(knobs.selective), "off|on|auto", NULL, 0, 0, "MODE", "filter source rows on the host (NeuGraph 3.2)", NULL, WHEN_EPOCH, SCOPE_STREAM, '1', 0, 0, NULL, NULL},
     {"pipeline", OPT_CHOICE, F(knobs.pipeline), "off|on", NULL, 0, 0, "MODE", "double-buffer copies against compute", NULL, WHEN_EPOCH, SCOPE_STREAM, '2', 0, 0, NULL, NULL},
     {"subchunks", OPT_INT, F(knobs.subchunks), NULL, NULL, 1, 64, "K", "blocks per source interval", NULL, WHEN_REOPEN, SCOPE_STREAM, 0, 0, .check = check_subchunks},

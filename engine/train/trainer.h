@@ -99,9 +99,13 @@ void trainer_stream_close(trainer_t *t);
 /* At an epoch boundary: reopens the devices on the partitioner's new
  * split when it asked for one. */
 int trainer_stream_resplit(trainer_t *t, gs_err_t *err);
-/* Cuts p parts by t->cfg.partitioner into bounds, checks them against the
- * device cap when streaming, and makes them the partitioner's split. */
+/* Cuts p parts by t->cfg.partitioner into bounds (the first time with the
+ * --partition-model file's weights when it exists), checks them against
+ * the device cap when streaming, and makes them the partitioner's split. */
 int trainer_part_plan(trainer_t *t, int p, int64_t *bounds, gs_err_t *err);
+/* Writes the partitioner's learned model to --partition-model (when given
+ * and fitted), atomically. */
+int trainer_part_save(const trainer_t *t, gs_err_t *err);
 /* Puts want in force in one process (old was): rebuilds the program for
  * DKP or fusion, reopens the devices for a device knob. On failure the
  * previous configuration is restored and err says why. */

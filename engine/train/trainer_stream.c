@@ -9,6 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "engine/partition/part_model_file.h"
 
 stream_cfg_t stream_cfg_of(const trainer_t *t)
 {
@@ -46,11 +49,22 @@ static int stream_open_on(trainer_t *t, const stream_plan_t *plan, gs_err_t *err
 
 int trainer_part_plan(trainer_t *t, int p, int64_t *bounds, gs_err_t *err)
 {
+    const char *model = t->cfg.partition_model;
+    if (model[0] && !t->part.model_read && access(model, F_OK) == 0) { /* a model learned before: its cut from the start */
+        int rc = part_online_read_model(&t->part, &t->model.prog, model, err);
+        if (rc) return rc;
+    }
     int rc = part_online_cut(&t->part, t->cfg.partitioner, &t->data.g, &t->model.prog, p, bounds, err);
     stream_plan_t plan = {p, NULL, bounds};
     stream_cfg_t sc = stream_cfg_of(t);
     if (!rc && !t->cfg.dist) rc = stream_plan_fits(&sc, &t->model.prog, &t->data.g, &plan, err); /* ranks have no device cap */
     return rc ? rc : part_online_adopt(&t->part, p, bounds, err);
+}
+
+int trainer_part_save(const trainer_t *t, gs_err_t *err)
+{
+    if (!t->cfg.partition_model[0] || !t->part.model.fitted) return GS_OK;
+    return part_model_write(&t->part.model, t->cfg.partition_model, err);
 }
 
 int trainer_stream_open(trainer_t *t, gs_err_t *err)

@@ -7,7 +7,8 @@
 #     script, leaves the loss trajectory unchanged;
 #   the partitioner across ranks: every partitioner trains the same losses
 #     on a power-law graph; roc re-cuts the ranks' ranges from their
-#     measured compute until they balance, faster than equal-vertex;
+#     measured compute until they balance: its epoch at most 1.02x the better
+#     of equal-vertex and equal-edge, and 1.25x faster than equal-vertex;
 #   exact bytes: DepComm's forward and backward bytes per hop, computed here
 #     from the cut alone (each rank's remote in-neighbours, times the hop's
 #     width), equal the engine's counters; DepCache moves no embedding bytes;
@@ -102,7 +103,7 @@ assert js["roc"]["partition"]["partitioner"] == "roc" and len(b) == 5 and b != [
 assert len(js["roc"]["partition"]["measured_ms"]) == 4 and len(js["roc"]["partition"]["predicted_ms"]) == 4
 assert imb[0] > 1.5 and imb[-1] < 1.2, imb          # equal-vertex's ranges first, then the refit's
 assert err[-1] < 0.15 and err[-1] < err[1], err      # the model learns the ranks' costs
-assert roc <= 0.9 * ev and roc <= 1.05 * ee, (ev, ee, roc)
+assert roc <= 1.02 * min(ev, ee) and ev >= 1.25 * roc, (ev, ee, roc)  # issue 26's bars for ROC over ranks
 open(f"{d}/part-summary", "w").write(
     f"imbalance {imb[0]:.2f} -> {imb[-1]:.2f}, prediction error {100 * err[-1]:.1f}%, epoch {ev:.2f} ms equal-vertex, "
     f"{ee:.2f} equal-edge, {roc:.2f} roc: {ev / roc:.2f}x")

@@ -3,13 +3,16 @@
  * exactly one chunk, in both its CSC and CSR forms, with sources in the
  * row interval and destinations in the column interval. The partitioners
  * (ROC §4): Table 2's features on ROC's own example, equal-edge cuts,
- * the least-squares fit recovering a linear cost exactly, and roc cuts
- * whose predicted parts are equal to within one vertex. */
+ * the least-squares fit recovering a linear cost exactly, roc cuts
+ * whose predicted parts are equal to within one vertex, and a learned
+ * model's file: written and read back bit for bit, a bad one refused
+ * naming its line and field. */
 /* run-under: asan */
 #include "test_util.h"
 
 #include "datasets/generator.h"
 #include "engine/graph/order.h"
+#include "engine/partition/part_model_file.h"
 #include "engine/partition/partitioner.h"
 #include "engine/stream/chunk_grid.h"
 
@@ -248,6 +251,53 @@ static void test_roc_fit_and_split(void **state)
     dataset_free(&d);
 }
 
+/* Writes path with text; returns path. */
+static const char *put(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+static void test_model_file(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/gs-partmodel-XXXXXX", path[128];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/m.model", dir);
+    gs_err_t err;
+    roc_model_t m = one_layer_model(16), back = one_layer_model(16);
+    m.nlayers = back.nlayers = 2, m.d_in[1] = back.d_in[1] = 8;
+    double w[2][ROC_NFEAT] = {{3.3e-8, 5.9e-10, 0, 1.0 / 3, 1.49e-10}, {2.36e-8, 1.8e-10, 0, 0, 7e-12}};
+    memcpy(m.w, w, sizeof w);
+    assert_int_equal(part_model_write(&m, path, &err), GS_OK);
+    assert_int_equal(part_model_read(&back, path, &err), GS_OK);
+    assert_true(back.fitted);
+    assert_memory_equal(back.w, w, sizeof w); /* %.17g: every bit back */
+    roc_model_t three = one_layer_model(16);
+    three.nlayers = 3;
+    assert_int_equal(part_model_read(&three, path, &err), GS_EINPUT);
+    assert_non_null(strstr(err.msg, "m.model:2: layers: the model was learned for 2 layers, this run's program has 3"));
+    const char *cases[][2] = {
+        {"not a model\n", ":1: header:"},
+        {"gnnscope-partition-model 1\nlayers two\n", ":2: layers:"},
+        {"gnnscope-partition-model 1\nlayers 2\nlayer 0 d_in 16 w 1 2 3 4 5\nlayer 1 d_in 8 w 1 2 -3 4 5\n", ":4: w:"},
+        {"gnnscope-partition-model 1\nlayers 2\nlayer 1 d_in 16 w 1 2 3 4 5\n", ":3: layer:"},
+        {"gnnscope-partition-model 1\nlayers 2\nlayer 0 d_in 1.5 w 1 2 3 4 5\n", ":3: d_in:"},
+        {"gnnscope-partition-model 1\nlayers 2\nlayer 0 d_in 16 w 1 2 3 4 5\n", ":3: layer: fewer layers"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        roc_model_t t = one_layer_model(16);
+        t.nlayers = 2;
+        assert_int_equal(part_model_read(&t, put(path, cases[i][0]), &err), GS_EINPUT);
+        if (!strstr(err.msg, cases[i][1])) fail_msg("case %zu: '%s' lacks '%s'", i, err.msg, cases[i][1]);
+    }
+    unlink(path);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -256,6 +306,7 @@ int main(void)
         cmocka_unit_test(test_roc_features),
         cmocka_unit_test(test_equal_edge_split),
         cmocka_unit_test(test_roc_fit_and_split),
+        cmocka_unit_test(test_model_file),
     };
     return cmocka_run_group_tests_name("partition", tests, NULL, NULL);
 }

@@ -8,6 +8,7 @@
 #include "views/layout.h"
 #include "views/plot.h"
 #include "views/timeline_bin.h"
+#include "views/timeline_nav.h"
 
 static int inside(rect_t r, int rows, int cols) { return r.y >= 0 && r.x >= 0 && r.y + r.h <= rows && r.x + r.w <= cols; }
 
@@ -93,6 +94,64 @@ static void test_timeline_binning(void **state)
     assert_int_equal(cells[0], CELL_EMPTY);
 }
 
+/* The span under a cursor cell is the one covering most of it, described
+ * with its whole chunk id; an idle cell says so. */
+static void test_span_under_cursor(void **state)
+{
+    (void)state;
+    prof_event_t ev[3] = {
+        {.t0 = 0, .t1 = 240, .device = 0, .lane = PL_COMPUTE, .phase = PH_FWD, .layer = 1, .row = 12, .col = 3, .sub = 1,
+         .bytes = 1.2e6, .op = "chunk_gather"},
+        {.t0 = 240, .t1 = 1000, .device = 0, .lane = PL_COMPUTE, .phase = PH_BWD, .layer = 0, .row = -1, .col = -1, .op = "gemm"},
+        {.t0 = 0, .t1 = 1000, .device = 1, .lane = PL_COMPUTE, .phase = PH_OPT, .col = 3}, /* another device */
+    };
+    assert_ptr_equal(timeline_span_at(ev, 3, 0, PL_COMPUTE, 100, 200), &ev[0]);
+    assert_ptr_equal(timeline_span_at(ev, 3, 0, PL_COMPUTE, 200, 300), &ev[1]); /* 40 ns of the first, 60 of the second */
+    assert_null(timeline_span_at(ev, 3, 0, PL_H2D, 0, 1000));
+    char line[256];
+    timeline_describe(&ev[0], "d0 COMPUTE", 1000000, line, sizeof line);
+    assert_string_equal(line, "d0 COMPUTE: FWD L1 chunk_gather, chunk row 12 col 3 sub 1, 0.000 ms from -1.000 ms, 1.20 MB");
+    timeline_describe(NULL, "d1 H2D", 0, line, sizeof line);
+    assert_string_equal(line, "d1 H2D: idle here");
+}
+
+/* Lane scrolling a page at a time within range; the cursor kept on a lane
+ * shown and within the columns, and the page following it. */
+static void test_timeline_nav(void **state)
+{
+    (void)state;
+    timeline_nav_t n;
+    timeline_nav_init(&n);
+    timeline_nav_fit(&n, 17, 9, 70);
+    assert_int_equal(n.lane_top, 0);
+    timeline_nav_scroll(&n, 1);
+    timeline_nav_fit(&n, 17, 9, 70);
+    assert_int_equal(n.lane_top, 8); /* the last page: lanes 9-17 */
+    timeline_nav_scroll(&n, 5);
+    timeline_nav_fit(&n, 17, 9, 70);
+    assert_int_equal(n.lane_top, 8);
+    timeline_nav_scroll(&n, -3);
+    timeline_nav_fit(&n, 17, 9, 70);
+    assert_int_equal(n.lane_top, 0);
+    timeline_nav_move(&n, 1, 0); /* the first move places the cursor */
+    assert_int_equal(n.cur_lane, 0);
+    assert_int_equal(n.cur_col, 35);
+    timeline_nav_move(&n, 12, 100);
+    timeline_nav_fit(&n, 17, 9, 70);
+    assert_int_equal(n.cur_lane, 12);
+    assert_int_equal(n.cur_col, 69);
+    assert_int_equal(n.lane_top, 4); /* lane 12 is the last one shown */
+    timeline_nav_move(&n, -40, -200);
+    timeline_nav_fit(&n, 17, 9, 70);
+    assert_int_equal(n.cur_lane, 0);
+    assert_int_equal(n.cur_col, 0);
+    assert_int_equal(n.lane_top, 0);
+    timeline_nav_fit(&n, 5, 9, 70); /* everything fits */
+    assert_int_equal(n.lane_top, 0);
+    timeline_nav_clear(&n);
+    assert_int_equal(n.cur_lane, -1);
+}
+
 static void test_plot_scaling(void **state)
 {
     (void)state;
@@ -170,6 +229,8 @@ int main(void)
         cmocka_unit_test(test_layout),
         cmocka_unit_test(test_timeline_lanes),
         cmocka_unit_test(test_timeline_binning),
+        cmocka_unit_test(test_span_under_cursor),
+        cmocka_unit_test(test_timeline_nav),
         cmocka_unit_test(test_plot_scaling),
         cmocka_unit_test(test_plot_grid),
     };
