@@ -96,6 +96,7 @@ typedef struct {
     uint64_t last_window;
     knob_delta_t delta; /* the knob a key changed, until its first epoch shows what it moved */
     timeline_nav_t nav; /* lane scrolling and the timeline's cursor */
+    int plot_time;      /* the training plot against training time */
 } ui_t;
 
 static char key_of(const char *knob)
@@ -185,6 +186,7 @@ static int handle_key(const session_if_t *s, ui_t *u, int ch)
     case KEY_LEFT: u->follow = 0, u->t_end -= u->span / 4; break;
     case KEY_RIGHT: u->follow = 0, u->t_end += u->span / 4; break;
     case 'f': u->follow = 1; break;
+    case 't': u->plot_time = !u->plot_time; break;
     case KEY_NPAGE: case ']': timeline_nav_scroll(&u->nav, 1); break;
     case KEY_PPAGE: case '[': timeline_nav_scroll(&u->nav, -1); break;
     case KEY_DOWN: timeline_nav_move(&u->nav, 1, 0); break;
@@ -313,7 +315,7 @@ static int run_loop(const session_if_t *s)
         layout_compute(LINES, COLS, layout_timeline_rows(nlanes), &l);
         const rect_t *tl = &l.r[PANEL_TIMELINE]; /* a title, the lanes, the axis; 10 label columns */
         timeline_nav_fit(&u.nav, nlanes, tl->h - 2, tl->w - 11 < 512 ? tl->w - 11 : 512);
-        v.nav = u.nav;
+        v.nav = u.nav, v.plot_time = u.plot_time;
         draw_screen(&l, &v);
     }
     return stop_signal_exit_code();

@@ -255,7 +255,9 @@ static void draw_util(rect_t r, const view_state_t *v)
 
 /* The epochs' loss (*), validation accuracy (+) and epoch time (#), each
  * on its own scale, over the rows from `row` down (a legend line, the plot,
- * an epoch axis). */
+ * an axis): against the epochs, or (key t) against the training time each
+ * epoch ended at, emulated or measured as the run's times are, so that
+ * runs differing in speed show their time to accuracy. */
 static void draw_history_plot(rect_t r, int row, const view_state_t *v)
 {
     enum { MAXN = 512, MAXH = 60 };
@@ -263,30 +265,37 @@ static void draw_history_plot(rect_t r, int row, const view_state_t *v)
     if (n < 2 || w < 20 || h < 3) return;
     if (h > MAXH) h = MAXH;
     if (w > MAXN) w = MAXN;
-    static double ys[3][MAXN];
+    static double ys[3][MAXN], at[MAXN];
     static char grid[MAXH * (MAXN + 1)];
     const epoch_stats_t *e = v->epochs + v->nepochs - n;
-    double lo[3] = {0, INFINITY, 0}, hi[3] = {0, 0, 1}; /* epoch ms from 0, loss over its range, accuracy 0..1 */
+    double lo[3] = {0, INFINITY, 0}, hi[3] = {0, 0, 1}, done = 0; /* epoch ms from 0, loss over its range, accuracy 0..1 */
+    for (int k = 0; k < v->nepochs - n; k++) done += v->epochs[k].epoch_ms; /* the epochs before those shown */
     for (int i = 0; i < n; i++) {
-        ys[0][i] = e[i].epoch_ms, ys[1][i] = e[i].loss, ys[2][i] = e[i].val_acc;
+        ys[0][i] = e[i].epoch_ms, ys[1][i] = e[i].loss, ys[2][i] = e[i].val_acc, at[i] = done += e[i].epoch_ms;
         hi[0] = fmax(hi[0], e[i].epoch_ms), lo[1] = fmin(lo[1], e[i].loss), hi[1] = fmax(hi[1], e[i].loss);
     }
     hi[0] = plot_nice_max(hi[0]);
+    const double *xs = v->plot_time ? at : NULL;
     static char marks[MAXN + 1]; /* a knob's change, under the epoch it took effect at */
     int changes = 0;
     memset(marks, ' ', (size_t)w), marks[w] = '\0';
     for (int i = 0; i < n; i++)
-        if (e[i].knob_changed) marks[plot_col(i, n, w)] = '^', changes++;
+        if (e[i].knob_changed) marks[plot_col(i, n, w, xs)] = '^', changes++;
     if (changes && h > 3) h--;
     else changes = 0;
     const double *series[3] = {ys[0], ys[1], ys[2]};
-    plot_grid(v->simulated ? 1 : 3, series, "#*+", lo, hi, n, w, h, grid); /* time underneath, accuracy on top */
-    if (v->simulated) line(r, row++, " # epoch time 0..%.3g ms (simulated)%s", hi[0], changes ? "   ^ a knob changed" : "");
-    else line(r, row++, " * loss %.3g..%.3g   + val acc 0..1   # epoch time 0..%.3g ms%s", lo[1], hi[1], hi[0],
-                  changes ? "   ^ a knob changed" : "");
+    plot_grid(v->simulated ? 1 : 3, series, xs, "#*+", lo, hi, n, w, h, grid); /* time underneath, accuracy on top */
+    const char *knob = changes ? "   ^ a knob changed" : "";
+    if (v->simulated) line(r, row++, " # epoch time 0..%.3g ms (simulated)%s", hi[0], knob);
+    else line(r, row++, " * loss %.3g..%.3g   + val acc 0..1   # epoch time 0..%.3g ms%s", lo[1], hi[1], hi[0], knob);
     for (int i = 0; i < h; i++) line(r, row++, " %s", grid + i * (w + 1));
     if (changes) line(r, row++, " %s", marks);
-    line(r, row, " epoch %-*lld%lld", w - 6 > 1 ? w - 6 : 1, (long long)e[0].epoch, (long long)e[n - 1].epoch);
+    char first[32], last[32]; /* the first point's epoch or time at the left, the last's at the right edge */
+    if (v->plot_time) snprintf(first, sizeof first, "%.4g ms", at[0]), snprintf(last, sizeof last, "%.4g ms", at[n - 1]);
+    else snprintf(first, sizeof first, "%lld", (long long)e[0].epoch), snprintf(last, sizeof last, "%lld", (long long)e[n - 1].epoch);
+    const char *name = v->plot_time ? "training time (t: epochs)" : "epoch (t: time)";
+    int pad = w - 1 - (int)strlen(name) - (int)strlen(last);
+    line(r, row, " %s %-*s%s", name, pad > (int)strlen(first) ? pad : (int)strlen(first) + 1, first, last);
 }
 
 static void draw_train(rect_t r, const view_state_t *v)
@@ -404,7 +413,8 @@ static void draw_help(const view_state_t *v)
     strncat(knob_keys, "(apply at the next epoch)", sizeof knob_keys - strlen(knob_keys) - 1);
     const char *keys[] = {"q quit   space pause/resume   : console (Enter runs, Esc leaves)   Tab console/panels", knob_keys,
                           "+/- zoom the timeline   left/right scroll (freezes)   f follow live   PgUp/PgDn ([ ]) lanes",
-                          "up/down a cursor on a lane, , . < > move it: the title describes its span (full chunk ids); Esc", "", "Commands:"};
+                          "up/down a cursor on a lane, , . < > move it: the title describes its span (full chunk ids); Esc",
+                          "t the training plot against training time (time to accuracy) or epochs", "", "Commands:"};
     int row = 3;
     for (size_t i = 0; i < sizeof keys / sizeof keys[0] && row < 2 + h; i++) mvprintw(row++, 7, "%.*s", w - 4, keys[i]);
     const char *p = v->help_text;

@@ -55,10 +55,17 @@ void plot_stat(const char *label, const char *unit, int fraction, double value, 
     else snprintf(buf, (size_t)n, "%s %.3g%s%s", label, value, unit[0] ? " " : "", unit);
 }
 
-int plot_col(int i, int n, int w) { return n == 1 ? w - 1 : (int)((double)i * (w - 1) / (n - 1) + 0.5); }
+int plot_col(int i, int n, int w, const double *xs)
+{
+    if (n == 1) return w - 1;
+    double span = xs ? xs[n - 1] - xs[0] : 0;
+    double f = xs && span > 0 ? (xs[i] - xs[0]) / span : (double)i / (n - 1);
+    f = f < 0 ? 0 : f > 1 ? 1 : f;
+    return (int)(f * (w - 1) + 0.5);
+}
 
-void plot_grid(int nseries, const double *const *ys, const char *glyphs, const double *lo, const double *hi, int n, int w, int h,
-               char *grid)
+void plot_grid(int nseries, const double *const *ys, const double *xs, const char *glyphs, const double *lo, const double *hi,
+               int n, int w, int h, char *grid)
 {
     for (int r = 0; r < h; r++) {
         memset(grid + r * (w + 1), ' ', (size_t)w);
@@ -70,7 +77,7 @@ void plot_grid(int nseries, const double *const *ys, const char *glyphs, const d
         for (int i = 0; i < n; i++) {
             double y = ys[s][i];
             if (!isfinite(y)) continue;
-            int col = plot_col(i, n, w);
+            int col = plot_col(i, n, w, xs);
             double f = span > 0 ? (y - lo[s]) / span : 0.5;
             f = f < 0 ? 0 : f > 1 ? 1 : f;
             int row = h - 1 - (int)(f * (h - 1) + 0.5);

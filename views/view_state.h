@@ -48,6 +48,7 @@ typedef struct {
     uint64_t latest;      /* the latest event's end: how far a frozen window is from live */
     int follow;
     timeline_nav_t nav;   /* the first lane drawn and the cursor (fitted to the layout) */
+    int plot_time;        /* the training plot against training time (time to accuracy), not epochs */
     char reply[512];
     const char *input; /* the console line being edited, or NULL when not focused */
     int cursor;

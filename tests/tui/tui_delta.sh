@@ -10,7 +10,8 @@
 # values after its name. The timeline has a time axis, and a frozen view
 # says how far it is behind live. At 200x60 the training panel's spare rows
 # plot loss, validation accuracy and epoch time against the epochs, a ^
-# under the epoch a knob changed at. At 120x40 the console's
+# under the epoch a knob changed at, and key t plots them against the
+# training time instead (time to accuracy). At 120x40 the console's
 # reply wraps: `knobs` lists every knob, the last one included, and
 # `:set batch-size 256` turns the streamed run into sampled training.
 source "$(dirname "$0")/../lib.sh"
@@ -74,6 +75,15 @@ for _ in $(seq 50); do T capture-pane -p -t huge | grep -q "vs mark (epoch" && b
 T capture-pane -p -t huge | grep -qE "vs mark \(epoch [0-9]+\): knobs: lr 0.01 -> 0.05; [a-z_]+ " &&
     ok "mark, set lr, compare: the knob's change and the counters that moved since the mark" ||
     bad "compare: $(T capture-pane -p -t huge | grep -A2 Console)"
+# t: the same plot against training time (time to accuracy), its axis in ms; t again: back to epochs
+T send-keys -t huge t
+for _ in $(seq 25); do T capture-pane -p -t huge | grep -qE "training time \(t: epochs\) [0-9.e+]+ ms +[0-9.e+]+ ms" && break; sleep 0.2; done
+T capture-pane -p -t huge | grep -qE "training time \(t: epochs\) [0-9.e+]+ ms +[0-9.e+]+ ms" &&
+    ok "t: the plot against training time ($(T capture-pane -p -t huge | grep -oE 'training time \(t: epochs\) [0-9.e+]+ ms +[0-9.e+]+ ms' | tr -s ' '))" ||
+    bad "t: no time axis: $(T capture-pane -p -t huge | grep -oE "(training time|epoch) \(t: .*")"
+T send-keys -t huge t
+for _ in $(seq 25); do T capture-pane -p -t huge | grep -qE " epoch \(t: time\) [0-9]+ {2,}[0-9]+( |$)" && break; sleep 0.2; done
+T capture-pane -p -t huge | grep -qE " epoch \(t: time\) [0-9]+ {2,}[0-9]+( |$)" && ok "t again: back to the epoch axis" || bad "t again: $(T capture-pane -p -t huge | tail -2)"
 # sampled training is reachable from the default (streamed) workbench: the batch size leaves the devices
 T send-keys -t big ':' 'set batch-size 256' Enter
 for _ in $(seq 75); do T capture-pane -p -t big | head -1 | grep -q "sampled batches" && break; sleep 0.2; done

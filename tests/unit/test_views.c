@@ -64,12 +64,23 @@ static void test_plot_grid(void **state)
     const double *ys[2] = {up, flat};
     double lo[2] = {0, 0}, hi[2] = {4, 4};
     char grid[5 * 10];
-    plot_grid(2, ys, "*+", lo, hi, 5, 9, 5, grid);
+    plot_grid(2, ys, NULL, "*+", lo, hi, 5, 9, 5, grid);
     assert_string_equal(grid + 0 * 10, "        *");
     assert_string_equal(grid + 1 * 10, "      *  ");
     assert_string_equal(grid + 2 * 10, "+ + + +  "); /* the flat series over the rising one's middle point; its NaN is absent */
     assert_string_equal(grid + 3 * 10, "  *      ");
     assert_string_equal(grid + 4 * 10, "*        ");
+    /* against time (time to accuracy): the points sit where their times fall, not one column apart */
+    double t[5] = {0, 1, 2, 6, 8};
+    plot_grid(1, ys, t, "*", lo, hi, 5, 9, 5, grid);
+    assert_string_equal(grid + 0 * 10, "        *");
+    assert_string_equal(grid + 1 * 10, "      *  ");
+    assert_string_equal(grid + 2 * 10, "  *      ");
+    assert_string_equal(grid + 3 * 10, " *       ");
+    assert_string_equal(grid + 4 * 10, "*        ");
+    assert_int_equal(plot_col(3, 5, 9, t), 6);
+    assert_int_equal(plot_col(3, 5, 9, NULL), 6);
+    assert_int_equal(plot_col(1, 5, 9, t), 1);
 }
 
 static void test_timeline_binning(void **state)
