@@ -126,6 +126,7 @@ int script_load(script_t *sc, const char *path, gs_err_t *err)
             }
         }
         sc->steps += strncmp(l, "say ", 4) == 0;
+        if (strncmp(l, "effect", 6) == 0) snprintf(sc->effect_names, sizeof sc->effect_names, "%s", l + 6); /* what the demo is about */
         sc->lines[sc->n] = strdup(l);
         sc->lineno[sc->n++] = lineno;
     }
@@ -135,24 +136,47 @@ int script_load(script_t *sc, const char *path, gs_err_t *err)
 }
 
 
+/* Counter d at the mark and in last (0 without either), and the change, as text. */
+static void effect_values(const script_t *sc, const stat_desc_t *d, const epoch_stats_t *last, char *b, char *a, char *change)
+{
+    double before = sc->marked ? stat_get(&sc->mark, d) : 0, after = last ? stat_get(last, d) : 0;
+    stat_value_str(d, before, b, 32); /* a share: percentages and the points gained; else values and their ratio */
+    stat_value_str(d, after, a, 32);
+    stat_change_str(d, before, after, change, 32);
+}
+
 /* "effect: NAME before X after Y (Zx)" for each counter named on the line. */
 static void effect_line(script_t *sc, const char *l, const session_snapshot_t *snap)
 {
-    char copy[1024], *save, *tok;
+    const epoch_stats_t *last = snap->nepochs ? &snap->epochs[snap->nepochs - 1] : NULL;
+    char copy[1024], *save, *tok, b[32], a[32], change[32];
     int w = snprintf(sc->effect, sizeof sc->effect, "effect:");
     snprintf(copy, sizeof copy, "%s", l + 6);
-    const epoch_stats_t *last = snap->nepochs ? &snap->epochs[snap->nepochs - 1] : NULL;
     for (tok = strtok_r(copy, " \t", &save); tok && w < (int)sizeof sc->effect; tok = strtok_r(NULL, " \t", &save)) {
         const stat_desc_t *d = stat_find(tok);
-        double before = sc->marked ? stat_get(&sc->mark, d) : 0, after = last ? stat_get(last, d) : 0;
-        const char *sep = w > 8 ? ";" : "";
-        char b[32], a[32], change[32]; /* a share: percentages and the points gained; else values and their ratio */
-        stat_value_str(d, before, b, sizeof b);
-        stat_value_str(d, after, a, sizeof a);
-        stat_change_str(d, before, after, change, sizeof change);
-        w += snprintf(sc->effect + w, sizeof sc->effect - (size_t)w, "%s %s before %s after %s (%s)", sep, tok, b, a, change);
+        effect_values(sc, d, last, b, a, change);
+        w += snprintf(sc->effect + w, sizeof sc->effect - (size_t)w, "%s %s before %s after %s (%s)", w > 8 ? ";" : "", tok, b, a,
+                      change);
     }
     snprintf(sc->banner, sizeof sc->banner, ">> %s", sc->effect);
+}
+
+int script_effect_now(const script_t *sc, const session_snapshot_t *snap, char *before, char *now, size_t n)
+{
+    before[0] = now[0] = '\0';
+    if (!sc->marked || !sc->effect_names[0] || !snap->nepochs) return 0;
+    char copy[256], *save, *tok, b[32], a[32], change[32];
+    size_t wb = 0, wn = 0;
+    snprintf(copy, sizeof copy, "%s", sc->effect_names);
+    for (tok = strtok_r(copy, " \t", &save); tok && wb < n && wn < n; tok = strtok_r(NULL, " \t", &save)) {
+        const stat_desc_t *d = stat_find(tok);
+        if (!d) continue;
+        effect_values(sc, d, &snap->epochs[snap->nepochs - 1], b, a, change);
+        const char *name = d->label[0] ? d->label : d->name, *sep = wb ? "; " : "";
+        wb += (size_t)snprintf(before + wb, n - wb, "%s%s %s", sep, name, b);
+        wn += (size_t)snprintf(now + wn, n - wn, "%s%s %s (%s)", sep, name, a, change);
+    }
+    return before[0] != '\0';
 }
 
 /* Queues a line for script_take_said (the oldest are kept when full). */

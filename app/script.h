@@ -36,6 +36,7 @@ typedef struct {
     long wait_until;   /* epoch count to reach before continuing, -1 = none */
     char banner[512];
     char effect[512];  /* the last effect line, or "" */
+    char effect_names[256]; /* the counters the file's effect line names (the demo's metric), or "" */
     char said[SCRIPT_MAX_SAID][512]; /* says and command replies since the last script_take_said, oldest first */
     int nsaid;
     epoch_stats_t mark;
@@ -58,6 +59,11 @@ void script_release(script_t *sc);
 /* "key", "auto" (4 s) or "auto=S" (S in [0.5, 600]) as a pace; -1 when malformed. */
 double script_parse_pace(const char *s);
 const char *script_banner(const script_t *sc);
+/* Once the script has marked: its effect counters at the mark ("gather
+ * h2d 107.5 MB") into before, and at the last epoch with the change
+ * ("gather h2d 24.0 MB (4.47x)") into now, n bytes each; 0 when there is
+ * nothing to say (no mark, no effect line, no epoch). */
+int script_effect_now(const script_t *sc, const session_snapshot_t *snap, char *before, char *now, size_t n);
 /* Copies the says since the last call (at most max) into out; returns how many. */
 int script_take_said(script_t *sc, char (*out)[512], int max);
 void script_free(script_t *sc);

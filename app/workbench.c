@@ -97,6 +97,9 @@ typedef struct {
     knob_delta_t delta; /* the knob a key changed, until its first epoch shows what it moved */
     timeline_nav_t nav; /* lane scrolling and the timeline's cursor */
     int plot_time;      /* the training plot against training time */
+    int nbefore;        /* a demo's before: the spans of the window when its script marked */
+    uint64_t before_t_end, before_span;
+    long long before_epoch;
 } ui_t;
 
 static char key_of(const char *knob)
@@ -253,6 +256,25 @@ static void describe_run(view_state_t *v, const session_snapshot_t *snap)
              snap->failed ? "  ERROR" : snap->paused ? "  PAUSED" : snap->finished ? "  done" : "  running");
 }
 
+/* A demo's before and after on screen: when its script marks, the
+ * timeline's window then is kept and drawn beside the live one, and the
+ * demo's metric (its effect line's counters) is shown against now. */
+static void demo_before(ui_t *u, view_state_t *v, const script_t *sc, const session_snapshot_t *snap)
+{
+    static prof_event_t before[PROF_HISTORY];
+    if (!sc || !sc->marked) return;
+    if (!u->nbefore) {
+        uint64_t t0 = v->t_end - v->span;
+        for (int i = 0; i < v->nevents; i++)
+            if (v->events[i].t1 > t0 && v->events[i].t0 < v->t_end) before[u->nbefore++] = v->events[i];
+        u->before_t_end = v->t_end, u->before_span = v->span, u->before_epoch = (long long)sc->mark.epoch;
+        if (!u->nbefore) return; /* nothing drawn yet: try again next frame */
+    }
+    v->before_events = before, v->nbefore = u->nbefore;
+    v->before_t_end = u->before_t_end, v->before_span = u->before_span, v->before_epoch = u->before_epoch;
+    script_effect_now(sc, snap, v->metric_before, v->metric_now, sizeof v->metric_before);
+}
+
 static int run_loop(const session_if_t *s)
 {
     static prof_event_t events[PROF_HISTORY];
@@ -293,6 +315,7 @@ static int run_loop(const session_if_t *s)
             if (u.span < 100000) u.span = 100000;
         }
         v.t_end = u.t_end, v.span = u.span, v.follow = u.follow;
+        demo_before(&u, &v, sc, &snap);
         v.epochs = snap.epochs, v.nepochs = snap.nepochs, v.totals = snap.last_totals;
         describe_run(&v, &snap);
         if (snap.notice_seq != u.notices) { /* what the engine did with a request, at an epoch boundary */
@@ -314,7 +337,8 @@ static int run_loop(const session_if_t *s)
         int nlanes = timeline_lanes(&v, lanes);
         layout_compute(LINES, COLS, layout_timeline_rows(nlanes), &l);
         const rect_t *tl = &l.r[PANEL_TIMELINE]; /* a title, the lanes, the axis; 10 label columns */
-        timeline_nav_fit(&u.nav, nlanes, tl->h - 2, tl->w - 11 < 512 ? tl->w - 11 : 512);
+        int live_w = v.nbefore > 0 && tl->w >= VIEW_SPLIT_MIN_W ? tl->w - tl->w / 2 : tl->w; /* a demo's before takes the left half */
+        timeline_nav_fit(&u.nav, nlanes, tl->h - 2, live_w - 11 < 512 ? live_w - 11 : 512);
         v.nav = u.nav, v.plot_time = u.plot_time;
         draw_screen(&l, &v);
     }

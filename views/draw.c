@@ -75,7 +75,7 @@ static void spark(const double *v, int n, double top, char *out, int width)
 /* The time axis under the lanes: a tick at each quarter of the window,
  * labelled with its distance before the window's right edge ("now" when
  * live). */
-static void draw_axis(rect_t r, int row, int label, int width, const view_state_t *v)
+static void draw_axis(rect_t r, int row, int label, int width, uint64_t span, int live)
 {
     char axis[520];
     memset(axis, ' ', (size_t)width);
@@ -83,8 +83,8 @@ static void draw_axis(rect_t r, int row, int label, int width, const view_state_
     for (int k = 0; k <= 4; k++) {
         int c = k * (width - 1) / 4;
         char t[32];
-        if (k == 4) snprintf(t, sizeof t, "%s", v->follow ? "now" : "end");
-        else snprintf(t, sizeof t, "-%.3g ms", (double)v->span * (4 - k) / 4 / 1e6);
+        if (k == 4) snprintf(t, sizeof t, "%s", live ? "now" : "end");
+        else snprintf(t, sizeof t, "-%.3g ms", (double)span * (4 - k) / 4 / 1e6);
         int len = (int)strlen(t), at = k == 4 ? c - len : c + 1; /* the last label left of its tick */
         if (at >= 0 && at + len <= width) memcpy(axis + at, t, (size_t)len);
         axis[c] = '|';
@@ -120,25 +120,35 @@ static void timeline_title(rect_t r, const view_state_t *v, const lane_row_t *la
     head(r, hdr);
 }
 
-static void draw_timeline(rect_t r, const view_state_t *v)
+/* What one timeline draws: spans, and the window [t_end - span, t_end). */
+typedef struct {
+    const prof_event_t *ev;
+    int n;
+    uint64_t t_end, span;
+    int live;          /* the live window (the cursor is drawn on it) */
+    const char *title; /* a fixed title (a demo's before), or NULL: timeline_title */
+} tl_source_t;
+
+static void draw_lanes(rect_t r, const view_state_t *v, const tl_source_t *src)
 {
     int label = 10, width = r.w - label - 1, row = 1;
     if (width > 512) width = 512;
     lane_row_t lanes[LANES_MAX];
     int nlanes = timeline_lanes(v, lanes), top = v->nav.lane_top < nlanes ? v->nav.lane_top : 0;
-    int shown = nlanes - top < r.h - 2 ? nlanes - top : r.h - 2;
-    timeline_title(r, v, lanes, nlanes, shown, width > 0 ? width : 1);
+    int shown = nlanes - top < r.h - 2 ? nlanes - top : r.h - 2, cursor = src->live ? v->nav.cur_lane : -1;
+    if (src->title) head(r, src->title);
+    else timeline_title(r, v, lanes, nlanes, shown, width > 0 ? width : 1);
     if (width < 10) return;
     uint8_t cells[512];
     int32_t cols[512];
     static const char glyph[PH__COUNT] = {'=', '-', 'o', 'l', 's'};
     static const int pair[PH__COUNT] = {C_FWD, C_BWD, C_OPT, C_OPT, C_OPT};
-    int zoomed = v->span / (uint64_t)width <= 200000; /* <= 0.2 ms a cell: show chunk columns */
+    int zoomed = src->span / (uint64_t)width <= 200000; /* <= 0.2 ms a cell: show chunk columns */
     for (int k = top; k < nlanes && row < r.h - 1; k++, row++) {
-        if (k == v->nav.cur_lane) attron(A_STANDOUT); /* the cursor's lane */
+        if (k == cursor) attron(A_STANDOUT); /* the cursor's lane */
         mvprintw(r.y + row, r.x, "%-*.*s", label, label, lanes[k].label);
-        if (k == v->nav.cur_lane) attroff(A_STANDOUT);
-        timeline_bin(v->events, v->nevents, lanes[k].device, lanes[k].lane, v->t_end - v->span, v->t_end, width, cells, cols);
+        if (k == cursor) attroff(A_STANDOUT);
+        timeline_bin(src->ev, src->n, lanes[k].device, lanes[k].lane, src->t_end - src->span, src->t_end, width, cells, cols);
         for (int c = 0; c < width; c++) {
             if (cells[c] == CELL_EMPTY) {
                 mvaddch(r.y + row, r.x + label + c, ' ');
@@ -151,8 +161,28 @@ static void draw_timeline(rect_t r, const view_state_t *v)
             off(pair[cells[c] < PH__COUNT ? cells[c] : 0], A_REVERSE * (colors != 0));
         }
     }
-    if (row < r.h) draw_axis(r, r.h - 1, label, width, v);
-    if (row < r.h && v->nav.cur_lane >= 0 && v->nav.cur_col < width) mvaddch(r.y + r.h - 1, r.x + label + v->nav.cur_col, '^');
+    if (row < r.h) draw_axis(r, r.h - 1, label, width, src->span, src->live && v->follow);
+    if (row < r.h && cursor >= 0 && v->nav.cur_col < width) mvaddch(r.y + r.h - 1, r.x + label + v->nav.cur_col, '^');
+}
+
+/* The timeline; while a demo holds its before (its script marked), that
+ * window on the left, titled with the epoch marked and the demo's metric
+ * then, and the live one on the right with the metric now and the change. */
+static void draw_timeline(rect_t r, const view_state_t *v)
+{
+    tl_source_t live = {v->events, v->nevents, v->t_end, v->span, 1, NULL};
+    if (v->nbefore <= 0 || r.w < VIEW_SPLIT_MIN_W) {
+        draw_lanes(r, v, &live);
+        return;
+    }
+    char left_title[320], right_title[320];
+    snprintf(left_title, sizeof left_title, " Before (epoch %lld): %s", v->before_epoch, v->metric_before);
+    snprintf(right_title, sizeof right_title, " Now: %s", v->metric_now);
+    tl_source_t before = {v->before_events, v->nbefore, v->before_t_end, v->before_span, 0, left_title};
+    live.title = right_title;
+    rect_t left = {r.y, r.x, r.h, r.w / 2}, right = {r.y, r.x + r.w / 2, r.h, r.w - r.w / 2};
+    draw_lanes(left, v, &before);
+    draw_lanes(right, v, &live);
 }
 
 /* Live metrics of the real GPU; a metric the machine cannot give says n/a. */

@@ -12,6 +12,8 @@
 #include "profiler/profiler.h"
 #include "timeline_nav.h"
 
+#define VIEW_SPLIT_MIN_W 60 /* a demo's before beside the live timeline from this width */
+
 #define VIEW_HIST 64
 
 #define VIEW_MAX_KNOBS 48
@@ -49,6 +51,13 @@ typedef struct {
     int follow;
     timeline_nav_t nav;   /* the first lane drawn and the cursor (fitted to the layout) */
     int plot_time;        /* the training plot against training time (time to accuracy), not epochs */
+    /* a demo's before (its script marked): the timeline's window then, drawn beside the live one (when
+     * the timeline is VIEW_SPLIT_MIN_W columns or more), and the demo's metric then and now (with the change) */
+    const prof_event_t *before_events;
+    int nbefore;
+    uint64_t before_t_end, before_span;
+    long long before_epoch;
+    char metric_before[128], metric_now[128];
     char reply[512];
     const char *input; /* the console line being edited, or NULL when not focused */
     int cursor;

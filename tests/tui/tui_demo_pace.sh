@@ -3,7 +3,9 @@
 # 80x24): `gnnscope demo selective` holds at its first say with training
 # paused and "step 1 of 3" on screen, is still before its switch 6 s
 # later, moves one step per space, and shows its effect line after the
-# last; with --pace auto=1 it runs through unattended; a bad --pace or
+# last, with the timeline marked as the before beside the live one and the
+# demo's metric then, now and its change in their titles; with --pace
+# auto=1 it runs through unattended; a bad --pace or
 # `wait seconds` is one line and exit 2. `gnnscope demo` lists each demo with what it shows.
 source "$(dirname "$0")/../lib.sh"
 command -v tmux >/dev/null || { echo "FAIL tmux is not installed"; exit 1; }
@@ -39,6 +41,11 @@ T send-keys -t key ' '
 wait_for key ">> effect: gather_h2d_bytes before .* after .* \([0-9.]+x\)" && ok "the last space shows the effect line" ||
     bad "no effect line: $(screen key | tail -2)"
 wait_for auto ">> effect: gather_h2d_bytes" && ok "--pace auto=1 runs through unattended" || bad "auto pace: $(screen auto | tail -2)"
+# the before and the after side by side: the timeline marked on the left with the metric then, the live one
+# on the right with the metric now and the change, both on screen at 80x24 with their lanes
+title=$(screen auto | sed -n 2p)
+grep -qE "^ Before \(epoch [0-9]+\): gather h2d [0-9.]+ MB +Now: gather h2d [0-9.]+ MB \([0-9.]+x\)" <<<"$title" &&
+    [ "$(screen auto | grep -cE '^d0 H2D .*d0 H2D ')" = 1 ] && ok "before and after side by side:$title" || bad "no before/after: $(screen auto | head -4)"
 expect_fail 2 "--pace" -- "$BIN" demo selective --pace sometimes
 bad_gs=$(mktemp --suffix=.gs)
 printf 'say "hi"\nwait seconds 0\n' >"$bad_gs"
