@@ -57,8 +57,11 @@ static void parts(void)
     printf("GPUs (gpu MODEL):\n");
     for (int i = 0; gpu_model_at(i); i++) {
         const gpu_model_t *g = gpu_model_at(i);
-        printf("  %-14s %5.1f TFLOP/s FP32  %5.0f GB/s  %3.0f GiB  %s\n", g->name, g->flops / 1e12, g->bw / 1e9,
+        printf("  %-14s %5.1f TFLOP/s FP32  %5.0f GB/s  %3.0f GiB  %s", g->name, g->flops / 1e12, g->bw / 1e9,
                g->mem / 1073741824.0, g->about);
+        if (g->flops_sustained < 1 || g->bw_sustained < 1)
+            printf(" (modeled at %.0f%% and %.0f%%: measured)", g->flops_sustained * 100, g->bw_sustained * 100);
+        printf("\n");
     }
     printf("Host CPUs (host CPU [sockets N]; per socket, modeled at %.0f%% of peak FP32 and %.0f%% of peak memory "
            "bandwidth):\n",

@@ -9,8 +9,12 @@ import numpy as np
 def read_csv(path, dtype):
     for p in (path + ".csv.gz", path + ".csv"):
         if os.path.exists(p):
-            raw = gzip.open(p, "rt").read() if p.endswith(".gz") else open(p).read()
-            return np.array(raw.replace(",", " ").split(), dtype=dtype)
+            try:  # pandas' C parser when it is there: paper-size feature files in seconds
+                import pandas as pd
+                return pd.read_csv(p, header=None, dtype=dtype).to_numpy().ravel().copy()  # writable, as torch wants
+            except ImportError:
+                raw = gzip.open(p, "rt").read() if p.endswith(".gz") else open(p).read()
+                return np.array(raw.replace(",", " ").split(), dtype=dtype)
     sys.exit(f"peer: missing {path}.csv.gz")
 
 

@@ -245,9 +245,8 @@ __global__ void ew_fwd_kernel(ew_args_t c, graph_t gv)
 {
     c.g = &gv;
     int64_t f = c.cols;
-    GRID_STRIDE(i, c.rows * f)
+    GRID_STRIDE_RC(i, r, j, c.rows * f, f)
     {
-        int64_t r = i / f, j = i % f;
         float a = c.a[i], y = 0.0f;
         switch (c.op) {
         case OP_BIAS: y = a + c.b[j]; break;
@@ -270,9 +269,8 @@ __global__ void ew_bwd_kernel(ew_args_t c, graph_t gv)
 {
     c.g = &gv;
     int64_t f = c.cols;
-    GRID_STRIDE(i, c.rows * f)
+    GRID_STRIDE_RC(i, r, j, c.rows * f, f)
     {
-        int64_t r = i / f, j = i % f;
         float dy = c.dy[i], a = c.a[i];
         switch (c.op) {
         case OP_BIAS:
@@ -308,17 +306,24 @@ static graph_t drop_graph(const ew_args_t *a)
     return g;
 }
 
+/* Elementwise kernels stride over their tensor: a few thousand blocks. */
+static unsigned ew_blocks(const ew_args_t *a)
+{
+    unsigned b = cu_blocks(a->rows * a->cols, 256);
+    return b < CU_STRIDE_BLOCKS ? b : CU_STRIDE_BLOCKS;
+}
+
 static void d_ew_forward(kops_ctx_t *cx, const ew_args_t *a)
 {
     if (a->rows * a->cols == 0) return;
-    CU_LAUNCH(ew_fwd_kernel, cu_blocks(a->rows * a->cols, 256), 256, 0, cx->stream, *a, drop_graph(a));
+    CU_LAUNCH(ew_fwd_kernel, ew_blocks(a), 256, 0, cx->stream, *a, drop_graph(a));
     CU_LAUNCHED(&cx->errs, "elementwise");
 }
 
 static void d_ew_backward(kops_ctx_t *cx, const ew_args_t *a)
 {
     if ((!a->da && !a->db && !a->dc) || a->rows * a->cols == 0) return;
-    CU_LAUNCH(ew_bwd_kernel, cu_blocks(a->rows * a->cols, 256), 256, 0, cx->stream, *a, drop_graph(a));
+    CU_LAUNCH(ew_bwd_kernel, ew_blocks(a), 256, 0, cx->stream, *a, drop_graph(a));
     CU_LAUNCHED(&cx->errs, "elementwise");
 }
 

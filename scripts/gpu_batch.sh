@@ -1,64 +1,124 @@
 #!/usr/bin/env bash
 # gpu_batch.sh - issue 32's GPU batch in one command, for the sessions
-# that are lent a GPU (device time is scarce: one call does everything and
-# leaves its evidence in OUTDIR). Run by hand on the GPU machine; a
-# machine without a GPU skips it (exit 77). Steps, each under a "== step"
-# header:
-#   1. make test-gpu: every op against the CPU reference, 5-epoch losses
-#      against the cpu backend in memory and streamed, CUPTI spans;
-#   2. compute-sanitizer memcheck and racecheck on each GPU test binary;
-#   3. a streamed GPU run with a trace (CUPTI spans tagged with chunks),
-#      its JSON, and a tmux capture of the workbench on the GPU;
-#   4. bench/bench_gpu_pyg.sh: speed against torch-geometric's GCNConv and
-#      the out-of-core run at a quarter of the working set (needs
-#      `make bench-deps`; NODES, DEGREE as there);
-#   5. calibration: the same streamed configuration on the virtual clock
-#      (roofline kernels) and on the GPU, epoch times side by side
-#      (gnnscope compare).
+# that are lent a GPU (device time is scarce: one call does everything, each
+# step under its own time limit, and leaves its evidence in OUTDIR). A
+# machine without a GPU skips it (exit 77). With .dev/gpu-bundle.tar.xz
+# (scripts/gpu_bundle.sh, carried in the call) nothing is built there.
+# Steps, each under a "== step" header, logs in OUTDIR/STEP.log:
+#   gen        (in the background from the start) the benchmark's graph;
+#   sanitizers (in the background) compute-sanitizer memcheck on each GPU
+#              test binary, racecheck on those with shared-memory kernels;
+#   test-gpu   every op against the CPU reference, 5-epoch losses against
+#              the cpu backend in memory and streamed, CUPTI spans;
+#   streamed   a streamed GPU run with a trace (CUPTI spans tagged with
+#              chunks) and its JSON; then a tmux capture of the workbench;
+#   pyg        bench/bench_gpu_pyg.sh: speed against torch-geometric's
+#              GCNConv and the out-of-core run at a quarter of the working
+#              set (NODES, DEGREE, EPOCHS as there);
+#   calibration the same streamed configuration on the virtual clock
+#              (roofline kernels, the h100-pcie5 machine) beside the GPU's;
+#   ooc-ops    the out-of-core run's time per op (bench/trace_ops.py);
+#   big-*      the benchmark's in-memory run traced on the GPU and simulated
+#              on CAL_TOPOLOGY (h200-pcie5): per-op times side by side.
+# STEPS="tests san streamed workbench pyg big" (the default) picks steps;
+# PEER=0 leaves the PyG peer out of pyg.
+# Ends with one line per step: name, exit status, seconds.
 # Usage: scripts/gpu_batch.sh [OUTDIR]   (default $OUT, else /tmp/gpu-batch)
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 1
 out=${1:-${OUT:-/tmp/gpu-batch}}
 mkdir -p "$out"
-export GNNSCOPE_CACHE_DIR="$out/cache"
-log() { echo; echo "== $*"; }
+work=${GPU_BATCH_WORK:-/tmp/gpu-batch-work}
+mkdir -p "$work"
+export GNNSCOPE_CACHE_DIR="$work/cache" GNNSCOPE_PY=${GNNSCOPE_PY:-python3} PYTHONUNBUFFERED=1
+export NODES=${NODES:-1000000} DEGREE=${DEGREE:-25} EPOCHS=${EPOCHS:-10}
+export GNNSCOPE_DATA="$root/datasets" # the shipped datasets, wherever the binaries were built
+steps=" ${STEPS:-tests san streamed workbench pyg big} "
+want() { [[ $steps == *" $1 "* ]]; }
+summary=()
 status=0
-step() { # step NAME CMD...: runs CMD, its output into OUTDIR/NAME.log and on screen; a failure is remembered
-    local name=$1
-    shift
-    log "$name: $*"
-    "$@" 2>&1 | tee "$out/$name.log"
-    local rc=${PIPESTATUS[0]}
-    echo "-- $name: exit $rc"
+step() { # step NAME LIMIT_S CMD...: runs CMD under a time limit, output into OUTDIR/NAME.log and on screen
+    local name=$1 limit=$2 t0=$SECONDS
+    shift 2
+    echo
+    echo "== $name: $*"
+    timeout -k 5 "$limit" "$@" >"$out/$name.log" 2>&1
+    local rc=$?
+    tail -n 40 "$out/$name.log"
+    echo "-- $name: exit $rc ($((SECONDS - t0)) s)"
+    summary+=("$(printf '%-34s exit %3d %5d s' "$name" "$rc" $((SECONDS - t0)))")
     [ "$rc" -eq 0 ] || status=1
 }
-make -s gnnscope plugin >/dev/null || { echo "build failed"; exit 1; }
+if [ -f .dev/gpu-bundle.tar.xz ]; then
+    tar -xJf .dev/gpu-bundle.tar.xz -C "$root" || exit 1
+    export LD_LIBRARY_PATH="$root/.dev/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" PATH="$root/.dev/bin:$PATH"
+else
+    make -s gnnscope plugin >/dev/null || { echo "build failed"; exit 1; }
+fi
+export GNNSCOPE_CUDA_PLUGIN="$root/build/libgnnscope_cuda.so"
+if ldd "$GNNSCOPE_CUDA_PLUGIN" | grep -q "not found"; then # CUDA's libraries where this machine keeps them
+    for d in $(find /usr/local /opt /usr/lib -name 'libcublas*.so.13' -o -name 'libcupti.so.13' 2>/dev/null | xargs -r -n1 dirname | sort -u); do
+        LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$d"
+    done
+fi
+ldd "$GNNSCOPE_CUDA_PLUGIN" >"$out/ldd.txt" 2>&1
+nvidia-smi >"$out/nvidia-smi.txt" 2>&1
 if ! ./gnnscope train --backend cuda --epochs 1 --quiet >/dev/null 2>"$out/probe.err"; then
     echo "skipped: no GPU answers ($(cat "$out/probe.err"))"
+    cat "$out/ldd.txt"
     exit 77
 fi
-nvidia-smi >"$out/nvidia-smi.txt" 2>&1
-step test-gpu make test-gpu
+g="$work/pyg/gen-$NODES-$DEGREE"
+mkdir -p "$work/pyg"
+(./gnnscope gen --nodes "$NODES" --avg-degree "$DEGREE" --feats 128 --classes 16 --seed 1 --out "$g" --force >"$out/gen.log" 2>&1; echo "gen exit $?" >>"$out/gen.log") &
+gen_pid=$!
 san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-for t in build/tests/gpu/test_gpu_*; do
-    step "memcheck-$(basename "$t")" "$san" --tool memcheck --error-exitcode 1 "$t"
-    step "racecheck-$(basename "$t")" "$san" --tool racecheck --error-exitcode 1 "$t"
-done
-streamed=(--backend cuda --devices 2 --chunks 8 --subchunks 2 --selective on --epochs 5)
-step streamed ./gnnscope train "${streamed[@]}" --trace "$out/streamed.trace.json" --json
+sanitize() { # sanitize TOOL BINARY: one compute-sanitizer run, its log in OUTDIR
+    local log="$out/san-$1-$(basename "$2").log" quiet=()
+    # the errors test provokes failing CUDA calls on purpose: memory accesses are checked, those calls not reported
+    [[ $2 == *test_gpu_errors ]] && quiet=(--report-api-errors no)
+    timeout -k 5 "${SAN_LIMIT:-240}" "$san" --tool "$1" "${quiet[@]}" --error-exitcode 1 "$2" >"$log" 2>&1
+    echo "exit $?" >>"$log"
+}
+export -f sanitize
+export san out
+want san && (ls build/tests/gpu/test_gpu_* | grep -v '\.d$' | sed 's/^/memcheck /'
+ printf 'racecheck %s\n' build/tests/gpu/test_gpu_sparse build/tests/gpu/test_gpu_dense build/tests/gpu/test_gpu_stream) |
+    xargs -P 6 -L 1 bash -c 'sanitize "$0" "$1"' &
+san_pid=$!
+want tests && step test-gpu 300 tests/run.sh build gpu
+streamed=(--backend cuda --devices 1 --chunks 8 --subchunks 2 --selective on --epochs 5)
+want streamed && step streamed 90 ./gnnscope train "${streamed[@]}" --trace "$out/streamed.trace.json" --json
 tail -n 1 "$out/streamed.log" >"$out/streamed.json"
-if command -v tmux >/dev/null; then
-    log "workbench: tmux capture at 120x40"
-    tmux -L gpu-batch new-session -d -s w -x 120 -y 40 "./gnnscope --backend cuda --devices 2 --chunks 8; sleep 60"
-    sleep 20
+if want workbench && command -v tmux >/dev/null; then
+    echo "== workbench: tmux capture at 120x40"
+    tmux -L gpu-batch new-session -d -s w -x 120 -y 40 "./gnnscope --backend cuda; sleep 60"
+    sleep 12
     tmux -L gpu-batch capture-pane -p -t w | tee "$out/workbench.txt"
     tmux -L gpu-batch kill-server
 fi
-step pyg bench/bench_gpu_pyg.sh "$out/pyg"
-emulated=(--devices 2 --chunks 8 --subchunks 2 --selective on --epochs 5 --clock virtual --kernel-time roofline)
-step emulated ./gnnscope train "${emulated[@]}" --json
+emulated=(--devices 1 --chunks 8 --subchunks 2 --selective on --epochs 5 --clock virtual --kernel-time roofline --topology h100-pcie5)
+want streamed && step emulated 90 ./gnnscope train "${emulated[@]}" --json
 tail -n 1 "$out/emulated.log" >"$out/emulated.json"
-step calibration ./gnnscope compare "$out/emulated.json" "$out/streamed.json"
-log "done: evidence in $out (status $status)"
+want streamed && step calibration 30 ./gnnscope compare "$out/emulated.json" "$out/streamed.json"
+wait "$san_pid"
+for f in $(ls "$out"/san-*.log 2>/dev/null); do
+    summary+=("$(printf '%-34s %s' "$(basename "$f" .log)" "$(tail -n 1 "$f")  $(grep -m1 -E 'ERROR SUMMARY|error' "$f")")")
+    tail -n 1 "$f" | grep -q "exit 0" || status=1
+done
+wait "$gen_pid"
+tail -n 2 "$out/gen.log"
+if want big; then # the calibration before the benchmark: its peer is the slowest step
+    big=(--dataset "$g" --model gcn --layers 2 --hidden 256 --epochs 3 --profile on)
+    step big-traced 150 ./gnnscope train "${big[@]}" --backend cuda --trace "$out/big-gpu.trace.json" --json
+    step big-simulated 120 ./gnnscope train "${big[@]}" --simulate --topology "${CAL_TOPOLOGY:-h200-pcie5}" \
+        --trace "$out/big-sim.trace.json" --json
+    step big-ops 60 python3 bench/trace_ops.py "$out/big-sim.trace.json" "$out/big-gpu.trace.json" 3
+fi
+want pyg && OOC_TRACE="$out/ooc.trace.json" step pyg "${PYG_LIMIT:-300}" bench/bench_gpu_pyg.sh "$work/pyg"
+want pyg && step ooc-ops 60 python3 bench/trace_ops.py "$out/ooc.trace.json" 5
+echo
+echo "== summary ($out)"
+printf '%s\n' "${summary[@]}"
 exit $status

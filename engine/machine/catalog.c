@@ -3,7 +3,7 @@
  *
  * GPUs: FP32 peak, memory bandwidth and capacity from NVIDIA's datasheets
  * (Tesla P100 PCIe/SXM2, V100 PCIe/SXM2, T4, GeForce RTX 3090, A100 40GB
- * PCIe, H100 PCIe); the 5 us launch cost is an assumption (a CUDA launch's
+ * PCIe, H100 PCIe, H200 SXM); the 5 us launch cost is an assumption (a CUDA launch's
  * usual cost), the same for every model.
  * CPUs: peak FP32 = cores x base clock x FLOPs per cycle; memory peak =
  * channels x transfer rate x 8 bytes. The model runs a socket at 43% of
@@ -25,16 +25,26 @@
 
 #define GIB 1073741824.0
 #define LAUNCH 5e-6
+/* Calibrated on an H200 (2026-11-26, scripts/gpu_batch.sh: a 2M-vertex,
+ * 52M-edge GCN, hidden 256, traced with CUPTI, against the same run
+ * simulated at the H200's peaks): cuBLAS's sgemm reached 0.50-0.57 of the
+ * FP32 peak; gathers 0.66 of the memory peak over 128-wide rows and
+ * 0.24-0.29 over 16-wide ones (0.52 together), elementwise kernels 0.50.
+ * The H100 shares the H200's SMs: the same fractions (an assumption: no
+ * H100 was lent). Other GPUs run at their datasheet peaks (uncalibrated). */
+#define HOPPER_FLOPS 0.55
+#define HOPPER_BW 0.52
 
 static const gpu_model_t gpus[] = {
-    {"p100-pcie", 9.3e12, 732e9, 16 * GIB, LAUNCH, "Tesla P100 PCIe 16 GB (NeuGraph's GPU)"},
-    {"p100-sxm2", 10.6e12, 732e9, 16 * GIB, LAUNCH, "Tesla P100 SXM2 16 GB, NVLink 1.0 (ROC's GPU)"},
-    {"v100-pcie", 14e12, 900e9, 16 * GIB, LAUNCH, "Tesla V100 PCIe 16 GB (NeutronStar's IBV cluster)"},
-    {"v100-sxm2", 15.7e12, 900e9, 16 * GIB, LAUNCH, "Tesla V100 SXM2 16 GB, NVLink 2.0"},
-    {"t4", 8.1e12, 320e9, 16 * GIB, LAUNCH, "Tesla T4 16 GB GDDR6 (NeutronStar's Aliyun gn6i cluster)"},
-    {"rtx3090", 35.6e12, 936e9, 24 * GIB, LAUNCH, "GeForce RTX 3090 24 GB GDDR6X (GraphTensor's GPU)"},
-    {"a100-pcie", 19.5e12, 1555e9, 40 * GIB, LAUNCH, "A100 PCIe 40 GB HBM2"},
-    {"h100-pcie", 51.2e12, 2.0e12, 80 * GIB, LAUNCH, "H100 PCIe 80 GB HBM2e"},
+    {"p100-pcie", 9.3e12, 732e9, 16 * GIB, LAUNCH, 1, 1, "Tesla P100 PCIe 16 GB (NeuGraph's GPU)"},
+    {"p100-sxm2", 10.6e12, 732e9, 16 * GIB, LAUNCH, 1, 1, "Tesla P100 SXM2 16 GB, NVLink 1.0 (ROC's GPU)"},
+    {"v100-pcie", 14e12, 900e9, 16 * GIB, LAUNCH, 1, 1, "Tesla V100 PCIe 16 GB (NeutronStar's IBV cluster)"},
+    {"v100-sxm2", 15.7e12, 900e9, 16 * GIB, LAUNCH, 1, 1, "Tesla V100 SXM2 16 GB, NVLink 2.0"},
+    {"t4", 8.1e12, 320e9, 16 * GIB, LAUNCH, 1, 1, "Tesla T4 16 GB GDDR6 (NeutronStar's Aliyun gn6i cluster)"},
+    {"rtx3090", 35.6e12, 936e9, 24 * GIB, LAUNCH, 1, 1, "GeForce RTX 3090 24 GB GDDR6X (GraphTensor's GPU)"},
+    {"a100-pcie", 19.5e12, 1555e9, 40 * GIB, LAUNCH, 1, 1, "A100 PCIe 40 GB HBM2"},
+    {"h100-pcie", 51.2e12, 2.0e12, 80 * GIB, LAUNCH, HOPPER_FLOPS, HOPPER_BW, "H100 PCIe 80 GB HBM2e"},
+    {"h200", 67e12, 4.8e12, 141e9, LAUNCH, HOPPER_FLOPS, HOPPER_BW, "H200 SXM 141 GB HBM3e"},
 };
 
 static const cpu_model_t cpus[] = {
@@ -81,6 +91,9 @@ const cpu_model_t *cpu_model_find(const char *name)
         if (strcmp(cpus[i].name, name) == 0) return &cpus[i];
     return NULL;
 }
+
+double gpu_model_flops(const gpu_model_t *g) { return g->flops * g->flops_sustained; }
+double gpu_model_bw(const gpu_model_t *g) { return g->bw * g->bw_sustained; }
 
 double cpu_socket_flops(const cpu_model_t *c)
 {

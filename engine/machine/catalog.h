@@ -3,7 +3,8 @@
  * Sources and the few assumptions are in catalog.c beside each entry.
  *
  * Limits: one FP32 rate and one memory bandwidth per GPU (no tensor cores,
- * no clock boost); a CPU is modeled by its sustained FP32 rate and memory
+ * no clock boost), each at one sustained fraction for every kernel (a
+ * wide gather and a narrow one differ by 2.5x on an H200: catalog.c); a CPU is modeled by its sustained FP32 rate and memory
  * bandwidth per socket; a link by its effective bandwidth per direction and
  * a latency per hop, so a copy of B bytes takes latency + B / bandwidth
  * and reaches half speed at latency x bandwidth bytes (the size-efficiency
@@ -17,6 +18,7 @@ typedef struct {
     double bw;       /* memory bandwidth, bytes/s */
     double mem;      /* memory capacity, bytes */
     double launch_s; /* kernel launch cost, s */
+    double flops_sustained, bw_sustained; /* fractions of the peaks gnnscope's kernels reach (1: uncalibrated) */
     const char *about;
 } gpu_model_t;
 
@@ -47,6 +49,10 @@ const cpu_model_t *cpu_model_at(int i);
 /* "pcie3x16" (generation 3-5, width 1-16), "nvlink1".."nvlink4", "qpi", "upi". */
 int link_kind_find(const char *name, link_kind_t *out);
 const link_kind_t *link_kind_at(int i); /* the named kinds (PCIe listed at x16) */
+/* A GPU's modeled FP32 rate and memory bandwidth: its peaks at its
+ * sustained fractions. */
+double gpu_model_flops(const gpu_model_t *g);
+double gpu_model_bw(const gpu_model_t *g);
 /* A socket's modeled (sustained) FP32 rate and memory bandwidth. */
 double cpu_socket_flops(const cpu_model_t *c);
 double cpu_socket_bw(const cpu_model_t *c);

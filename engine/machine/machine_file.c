@@ -131,7 +131,7 @@ static int st_gpu(parser_t *p)
     if (p->have_gpu) return bad(p, "gpu", "%s", "given twice (every GPU of a machine is one model)");
     const gpu_model_t *g = gpu_model_find(p->tok[1]);
     if (!g) return bad(p, "gpu", "unknown model '%s' (see gnnscope topologies --parts)", p->tok[1]);
-    double v[4] = {g->flops, g->bw, g->mem, g->launch_s};
+    double v[4] = {gpu_model_flops(g), gpu_model_bw(g), g->mem, g->launch_s};
     if (options(p, 2, keys, v)) return GS_EINPUT;
     topology_t *t = p->b.t;
     snprintf(t->gpu_model, sizeof t->gpu_model, "%s", g->name);

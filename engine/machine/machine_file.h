@@ -10,7 +10,9 @@
  *                                      host memory is on socket 0
  *   socket-link KIND [bw B] [lat S]    joins the two sockets (qpi, upi)
  *   gpu MODEL [flops F] [bw B] [mem BYTES] [launch S]
- *                                      the model of every GPU (catalog.h)
+ *                                      the model of every GPU (catalog.h); flops
+ *                                      and bw override its modeled rates (its
+ *                                      peaks at their sustained fractions)
  *   switch NAME on PARENT link KIND [bw B] [lat S]
  *                                      a PCIe switch under PARENT: socket0,
  *                                      socket1 or an earlier switch

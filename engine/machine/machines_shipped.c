@@ -77,6 +77,8 @@ static const shipped_machine_t machines[] = {
                    "host gold-5317\ngpu a100-pcie\ngpus 1 on socket0 link pcie4x16\n"},
     {"h100-pcie5", "machine h100-pcie5\nabout one H100 PCIe on PCIe 5.0 x16, a Xeon Platinum 8480+ host\n"
                    "host platinum-8480\ngpu h100-pcie\ngpus 1 on socket0 link pcie5x16\n"},
+    {"h200-pcie5", "machine h200-pcie5\nabout one H200 SXM reached over PCIe 5.0 x16, a Xeon Platinum 8480+ host\n"
+                   "host platinum-8480\ngpu h200\ngpus 1 on socket0 link pcie5x16\n"},
     {NULL, NULL},
 };
 

@@ -11,8 +11,8 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 
 n=$("$BIN" topologies --brief | grep -cE '^[a-z0-9-]+ +[0-9] x ')
-[ "$n" -eq 14 ] && ok "topologies --brief lists 14 machines" || bad "topologies --brief lists $n machines"
-for m in neugraph-8xp100 roc-4x4p100 graphtensor-3090 ns-16xt4-6g ns-8xv100-ib p100-pcie3 v100-pcie3 t4-pcie3 a100-pcie4 h100-pcie5; do
+[ "$n" -eq 15 ] && ok "topologies --brief lists 15 machines" || bad "topologies --brief lists $n machines"
+for m in neugraph-8xp100 roc-4x4p100 graphtensor-3090 ns-16xt4-6g ns-8xv100-ib p100-pcie3 v100-pcie3 t4-pcie3 a100-pcie4 h100-pcie5 h200-pcie5; do
     "$BIN" topologies --brief | grep -q "^$m " || bad "topologies lacks $m"
 done
 "$BIN" topologies --parts | grep -qE '^  rtx3090 +35.6 TFLOP/s' && ok "topologies --parts lists the catalog" || bad "--parts lacks the RTX 3090"

@@ -3,6 +3,9 @@
  * every elementwise op forward and backward (dropout's mask included, the
  * same pure function of its coordinates on both), column sums, head dots,
  * the loss and its gradient, accuracy and Adam; outputs poisoned first.
+ * The elementwise ops that read an element's row and column (bias,
+ * dropout) also on a tensor larger than the kernels' grid, whose threads
+ * each take several elements across row ends.
  * Exits 77 when no GPU answers. */
 #include "gpu_util.h"
 
@@ -70,6 +73,36 @@ static void test_elementwise(void **state)
     }
 }
 
+/* one op forward and backward on a (rows, cols) tensor: the device against the CPU */
+static void ew_against_cpu(op_kind_t op, int64_t rows, int64_t cols)
+{
+    int64_t n = rows * cols;
+    size_t bytes = sizeof(float) * (size_t)n;
+    float *x = rnd(n, 31), *bias = rnd(cols, 32), *dy = rnd(n, 33), *yref = malloc(bytes), *gref = calloc((size_t)n, sizeof(float));
+    float *dx = up(x, bytes), *dbias = up(bias, sizeof(float) * (size_t)cols), *ddyv = up(dy, bytes);
+    float *dout = K->alloc(CX, bytes), *dgrad = K->alloc(CX, bytes);
+    ew_args_t h = {.op = op, .a = x, .b = bias, .out = yref, .rows = rows, .cols = cols, .fp = 0.3f, .g = &hg, .key = 7};
+    ew_args_t d = h;
+    d.a = dx, d.b = dbias, d.out = dout, d.g = &dg;
+    kops_cpu.ew_forward(NULL, &h), poison(dout, n), K->ew_forward(CX, &d);
+    check_close(op_name(op), yref, dout, n, 1e-5);
+    h.y = yref, h.dy = dy, h.da = gref, h.out = NULL;
+    d.y = dout, d.dy = ddyv, d.da = dgrad, d.out = NULL;
+    kops_cpu.ew_backward(NULL, &h), poison(dgrad, n), K->ew_backward(CX, &d);
+    check_close("backward", gref, dgrad, n, 1e-5);
+    free(x), free(bias), free(dy), free(yref), free(gref);
+    K->release(CX, dx), K->release(CX, dbias), K->release(CX, ddyv), K->release(CX, dout), K->release(CX, dgrad);
+}
+
+static void test_elementwise_past_the_grid(void **state)
+{
+    (void)state;
+    /* R x 353 = 1,059,353 elements, past the 4096 x 256 threads of an
+     * elementwise grid; 353 does not divide the grid's stride */
+    ew_against_cpu(OP_BIAS, R, 353);
+    ew_against_cpu(OP_DROPOUT, R, 353);
+}
+
 static void test_reductions_loss_adam(void **state)
 {
     (void)state;
@@ -106,6 +139,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gemm),
         cmocka_unit_test(test_elementwise),
+        cmocka_unit_test(test_elementwise_past_the_grid),
         cmocka_unit_test(test_reductions_loss_adam),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -32,7 +32,7 @@ static void test_topologies_are_consistent(void **state)
                 if (e != d) assert_true(t.d2d[d][e].nlinks >= 1);
         }
     }
-    assert_int_equal(n, 14);
+    assert_int_equal(n, 15);
     topology_t t;
     assert_int_equal(topology_get("nope", &t), -1);
     assert_int_equal(topology_get("pcie-4gpu-2switch", &t), 0);

@@ -46,6 +46,10 @@ static void test_shipped_machines_take_catalog_parts(void **state)
     assert_true(t.links[t.h2d[0].link[0]].bw == 24e9); /* PCIe 4.0 x16 */
     assert_int_equal(topology_get("h100-pcie5", &t), 0);
     assert_true(t.links[t.h2d[0].link[0]].bw == 48e9 && t.gpu_mem == 80.0 * 1073741824.0);
+    /* Hopper at the fractions measured on an H200 (catalog.c), others at their peaks */
+    assert_true(fabs(t.gpu_bw - 2.0e12 * 0.52) < 1 && fabs(t.gpu_flops - 51.2e12 * 0.55) < 1);
+    assert_int_equal(topology_get("h200-pcie5", &t), 0);
+    assert_true(fabs(t.gpu_bw - 4.8e12 * 0.52) < 1 && t.gpu_mem == 141e9);
     link_kind_t k;
     assert_int_equal(link_kind_find("pcie4x8", &k), 0);
     assert_true(k.bw == 12e9);
