@@ -4,6 +4,7 @@
 
 #include <curses.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,11 +66,15 @@ int console_run(const char *line)
 
 static char typed_knob[32], typed_value[64]; /* the last `set` typed that the session took, until taken */
 static int typed_set;
+static uint64_t typed_lines; /* command lines the user has entered */
+
+uint64_t console_typed(void) { return typed_lines; }
 
 static void on_line(char *line)
 {
     if (!line) return;
     if (*line) {
+        typed_lines++;
         add_history(line);
         char extra;
         if (console_run(line) == 0 && sscanf(line, " set %31s %63s %c", typed_knob, typed_value, &extra) == 2) typed_set = 1;

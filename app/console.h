@@ -6,6 +6,8 @@
 #ifndef GS_CONSOLE_H
 #define GS_CONSOLE_H
 
+#include <stdint.h>
+
 #include "session_if.h"
 
 /* s must outlive the console. */
@@ -18,6 +20,8 @@ void console_shutdown(void);
 /* Feeds one key (a curses key code). Returns 1 if the line asked to quit. */
 int console_key(int ch);
 const char *console_line(int *cursor);
+/* How many command lines the user has entered (not a script's). */
+uint64_t console_typed(void);
 /* The reply to the last command (also used for status messages). */
 const char *console_reply(void);
 void console_set_reply(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -100,7 +100,21 @@ typedef struct {
     int nbefore;        /* a demo's before: the spans of the window when its script marked */
     uint64_t before_t_end, before_span;
     long long before_epoch;
+    char banner_seen[256];     /* the script's say line when it last changed */
+    uint64_t typed_at_banner; /* console_typed() then: a later command's reply shows instead */
 } ui_t;
+
+/* The console's line: a script's say line, until the user enters a
+ * command after it (then that command's reply). */
+static void reply_line(ui_t *u, const script_t *sc, char *out, size_t n)
+{
+    const char *banner = sc ? script_banner(sc) : "";
+    if (strcmp(banner, u->banner_seen)) {
+        snprintf(u->banner_seen, sizeof u->banner_seen, "%s", banner);
+        u->typed_at_banner = console_typed();
+    }
+    snprintf(out, n, "%s", banner[0] && console_typed() == u->typed_at_banner ? banner : console_reply());
+}
 
 static char key_of(const char *knob)
 {
@@ -329,7 +343,7 @@ static int run_loop(const session_if_t *s)
         }
         if (snap.failed && !console_reply()[0]) console_set_reply("error: %s", snap.error);
         knob_rows(s, &snap, &v);
-        snprintf(v.reply, sizeof v.reply, "%s", sc && script_banner(sc)[0] ? script_banner(sc) : console_reply());
+        reply_line(&u, sc, v.reply, sizeof v.reply);
         v.input = u.focused ? console_line(&v.cursor) : NULL;
         v.help = u.help;
         v.help_text = session_command_help();

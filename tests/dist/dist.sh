@@ -17,7 +17,8 @@
 #     naming it, a non-zero exit and no process left behind;
 #   bad input: more ranks than vertices, a missing mpirun, a rank count out
 #     of range: one line each, exit 2;
-#   without --json, rank 0's summary line says the run was distributed.
+#   without --json, rank 0's summary line says the run was distributed;
+#   the gradients' ring all-reduce shows on every rank's network lanes.
 source "$(dirname "$0")/../lib.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"; pkill -f "gnnscope-dist-test-marker" 2>/dev/null' EXIT
@@ -118,6 +119,21 @@ sw, ev, ee = (list(csv.DictReader(open(f))) for f in sys.argv[1:4])
 assert len(sw) == 4 and all(abs(float(a["loss"]) - float(b["loss"])) <= 1e-5 * float(b["loss"]) for a, b in zip(sw, ev))
 assert float(sw[0]["part_imbalance"]) == float(ev[0]["part_imbalance"]) > 1.5
 assert float(sw[-1]["part_imbalance"]) == float(ee[-1]["part_imbalance"]) < 1.1, (sw[-1]["part_imbalance"], ee[-1]["part_imbalance"])
+PYEOF
+
+# the gradients' ring all-reduce is on every rank's network lanes (a DepCache run's network is not idle)
+"$BIN" train --ranks 3 --dep cache --clock virtual --epochs 2 --trace "$tmp/ar.json" --json --quiet >"$tmp/ar.out" || bad "all-reduce run"
+$PY - "$tmp/ar.out" "$tmp/ar.json" <<'PYEOF' && ok "DepCache: each rank sends and receives 2 (n-1)/n of the gradients in the all-reduce, on its network lanes" || bad "all-reduce spans"
+import json, sys
+params = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])["params"]
+ev = json.load(open(sys.argv[2]))["traceEvents"]
+lane = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev if e.get("ph") == "M" and e["name"] == "thread_name"}
+grads = round(2 * 2 / 3 * params * 4)
+for pid in (1, 2, 3):
+    for want in ("NETSEND", "NETRECV"):
+        got = [e for e in ev if e.get("ph") == "X" and e["name"] == "allreduce" and e["pid"] == pid
+               and lane[(pid, e["tid"])] == want and e["args"]["bytes"] == grads and e["dur"] > 0]
+        assert len(got) == 2, (pid, want, len(got), grads)  # one per epoch
 PYEOF
 
 # exact bytes from the cut alone

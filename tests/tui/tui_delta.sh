@@ -14,6 +14,8 @@
 # training time instead (time to accuracy). At 120x40 the console's
 # reply wraps: `knobs` lists every knob, the last one included, and
 # `:set batch-size 256` turns the streamed run into sampled training.
+# `help` names `source`, and a reply after `:source FILE` is not hidden
+# behind the script's last `say` line.
 source "$(dirname "$0")/../lib.sh"
 command -v tmux >/dev/null || { echo "FAIL tmux is not installed"; exit 1; }
 sock="gnnscope-delta-$$"
@@ -49,6 +51,17 @@ T send-keys -t w Left
 wait_for "\[frozen [0-9.]+ (ms|s) behind live\]" 5 && ok "a frozen timeline says how far it is from live" ||
     bad "frozen view: $(screen | sed -n 2p)"
 T send-keys -t w f
+# help names source; after :source, later replies are not hidden behind the script's last say line
+T send-keys -t w ':' 'help' Enter
+wait_for "( |^)source( |$)" 5 && ok "help lists source" || bad "help lacks source: $(screen | tail -3)"
+script=$(mktemp)
+echo 'say "a line from the script"' >"$script"
+T send-keys -t w ':' "source $script" Enter
+wait_for "a line from the script" 5 || bad "the script's say line never showed"
+T send-keys -t w ':' 'counter h2d_bytes' Enter
+wait_for "^h2d_bytes \(B\): host-to-device bytes" 5 && ok "a reply after :source shows" ||
+    bad "the reply after :source is hidden: $(screen | tail -3)"
+rm -f "$script"
 T send-keys -t w ':' 'set memp' Tab
 sleep 0.5
 T send-keys -t w 'ro' Tab
