@@ -446,7 +446,8 @@ static void draw_help(const view_state_t *v)
                           "up/down a cursor on a lane, , . < > move it: the title describes its span (full chunk ids); Esc",
                           "t the training plot against training time (time to accuracy) or epochs", "", "Commands:"};
     int row = 3;
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0] && row < 2 + h; i++) mvprintw(row++, 7, "%.*s", w - 4, keys[i]);
+    rect_t box = {0, 7, 2 + h, w - 3}; /* the key lines wrap inside the help's frame */
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0] && row < 2 + h; i++) row += keys[i][0] ? wrapped(box, row, 2 + h - row, keys[i]) : 1;
     const char *p = v->help_text;
     while (p && *p && row < 2 + h) {
         const char *nl = strchr(p, '\n');

@@ -193,12 +193,16 @@ int knob_parse(train_cfg_t *c, const char *name, const char *value, const knob_f
     if (facts && !knob_applies(o, &facts->kind))
         return gs_fail(err, GS_EINPUT, dist ? "set %s: a streaming knob; the ranks of a distributed run train in host memory"
                                             : "set %s: applies to distributed runs (restart with --ranks N)", name);
+    int streams = o->scope == SCOPE_STREAM || (o->scope == SCOPE_SPLIT && !dist);
+    if (streams && c->batch_size > 0)
+        return gs_fail(err, GS_EINPUT, "set %s: a streaming knob, and this run trains sampled batches in host memory "
+                                       "(set batch-size full to stream again)", name);
     char why[448];
     train_cfg_t next = *c;
     if (opt_parse(o, &next, value, why, sizeof why)) return gs_fail(err, GS_EINPUT, "set %s: %s", name, why);
     int rc = o->check ? o->check(&next, facts, err) : GS_OK;
     if (rc) return rc;
-    if (o->scope == SCOPE_STREAM || (o->scope == SCOPE_SPLIT && !dist)) next.stream = 1; /* a device knob turns streaming on */
+    if (streams) next.stream = 1; /* a device knob turns streaming on */
     *c = next;
     return GS_OK;
 }

@@ -13,8 +13,10 @@
 # under the epoch a knob changed at, and key t plots them against the
 # training time instead (time to accuracy). At 120x40 the console's
 # reply wraps: `knobs` lists every knob, the last one included, and
-# `:set batch-size 256` turns the streamed run into sampled training.
-# `help` names `source`, and a reply after `:source FILE` is not hidden
+# `:set batch-size 256` turns the streamed run into sampled training,
+# where a streaming knob is refused with the reason.
+# At 80x24 `?` wraps its key lines (every knob key shown); `help` names
+# `source`, and a reply after `:source FILE` is not hidden
 # behind the script's last `say` line.
 source "$(dirname "$0")/../lib.sh"
 command -v tmux >/dev/null || { echo "FAIL tmux is not installed"; exit 1; }
@@ -51,6 +53,10 @@ T send-keys -t w Left
 wait_for "\[frozen [0-9.]+ (ms|s) behind live\]" 5 && ok "a frozen timeline says how far it is from live" ||
     bad "frozen view: $(screen | sed -n 2p)"
 T send-keys -t w f
+T send-keys -t w '?'
+wait_for "memplan +7 dkp +9 partitioner +\(apply at the next epoch\)" 5 && ok "at 80x24 the ? help wraps its key lines: every knob key shown" ||
+    bad "? help cut at 80x24: $(screen | sed -n 5,7p)"
+T send-keys -t w '?'
 # help names source; after :source, later replies are not hidden behind the script's last say line
 T send-keys -t w ':' 'help' Enter
 wait_for "( |^)source( |$)" 5 && ok "help lists source" || bad "help lacks source: $(screen | tail -3)"
@@ -103,4 +109,9 @@ for _ in $(seq 75); do T capture-pane -p -t big | head -1 | grep -q "sampled bat
 T capture-pane -p -t big | head -1 | grep -q "sampled batches" && T capture-pane -p -t big | grep -qE "^S sample" &&
     ok ":set batch-size 256 turns the streamed workbench into sampled training (its S lane on screen)" ||
     bad "set batch-size from the streamed workbench: $(T capture-pane -p -t big | head -1; T capture-pane -p -t big | tail -2)"
+# a streaming knob in the sampled run: refused, saying why and what brings streaming back
+T send-keys -t big ':' 'set selective on' Enter
+for _ in $(seq 25); do T capture-pane -p -t big | grep -q "set selective: a streaming knob" && break; sleep 0.2; done
+T capture-pane -p -t big | grep -q "set selective: a streaming knob, and this run trains sampled batches" &&
+    ok "a streaming knob in a sampled run is refused with the reason" || bad "set selective when sampled: $(T capture-pane -p -t big | tail -3)"
 finish
