@@ -18,12 +18,14 @@ static double split_accuracy(const trainer_t *t, const tensor_t *logits, int s)
 {
     const train_data_t *d = &t->data;
     if (!d->split_labelled[s]) return 0.0;
+    if (t->kp.K->annotate) t->kp.K->annotate(t->kp.cx, -1, 0, "accuracy"); /* a GPU's kernels named, not the last op's */
     int64_t ok = t->kp.K->correct(t->kp.cx, logits->data, logits->cols, d->label_k, d->split_k[s], d->split_n[s]);
     return (double)ok / (double)d->split_labelled[s];
 }
 
 double trainer_loss(trainer_t *t, const tensor_t *out, const int32_t *label, const int32_t *idx, int64_t n, int64_t labelled)
 {
+    if (t->kp.K->annotate) t->kp.K->annotate(t->kp.cx, -1, 0, "loss");
     exec_mark_t mark = exec_mark(&t->ex);
     double loss = t->kp.K->xent(t->kp.cx, out->data, out->rows, out->cols, label, idx, n, labelled, t->dlogits.data);
     double logit_bytes = 4.0 * (double)tensor_numel(out);
