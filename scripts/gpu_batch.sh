@@ -12,14 +12,14 @@
 #              the cpu backend in memory and streamed, CUPTI spans;
 #   streamed   a streamed GPU run with a trace (CUPTI spans tagged with
 #              chunks) and its JSON; then a tmux capture of the workbench;
-#   pyg        bench/bench_gpu_pyg.sh: speed against torch-geometric's
-#              GCNConv and the out-of-core run at a quarter of the working
-#              set (NODES, DEGREE, EPOCHS as there);
 #   calibration the same streamed configuration on the virtual clock
-#              (roofline kernels, the h100-pcie5 machine) beside the GPU's;
-#   ooc-ops    the out-of-core run's time per op (bench/trace_ops.py);
-#   big-*      the benchmark's in-memory run traced on the GPU and simulated
-#              on CAL_TOPOLOGY (h200-pcie5): per-op times side by side.
+#              (roofline kernels, CAL_TOPOLOGY: h200-pcie5) beside the GPU's;
+#   big-*      the benchmark's graph in GPU memory, traced, beside the same
+#              run simulated on CAL_TOPOLOGY: per-op times (bench/trace_ops.py);
+#   pyg        bench/bench_gpu_pyg.sh: the out-of-core run at a quarter of
+#              the working set, then speed against torch-geometric's GCNConv
+#              (NODES, DEGREE, EPOCHS as there);
+#   ooc-ops    the out-of-core run's time per op (bench/trace_ops.py).
 # STEPS="tests san streamed workbench pyg big" (the default) picks steps;
 # PEER=0 leaves the PyG peer out of pyg.
 # Ends with one line per step: name, exit status, seconds.
@@ -98,7 +98,7 @@ if want workbench && command -v tmux >/dev/null; then
     tmux -L gpu-batch capture-pane -p -t w | tee "$out/workbench.txt"
     tmux -L gpu-batch kill-server
 fi
-emulated=(--devices 1 --chunks 8 --subchunks 2 --selective on --epochs 5 --clock virtual --kernel-time roofline --topology h100-pcie5)
+emulated=(--devices 1 --chunks 8 --subchunks 2 --selective on --epochs 5 --clock virtual --kernel-time roofline --topology "${CAL_TOPOLOGY:-h200-pcie5}")
 want streamed && step emulated 90 ./gnnscope train "${emulated[@]}" --json
 tail -n 1 "$out/emulated.log" >"$out/emulated.json"
 want streamed && step calibration 30 ./gnnscope compare "$out/emulated.json" "$out/streamed.json"
