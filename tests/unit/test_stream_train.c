@@ -77,8 +77,13 @@ static void knob_matrix(clock_kind_t clock)
 {
     const char *models[] = {"gcn", "ggnn"};
     int ps[] = {1, 2, 4}, ks[] = {1, 4};
+#ifdef __SANITIZE_THREAD__
+    int dks = 1; /* DKP reorders the program, not the threads: its half of the matrix runs in the other builds */
+#else
+    int dks = 2;
+#endif
     for (int m = 0; m < 2; m++)
-        for (int dk = 0; dk < 2; dk++) {
+        for (int dk = 0; dk < dks; dk++) {
             train_cfg_t c = base(models[m], dk ? DKP_ON : DKP_OFF);
             c.clock = clock;
             double ref[5];
