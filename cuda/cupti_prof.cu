@@ -7,7 +7,8 @@
  * views) and on demand. GPU busy is the union of kernel intervals over a
  * one-second window; PCIe rates come from the memcpy records. Limits: a
  * tag table of 65536 entries and a correlation table of 2^20 entries; a
- * record whose tag was overwritten meanwhile is reported untagged. */
+ * record whose tag was overwritten meanwhile is reported untagged.
+ * $GNNSCOPE_CUPTI_TRACE=FILE logs each metrics window (trace_window). */
 #include <cupti.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -56,6 +57,7 @@ typedef struct {
 } copy_rec_t;
 static copy_rec_t cwin[KWIN];
 static uint64_t cwin_n;
+static uint64_t buffers_done; /* activity buffers CUPTI has handed back */
 static uint64_t api_calls;
 
 static int64_t mono_ns(void)
@@ -168,6 +170,7 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
         default: break;
         }
     }
+    buffers_done++;
     pthread_mutex_unlock(&lock);
     free(buffer);
 }
@@ -241,6 +244,29 @@ static int cmp_start(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* $GNNSCOPE_CUPTI_TRACE=FILE: one line per metrics call with the window
+ * and the newest records, to see why a window comes out empty (records
+ * arriving later than the window, or stamped on another clock). */
+static void trace_window(double now, int in_window, const gpu_metrics_t *m)
+{
+    static FILE *f;
+    static int opened;
+    if (!opened) {
+        const char *path = getenv("GNNSCOPE_CUPTI_TRACE");
+        f = path && *path ? fopen(path, "a") : NULL;
+        opened = 1;
+    }
+    if (!f) return;
+    pthread_mutex_lock(&lock);
+    double kend = kwin_n ? kwin[(kwin_n - 1) % KWIN][1] : 0, cend = cwin_n ? cwin[(cwin_n - 1) % KWIN].t1 : 0;
+    unsigned long long nk = kwin_n, nc = cwin_n, nb = buffers_done;
+    pthread_mutex_unlock(&lock);
+    fprintf(f, "wall %.3f window [%.3f, %.3f] kernels %llu (%d in the window, newest ends %.3f) copies %llu (newest ends %.3f) "
+               "buffers %llu busy %.3f h2d %.0f B/s\n",
+            (double)mono_ns() * 1e-9, now - 1.0, now, nk, in_window, kend, nc, cend, nb, m->busy, m->h2d_Bps);
+    fflush(f);
+}
+
 void cu_prof_metrics(gpu_metrics_t *out)
 {
     /* the window ends a little in the past: records arrive up to a flush period late */
@@ -275,4 +301,5 @@ void cu_prof_metrics(gpu_metrics_t *out)
     if (cur1 > cur0) busy += cur1 - cur0;
     out->busy = busy / 1.0;
     out->h2d_Bps = bytes[LANE_H2D], out->d2h_Bps = bytes[LANE_D2H], out->d2d_Bps = bytes[LANE_D2D];
+    trace_window(now, n, out);
 }

@@ -93,7 +93,8 @@ want streamed && step streamed 90 ./gnnscope train "${streamed[@]}" --trace "$ou
 tail -n 1 "$out/streamed.log" >"$out/streamed.json"
 if want workbench && command -v tmux >/dev/null; then
     echo "== workbench: tmux capture at 120x40"
-    tmux -L gpu-batch new-session -d -s w -x 120 -y 40 "./gnnscope --backend cuda; sleep 60"
+    # the CUPTI panel read 0% and 0 B/s on an H200 while NVML saw the GPU busy: log each metrics window
+    tmux -L gpu-batch new-session -d -s w -x 120 -y 40 "GNNSCOPE_CUPTI_TRACE=$out/cupti-window.log ./gnnscope --backend cuda; sleep 60"
     sleep 12
     tmux -L gpu-batch capture-pane -p -t w | tee "$out/workbench.txt"
     tmux -L gpu-batch kill-server
