@@ -81,6 +81,14 @@ static inline unsigned cu_blocks(int64_t work, int threads)
     return (unsigned)(b > 1048576 ? 1048576 : b); /* kernels use grid-stride loops */
 }
 
+/* Blocks of 256 threads for a GRID_STRIDE_RC loop over work elements: at
+ * most CU_STRIDE_BLOCKS, each thread taking several. */
+static inline unsigned cu_stride_blocks(int64_t work)
+{
+    unsigned b = cu_blocks(work, 256);
+    return b < CU_STRIDE_BLOCKS ? b : CU_STRIDE_BLOCKS;
+}
+
 /* Work items of a sparse pull over a CSC/CSR pointer array: a row's edges
  * in pieces of at most CU_SPLIT, so hubs spread over many warps. */
 #define CU_SPLIT 512

@@ -306,24 +306,17 @@ static graph_t drop_graph(const ew_args_t *a)
     return g;
 }
 
-/* Elementwise kernels stride over their tensor: a few thousand blocks. */
-static unsigned ew_blocks(const ew_args_t *a)
-{
-    unsigned b = cu_blocks(a->rows * a->cols, 256);
-    return b < CU_STRIDE_BLOCKS ? b : CU_STRIDE_BLOCKS;
-}
-
 static void d_ew_forward(kops_ctx_t *cx, const ew_args_t *a)
 {
     if (a->rows * a->cols == 0) return;
-    CU_LAUNCH(ew_fwd_kernel, ew_blocks(a), 256, 0, cx->stream, *a, drop_graph(a));
+    CU_LAUNCH(ew_fwd_kernel, cu_stride_blocks(a->rows * a->cols), 256, 0, cx->stream, *a, drop_graph(a));
     CU_LAUNCHED(&cx->errs, "elementwise");
 }
 
 static void d_ew_backward(kops_ctx_t *cx, const ew_args_t *a)
 {
     if ((!a->da && !a->db && !a->dc) || a->rows * a->cols == 0) return;
-    CU_LAUNCH(ew_bwd_kernel, ew_blocks(a), 256, 0, cx->stream, *a, drop_graph(a));
+    CU_LAUNCH(ew_bwd_kernel, cu_stride_blocks(a->rows * a->cols), 256, 0, cx->stream, *a, drop_graph(a));
     CU_LAUNCHED(&cx->errs, "elementwise");
 }
 

@@ -4,8 +4,9 @@
  *
  * Limits: one FP32 rate and one memory bandwidth per GPU (no tensor cores,
  * no clock boost), each at one sustained fraction for every kernel (a
- * wide gather and a narrow one differ by 2.5x on an H200: catalog.c); a CPU is modeled by its sustained FP32 rate and memory
- * bandwidth per socket; a link by its effective bandwidth per direction and
+ * wide gather and a narrow one differ by 2.5x on an H200: catalog.c); a
+ * CPU is modeled by its sustained FP32 rate and memory bandwidth per
+ * socket; a link by its effective bandwidth per direction and
  * a latency per hop, so a copy of B bytes takes latency + B / bandwidth
  * and reaches half speed at latency x bandwidth bytes (the size-efficiency
  * curve of a DMA copy). */
