@@ -510,7 +510,7 @@ int dist_engine_allreduce(dist_engine_t *de, void *buf, int64_t count, int f64, 
         int rc = dist_allreduce(de->comm, &t, 1, DIST_F64, DIST_MAX, err);
         if (rc) return rc;
         double bytes = (double)count * (f64 ? 8 : 4), s = net_allreduce_s(&de->nic.net, de->nranks, bytes);
-        if (de->nic.pcie_bw > 0 && de->nranks > 1) s += 2.0 * (de->nic.pcie_lat + bytes / de->nic.pcie_bw); /* off the GPU and back */
+        if (de->nranks > 1) s += 2.0 * nic_load_s(&de->nic, bytes); /* off the GPU and back */
         de->clock->now = t + s;
         de->ctr.allreduce_s += s;
         log_allreduce(de, t, t + s, bytes);

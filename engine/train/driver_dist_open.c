@@ -138,7 +138,8 @@ double dist_comm_cost(const trainer_t *t, const dist_run_t *d)
     double bytes = 4.0 * rows * w;
     double s = d->net.latency + bytes / d->net.bw;
     s += dist_enqueue_s(rows, bytes, d->clock.host_bw, d->host_cores, t->cfg.queue_locked);
-    if (d->pcie_bw > 0) s += 2.0 * (d->pcie_lat + bytes / d->pcie_bw); /* off one GPU, onto the other */
+    nic_t gpu_link = {.pcie_bw = d->pcie_bw, .pcie_lat = d->pcie_lat};
+    s += 2.0 * nic_load_s(&gpu_link, bytes); /* off one GPU, onto the other */
     return s / (rows * w);
 }
 
