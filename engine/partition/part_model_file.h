@@ -5,6 +5,8 @@
  *   layers L
  *   layer l d_in D w W1 W2 W3 W4 W5
  * the weights of the five features (partitioner.h) in seconds per unit.
+ * D, the width the model was learned at, is for the reader: the fifth
+ * feature carries each run's own width, so the weights apply at another.
  * Reading refuses a malformed file naming its line and field; writing is
  * atomic (temporary file, fsync, rename). Limits: the weights carry over,
  * the samples do not (the new graph's own refit replaces them). */
