@@ -116,13 +116,23 @@ static int after_epoch(train_run_t *r, const epoch_stats_t *st, gs_err_t *err)
     return rc;
 }
 
+/* A cuda run with CUPTI on: the real GPU's busy share and copy rates over
+ * the epoch that began at t0 (seconds on prof_now_ns's clock). */
+static void measure_gpu(train_run_t *r, double t0)
+{
+    const gs_cuda_t *cu = r->t.cfg.device == DEVICE_CUDA ? gs_cuda_loaded() : NULL;
+    if (!r->profiling || !cu) return;
+    cu->metrics_between(t0, (double)prof_now_ns() * 1e-9, &r->log.gpu);
+    r->log.gpu_measured = 1;
+}
+
 /* Epochs until --epochs, a stop signal (rank 0's decides for every rank)
  * or a failure; *stopped says whether a signal ended it. */
 static int train_loop(train_run_t *r, int *stopped, gs_err_t *err)
 {
     int todo = r->o.cfg.epochs > r->t.epoch ? r->o.cfg.epochs - (int)r->t.epoch : 0, rc = GS_OK;
-    r->log = (run_log_t){calloc((size_t)todo + 1, sizeof(double)), calloc((size_t)todo + 1, sizeof(double)),
-                         calloc((size_t)todo + 1, sizeof(double)), calloc((size_t)todo + 1, sizeof(double)), 0, {0}, 0, 0};
+    r->log = (run_log_t){.loss = calloc((size_t)todo + 1, sizeof(double)), .ms = calloc((size_t)todo + 1, sizeof(double)),
+                         .eval_ms = calloc((size_t)todo + 1, sizeof(double)), .flops = calloc((size_t)todo + 1, sizeof(double))};
     if (!r->log.loss || !r->log.ms || !r->log.eval_ms || !r->log.flops) return gs_fail(err, GS_EFAIL, "out of memory");
     const trainer_t *t = &r->t;
     if (!r->o.quiet && !r->o.json)
@@ -132,8 +142,9 @@ static int train_loop(train_run_t *r, int *stopped, gs_err_t *err)
     *stopped = 0;
     for (int i = 0; i < todo && !rc && !*stopped; i++) {
         epoch_stats_t st;
+        double t0 = (double)prof_now_ns() * 1e-9;
         rc = trainer_next(&r->t, r->rank == 0 && stop_signal(), stopped, &st, err);
-        if (!rc && !*stopped) rc = after_epoch(r, &st, err);
+        if (!rc && !*stopped) measure_gpu(r, t0), rc = after_epoch(r, &st, err);
     }
     if (!rc && t->kind.driver == DRIVER_DIST) rc = trainer_dist_gather(&r->t, err); /* every rank: the job's account for rank 0's summary */
     return rc;

@@ -247,6 +247,22 @@ static void print_dist(FILE *f, const trainer_t *t, double epoch_ms)
     fprintf(f, "]}");
 }
 
+/* A real GPU's utilisation over the last epoch (CUPTI's kernel and copy
+ * records, not the emulation): null where CUPTI is off or its records did
+ * not cover the epoch (never a made-up 0). */
+static void print_gpu_measured(FILE *f, const run_log_t *log)
+{
+    const gpu_metrics_t *g = &log->gpu;
+    if (!log->gpu_measured) return;
+    fprintf(f, ",\"gpu_measured\":{\"gpu\":");
+    json_str(f, g->gpu);
+    fprintf(f, ",\"source\":%s,\"window_s\":%.6f", g->busy_valid || g->pcie_valid ? "\"CUPTI\"" : "null", g->window_s);
+    if (g->busy_valid) fprintf(f, ",\"busy\":%.6f", g->busy);
+    else fprintf(f, ",\"busy\":null");
+    if (g->pcie_valid) fprintf(f, ",\"h2d_Bps\":%.0f,\"d2h_Bps\":%.0f,\"d2d_Bps\":%.0f}", g->h2d_Bps, g->d2h_Bps, g->d2d_Bps);
+    else fprintf(f, ",\"h2d_Bps\":null,\"d2h_Bps\":null,\"d2d_Bps\":null}");
+}
+
 /* The losses' and accuracies' fields of a run that computed them. */
 static void print_accuracy(FILE *f, const trainer_t *t, const run_log_t *log)
 {
@@ -285,6 +301,7 @@ void run_json_print(FILE *f, const trainer_t *t, const run_log_t *log)
     int streaming = t->kind.engine == ENGINE_STREAM;
     if (!streaming) fprintf(f, ",\"backend\":\"%s\"", t->kp.K->name);
     print_stats(f, t, &log->last);
+    print_gpu_measured(f, log);
     print_knobs(f, t);
     if (streaming) print_facts(f, t, (log->last.epoch_ms + log->last.eval_ms) / 1e3);
     if (streaming || t->kind.driver == DRIVER_DIST) print_partition(f, t);

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "engine/device/cuda_plugin.h"
 #include "engine/train/train.h"
 
 typedef struct {
@@ -15,6 +16,8 @@ typedef struct {
     int n;
     epoch_stats_t last;
     uint64_t events, dropped; /* profiler events recorded and dropped */
+    int gpu_measured;         /* a cuda run with CUPTI on: gpu is its last epoch's */
+    gpu_metrics_t gpu;
 } run_log_t;
 
 void run_json_print(FILE *f, const trainer_t *t, const run_log_t *log);

@@ -150,6 +150,8 @@ int cu_prof_start(gpu_span_hook_t hook, void *user, char *why, size_t n);
 void cu_prof_flush(void);
 void cu_prof_stop(void);
 void cu_prof_metrics(gpu_metrics_t *out);
+/* The same over [t0, t1] in CLOCK_MONOTONIC seconds (an epoch, say). */
+void cu_prof_metrics_between(double t0, double t1, gpu_metrics_t *out);
 /* 1 when CUPTI collects (cu_prof_enable succeeded), else 0. */
 int cu_prof_enabled(void);
 /* host_spans.cu: a span of the work queued on st between open and close,

@@ -3,10 +3,13 @@
  * calls and external correlations. Every piece of work the plugin issues
  * is bracketed by an external correlation id (CUSTOM0) that names its
  * logical device, chunk, op and the sink its spans go to, so each record
- * becomes a span with chunk coordinates. CUPTI flushes every 100 ms (live
- * views) and on demand. GPU busy is the union of kernel intervals over a
- * one-second window; PCIe rates come from the memcpy records. Limits: a
- * tag table of 65536 entries and a correlation table of 2^20 entries; a
+ * becomes a span with chunk coordinates. A flusher thread delivers the
+ * completed records every 100 ms (live views), and every metrics call
+ * flushes first. GPU busy is the union of kernel intervals over a window
+ * (the last second, or a caller's interval such as an epoch); PCIe rates
+ * come from the memcpy records. Limits: a tag table of 65536 entries, a
+ * correlation table of 2^20 entries and the last 65536 kernels and copies
+ * for the windows (a window older than that is reported invalid); a
  * record whose tag was overwritten meanwhile is reported untagged.
  * $GNNSCOPE_CUPTI_TRACE=FILE logs each metrics window (trace_window). */
 #include <cupti.h>
@@ -208,11 +211,38 @@ int cu_prof_enable(char *why, size_t n)
     return 0;
 }
 
+/* CUPTI's periodic flush hands back only full buffers (4 MB: thousands of
+ * records), so a live view would see spans seconds late; while an app
+ * hook is attached this thread delivers the completed records every 100 ms. */
+static pthread_t flusher;
+static int flusher_on, flusher_stop;
+static pthread_cond_t flusher_cv = PTHREAD_COND_INITIALIZER;
+
+static void *flusher_main(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&lock);
+    while (!flusher_stop) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += 100000000;
+        if (until.tv_nsec >= 1000000000) until.tv_sec++, until.tv_nsec -= 1000000000;
+        pthread_cond_timedwait(&flusher_cv, &lock, &until);
+        if (flusher_stop) break;
+        pthread_mutex_unlock(&lock); /* the buffer callback takes the lock */
+        cuptiActivityFlushAll(0);
+        pthread_mutex_lock(&lock);
+    }
+    pthread_mutex_unlock(&lock);
+    return NULL;
+}
+
 int cu_prof_start(gpu_span_hook_t hook, void *user, char *why, size_t n)
 {
     if (cu_prof_enable(why, n) != 0) return -1;
     pthread_mutex_lock(&lock);
     app_hook = hook, app_user = user;
+    if (!flusher_on) flusher_stop = 0, flusher_on = pthread_create(&flusher, NULL, flusher_main, NULL) == 0;
     pthread_mutex_unlock(&lock);
     return 0;
 }
@@ -232,6 +262,12 @@ void cu_prof_flush(void)
 
 void cu_prof_stop(void)
 {
+    pthread_mutex_lock(&lock);
+    int joining = flusher_on;
+    flusher_stop = 1, flusher_on = 0;
+    pthread_cond_signal(&flusher_cv);
+    pthread_mutex_unlock(&lock);
+    if (joining) pthread_join(flusher, NULL);
     cu_prof_flush();
     pthread_mutex_lock(&lock);
     app_hook = NULL, app_user = NULL;
@@ -267,28 +303,30 @@ static void trace_window(double now, int in_window, const gpu_metrics_t *m)
     fflush(f);
 }
 
-void cu_prof_metrics(gpu_metrics_t *out)
+/* Busy share and copy rates over [w0, w1] (CLOCK_MONOTONIC seconds) from
+ * the records delivered so far; valid only when the rings still hold every
+ * record that ended in the window. Returns the kernels counted. */
+static int window_metrics(double w0, double w1, gpu_metrics_t *out)
 {
-    /* the window ends a little in the past: records arrive up to a flush period late */
-    double now = (double)mono_ns() * 1e-9 - 0.2, w0 = now - 1.0;
     static double iv[KWIN][2];
     int n = 0;
     pthread_mutex_lock(&lock);
-    out->window_s = 1.0;
-    out->busy_valid = out->pcie_valid = enabled;
+    out->window_s = w1 - w0;
     uint64_t first = kwin_n > KWIN ? kwin_n - KWIN : 0;
+    int covered = first == 0 || kwin[first % KWIN][1] <= w0;
     for (uint64_t i = first; i < kwin_n; i++) {
         double a = kwin[i % KWIN][0], b = kwin[i % KWIN][1];
-        if (b <= w0 || a >= now) continue;
-        iv[n][0] = a < w0 ? w0 : a, iv[n][1] = b > now ? now : b;
+        if (b <= w0 || a >= w1) continue;
+        iv[n][0] = a < w0 ? w0 : a, iv[n][1] = b > w1 ? w1 : b;
         n++;
     }
     double bytes[LANE__COUNT] = {0};
     first = cwin_n > KWIN ? cwin_n - KWIN : 0;
+    covered = covered && (first == 0 || cwin[first % KWIN].t1 <= w0);
     for (uint64_t i = first; i < cwin_n; i++)
-        if (cwin[i % KWIN].t1 > w0 && cwin[i % KWIN].t1 <= now) bytes[cwin[i % KWIN].lane] += cwin[i % KWIN].bytes;
-    pthread_mutex_unlock(&lock);
-    qsort(iv, (size_t)n, sizeof iv[0], cmp_start);
+        if (cwin[i % KWIN].t1 > w0 && cwin[i % KWIN].t1 <= w1) bytes[cwin[i % KWIN].lane] += cwin[i % KWIN].bytes;
+    out->busy_valid = out->pcie_valid = enabled && covered && w1 > w0;
+    qsort(iv, (size_t)n, sizeof iv[0], cmp_start); /* iv is shared: under the lock */
     double busy = 0, cur0 = 0, cur1 = -1;
     for (int i = 0; i < n; i++) {
         if (iv[i][0] > cur1) {
@@ -299,7 +337,26 @@ void cu_prof_metrics(gpu_metrics_t *out)
         }
     }
     if (cur1 > cur0) busy += cur1 - cur0;
-    out->busy = busy / 1.0;
-    out->h2d_Bps = bytes[LANE_H2D], out->d2h_Bps = bytes[LANE_D2H], out->d2d_Bps = bytes[LANE_D2D];
+    pthread_mutex_unlock(&lock);
+    double w = w1 > w0 ? w1 - w0 : 1;
+    out->busy = busy / w;
+    out->h2d_Bps = bytes[LANE_H2D] / w, out->d2h_Bps = bytes[LANE_D2H] / w, out->d2d_Bps = bytes[LANE_D2D] / w;
+    return n;
+}
+
+void cu_prof_metrics(gpu_metrics_t *out)
+{
+    /* CUPTI's periodic flush hands back only full buffers, so deliver the
+     * completed records now; the window still ends a little in the past,
+     * for records whose kernels were still running at the flush */
+    cu_prof_flush();
+    double now = (double)mono_ns() * 1e-9 - 0.2;
+    int n = window_metrics(now - 1.0, now, out);
     trace_window(now, n, out);
+}
+
+void cu_prof_metrics_between(double t0, double t1, gpu_metrics_t *out)
+{
+    cu_prof_flush();
+    window_metrics(t0, t1, out);
 }

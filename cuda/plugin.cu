@@ -30,9 +30,16 @@ static void metrics(gpu_metrics_t *out)
     cu_nvml_metrics(out);
 }
 
+static void metrics_between(double t0, double t1, gpu_metrics_t *out)
+{
+    memset(out, 0, sizeof *out);
+    snprintf(out->gpu, sizeof out->gpu, "%s", gpu_name);
+    cu_prof_metrics_between(t0, t1, out);
+}
+
 /* abi: this compilation's layout of the shared structs (C++ initialises it when the library loads) */
 static const gs_cuda_t table = {
-    gs_cuda_abi(), &cu_kops, &cu_backend, probe, cu_prof_start, cu_prof_flush, cu_prof_stop, metrics,
+    gs_cuda_abi(), &cu_kops, &cu_backend, probe, cu_prof_start, cu_prof_flush, cu_prof_stop, metrics, metrics_between,
 };
 
 extern "C" __attribute__((visibility("default"))) const gs_cuda_t *gs_cuda_plugin(void) { return &table; }

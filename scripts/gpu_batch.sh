@@ -93,10 +93,12 @@ want streamed && step streamed 90 ./gnnscope train "${streamed[@]}" --trace "$ou
 tail -n 1 "$out/streamed.log" >"$out/streamed.json"
 if want workbench && command -v tmux >/dev/null; then
     echo "== workbench: tmux capture at 120x40"
-    # the CUPTI panel read 0% and 0 B/s on an H200 while NVML saw the GPU busy: log each metrics window
+    # each metrics window logged (on an H200 the CUPTI lines read 0 until the metrics flushed CUPTI themselves)
     tmux -L gpu-batch new-session -d -s w -x 120 -y 40 "GNNSCOPE_CUPTI_TRACE=$out/cupti-window.log ./gnnscope --backend cuda; sleep 60"
     sleep 12
     tmux -L gpu-batch capture-pane -p -t w | tee "$out/workbench.txt"
+    sleep 4 # a second frame: the CUPTI lines move with the run
+    tmux -L gpu-batch capture-pane -p -t w >"$out/workbench-later.txt"
     tmux -L gpu-batch kill-server
 fi
 emulated=(--devices 1 --chunks 8 --subchunks 2 --selective on --epochs 5 --clock virtual --kernel-time roofline --topology "${CAL_TOPOLOGY:-h200-pcie5}")

@@ -58,7 +58,10 @@ typedef struct gs_cuda {
     int (*prof_start)(gpu_span_hook_t hook, void *user, char *why, size_t n);
     void (*prof_flush)(void);
     void (*prof_stop)(void);
-    void (*metrics)(gpu_metrics_t *out);
+    void (*metrics)(gpu_metrics_t *out); /* the last second (ending 0.2 s ago) */
+    /* CUPTI's busy share and copy rates over [t0, t1], CLOCK_MONOTONIC
+     * seconds (prof_now_ns's clock): an epoch's real utilisation. */
+    void (*metrics_between)(double t0, double t1, gpu_metrics_t *out);
 } gs_cuda_t;
 
 /* A signature of every struct the binary and the plugin share, from their

@@ -33,11 +33,18 @@ $PY - "$tmp/s.json" "$tmp/t.json" <<'PYEOF' && ok "streamed cuda run: real count
 import json, sys
 s = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])
 assert s["backend"] == "cuda" and not s["emulated"] and s["h2d_bytes"] > 0 and s["knobs"]["devices"] == "2", s
+g = s["gpu_measured"]  # CUPTI's own records over the last epoch, not the emulation
+if "CPU test double" in g["gpu"]:  # no CUPTI there: unknown, never 0
+    assert g["source"] is None and g["busy"] is None and g["h2d_Bps"] is None, g
+    g.update(busy=0.0, h2d_Bps=0.0, d2h_Bps=0.0)
+else:
+    assert g["source"] == "CUPTI" and 0 < g["busy"] <= 1 and g["h2d_Bps"] > 0, g
 ev = json.load(open(sys.argv[2]))["traceEvents"]
 x = [e for e in ev if e["ph"] == "X"]
 kern = [e for e in x if e["name"] == "chunk_gather" and e["args"]["row"] >= 0 and e["args"]["col"] >= 0]
 copies = [e for e in x if e["name"] in ("h2d", "h2d_rows", "d2h") and e["args"]["bytes"] > 0]
 assert kern and copies, (len(kern), len(copies))
-print(f"{len(kern)} tagged kernel spans, {len(copies)} copy spans")
+print(f"{len(kern)} tagged kernel spans, {len(copies)} copy spans; last epoch on {g['gpu']}: busy {100 * g['busy']:.1f}%, "
+      f"H2D {g['h2d_Bps'] / 1e6:.1f} MB/s, D2H {g['d2h_Bps'] / 1e6:.1f} MB/s")
 PYEOF
 finish
