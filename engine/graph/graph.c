@@ -59,13 +59,12 @@ static void in_lists(graph_t *g, const dataset_t *d, int32_t t_base, int64_t *cn
     g->m = m;
 }
 
-/* The CSC arrays from the sorted lists, the weights (out-degrees counted
- * in cnt) and the CSR in destination order within each source. */
-static void fill_arrays(graph_t *g, const in_edge_t *tmp, int64_t *cnt)
+/* The CSC arrays from the sorted lists (tmp can go after this); the
+ * out-degrees counted in cnt. */
+static void fill_csc(graph_t *g, const in_edge_t *tmp, int64_t *cnt)
 {
-    int64_t n = g->n, m = g->m;
-    memset(cnt, 0, sizeof *cnt * ((size_t)n + 1));
-    for (int64_t v = 0; v < n; v++) {
+    memset(cnt, 0, sizeof *cnt * ((size_t)g->n + 1));
+    for (int64_t v = 0; v < g->n; v++) {
         g->orig_id[v] = (int32_t)v;
         for (int64_t e = g->in_ptr[v]; e < g->in_ptr[v + 1]; e++) {
             g->in_src[e] = tmp[e].src;
@@ -74,6 +73,12 @@ static void fill_arrays(graph_t *g, const in_edge_t *tmp, int64_t *cnt)
             cnt[tmp[e].src]++;
         }
     }
+}
+
+/* The weights (out-degrees in cnt) and the CSR in destination order within each source. */
+static void fill_weights_csr(graph_t *g, int64_t *cnt)
+{
+    int64_t n = g->n, m = g->m;
     for (int64_t u = 0; u < n; u++) g->out_ptr[u + 1] = g->out_ptr[u] + cnt[u];
     for (int64_t v = 0; v < n; v++) {
         int64_t indeg = g->in_ptr[v + 1] - g->in_ptr[v];
@@ -88,12 +93,12 @@ static void fill_arrays(graph_t *g, const in_edge_t *tmp, int64_t *cnt)
         int64_t k = cnt[g->in_src[e]]++;
         g->out_dst[k] = g->in_dst[e];
         g->out_eid[k] = e;
-        g->out_w_norm[k] = g->w_norm[e];
-        g->out_w_mean[k] = g->w_mean[e];
+        if (g->out_w_norm) g->out_w_norm[k] = g->w_norm[e], g->out_w_mean[k] = g->w_mean[e];
     }
 }
 
-int graph_build(graph_t *g, const dataset_t *d, gs_err_t *err)
+/* graph_build, with the CSR-order weights or without them. */
+static int build(graph_t *g, const dataset_t *d, int csr_weights, gs_err_t *err)
 {
     memset(g, 0, sizeof *g);
     int64_t n = d->n, cap = d->npairs * 2 + n;
@@ -105,19 +110,24 @@ int graph_build(graph_t *g, const dataset_t *d, gs_err_t *err)
     g->in_ptr = calloc((size_t)n + 1, sizeof *g->in_ptr);
     if (!cnt || !tmp || !g->in_ptr) goto oom;
     in_lists(g, d, t_base, cnt, tmp);
+    /* the CSC first and the sorted lists freed before the rest: at a
+     * paper's size the lists (8 bytes an edge) never meet the whole graph */
     size_t m = (size_t)g->m;
     g->in_src = malloc(sizeof(int32_t) * m), g->in_dst = malloc(sizeof(int32_t) * m), g->etype = malloc(sizeof(int32_t) * m);
+    g->orig_id = malloc(sizeof(int32_t) * (size_t)n);
+    if (!g->in_src || !g->in_dst || !g->etype || !g->orig_id) goto oom;
+    fill_csc(g, tmp, cnt);
+    free(tmp);
+    tmp = NULL;
     g->w_norm = malloc(sizeof(float) * m), g->w_mean = malloc(sizeof(float) * m);
     g->out_ptr = calloc((size_t)n + 1, sizeof *g->out_ptr);
     g->out_dst = malloc(sizeof(int32_t) * m), g->out_eid = malloc(sizeof(int64_t) * m);
-    g->out_w_norm = malloc(sizeof(float) * m), g->out_w_mean = malloc(sizeof(float) * m);
-    g->orig_id = malloc(sizeof(int32_t) * (size_t)n);
-    if (!g->in_src || !g->in_dst || !g->etype || !g->w_norm || !g->w_mean || !g->out_ptr || !g->out_dst ||
-        !g->out_eid || !g->out_w_norm || !g->out_w_mean || !g->orig_id)
+    if (csr_weights) g->out_w_norm = malloc(sizeof(float) * m), g->out_w_mean = malloc(sizeof(float) * m);
+    if (!g->w_norm || !g->w_mean || !g->out_ptr || !g->out_dst || !g->out_eid ||
+        (csr_weights && (!g->out_w_norm || !g->out_w_mean)))
         goto oom;
-    fill_arrays(g, tmp, cnt);
+    fill_weights_csr(g, cnt);
     free(cnt);
-    free(tmp);
     return GS_OK;
 oom:
     free(cnt);
@@ -126,3 +136,7 @@ oom:
     return gs_fail(err, GS_EFAIL, "out of memory building the graph (%lld vertices, %lld edges)", (long long)n,
                    (long long)cap);
 }
+
+int graph_build(graph_t *g, const dataset_t *d, gs_err_t *err) { return build(g, d, 1, err); }
+
+int graph_build_structure(graph_t *g, const dataset_t *d, gs_err_t *err) { return build(g, d, 0, err); }

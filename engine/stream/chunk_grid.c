@@ -27,70 +27,104 @@ static int interval_of(const int64_t *bounds, int p, int64_t v)
     return lo;
 }
 
+int32_t *grid_intervals(const graph_t *g, int p, const int64_t *bounds)
+{
+    int32_t *iv = malloc(sizeof(int32_t) * (size_t)(g->n ? g->n : 1));
+    for (int64_t v = 0; iv && v < g->n; v++) iv[v] = interval_of(bounds, p, v);
+    return iv;
+}
+
+void grid_column_free(chunk_t *col, int p, int forward)
+{
+    for (int a = 0; a < p; a++) {
+        chunk_t *ch = &col[a];
+        if (forward) {
+            free(ch->csc_ptr), free(ch->csc_src), free(ch->csc_eid);
+            ch->csc_ptr = NULL, ch->csc_src = NULL, ch->csc_eid = NULL;
+        } else {
+            free(ch->csr_ptr), free(ch->csr_dst), free(ch->csr_eid);
+            ch->csr_ptr = NULL, ch->csr_dst = NULL, ch->csr_eid = NULL;
+        }
+    }
+}
+
+/* The graph's adjacency of one orientation: forward, each destination's
+ * in-edges (CSC ids); backward, each source's out-edges (their CSC ids). */
+typedef struct {
+    const int64_t *ptr;
+    const int32_t *nbr;
+    const int64_t *eid; /* NULL: the position is the id */
+} adjacency_t;
+
+static adjacency_t adjacency_of(const graph_t *g, int forward)
+{
+    return forward ? (adjacency_t){g->in_ptr, g->in_src, NULL} : (adjacency_t){g->out_ptr, g->out_dst, g->out_eid};
+}
+
+int grid_column(chunk_t *col, const graph_t *g, int p, const int64_t *bounds, const int32_t *iv, int o, int forward)
+{
+    adjacency_t adj = adjacency_of(g, forward);
+    int64_t lo = bounds[o], len = bounds[o + 1] - bounds[o];
+    int64_t *cnt = calloc((size_t)p, sizeof(int64_t));
+    if (!cnt) return -1;
+    for (int64_t e = adj.ptr[lo]; e < adj.ptr[lo + len]; e++) cnt[iv[adj.nbr[e]]]++;
+    int rc = 0;
+    for (int a = 0; a < p && !rc; a++) {
+        chunk_t *ch = &col[a];
+        size_t z = (size_t)(cnt[a] ? cnt[a] : 1);
+        int64_t *ptr = calloc((size_t)len + 1, sizeof(int64_t));
+        int32_t *nbr = malloc(sizeof(int32_t) * z);
+        int64_t *eid = malloc(sizeof(int64_t) * z);
+        if (forward) ch->csc_ptr = ptr, ch->csc_src = nbr, ch->csc_eid = eid;
+        else ch->csr_ptr = ptr, ch->csr_dst = nbr, ch->csr_eid = eid;
+        ch->nnz = 0;
+        rc = !ptr || !nbr || !eid;
+    }
+    for (int64_t r = 0; r < len && !rc; r++) { /* rows in order; each row's edges keep the graph's order */
+        for (int64_t e = adj.ptr[lo + r]; e < adj.ptr[lo + r + 1]; e++) {
+            chunk_t *ch = &col[iv[adj.nbr[e]]];
+            (forward ? ch->csc_src : ch->csr_dst)[ch->nnz] = adj.nbr[e];
+            (forward ? ch->csc_eid : ch->csr_eid)[ch->nnz] = adj.eid ? adj.eid[e] : e;
+            ch->nnz++;
+        }
+        for (int a = 0; a < p; a++) (forward ? col[a].csc_ptr : col[a].csr_ptr)[r + 1] = col[a].nnz;
+    }
+    for (int a = 0; a < p && !rc && !forward; a++) {
+        col[a].nsrc_used = 0;
+        for (int64_t r = 0; r < len; r++) col[a].nsrc_used += col[a].csr_ptr[r + 1] > col[a].csr_ptr[r];
+    }
+    free(cnt);
+    if (rc) grid_column_free(col, p, forward);
+    return rc ? -1 : 0;
+}
+
 int grid_build(chunk_grid_t *cg, const graph_t *g, int p, const int64_t *bounds, gs_err_t *err)
 {
     memset(cg, 0, sizeof *cg);
     cg->p = p;
     cg->bounds = malloc(sizeof(int64_t) * (size_t)(p + 1));
     cg->chunk = calloc((size_t)p * (size_t)p, sizeof(chunk_t));
-    int32_t *iv = malloc(sizeof(int32_t) * (size_t)g->n);
-    if (!cg->bounds || !cg->chunk || !iv) goto oom;
-    memcpy(cg->bounds, bounds, sizeof(int64_t) * (size_t)(p + 1));
-    for (int64_t v = 0; v < g->n; v++) iv[v] = interval_of(bounds, p, v);
-    for (int64_t e = 0; e < g->m; e++) cg->chunk[iv[g->in_src[e]] * p + iv[g->in_dst[e]]].nnz++;
-    for (int i = 0; i < p; i++)
-        for (int j = 0; j < p; j++) {
-            chunk_t *ch = &cg->chunk[i * p + j];
-            int64_t nd = bounds[j + 1] - bounds[j], ns = bounds[i + 1] - bounds[i], z = ch->nnz ? ch->nnz : 1;
-            ch->csc_ptr = calloc((size_t)nd + 1, sizeof(int64_t));
-            ch->csr_ptr = calloc((size_t)ns + 1, sizeof(int64_t));
-            ch->csc_src = malloc(sizeof(int32_t) * (size_t)z), ch->csc_eid = malloc(sizeof(int64_t) * (size_t)z);
-            ch->csr_dst = malloc(sizeof(int32_t) * (size_t)z), ch->csr_eid = malloc(sizeof(int64_t) * (size_t)z);
-            if (!ch->csc_ptr || !ch->csr_ptr || !ch->csc_src || !ch->csc_eid || !ch->csr_dst || !ch->csr_eid) goto oom;
-            ch->nnz = 0;
+    chunk_t *col = calloc((size_t)p, sizeof(chunk_t));
+    int32_t *iv = grid_intervals(g, p, bounds);
+    int rc = !cg->bounds || !cg->chunk || !col || !iv;
+    if (!rc) memcpy(cg->bounds, bounds, sizeof(int64_t) * (size_t)(p + 1));
+    for (int o = 0; o < p && !rc; o++) { /* chunk (i, j): sources in I_i, destinations in I_j */
+        memset(col, 0, sizeof(chunk_t) * (size_t)p);
+        if ((rc = grid_column(col, g, p, bounds, iv, o, 1))) break;
+        for (int a = 0; a < p; a++) {
+            chunk_t *ch = &cg->chunk[a * p + o];
+            ch->csc_ptr = col[a].csc_ptr, ch->csc_src = col[a].csc_src, ch->csc_eid = col[a].csc_eid, ch->nnz = col[a].nnz;
         }
-    /* CSC: walk destinations in order; edges of v are already sorted by source */
-    for (int64_t v = 0; v < g->n; v++) {
-        int j = iv[v];
-        for (int64_t e = g->in_ptr[v]; e < g->in_ptr[v + 1]; e++) {
-            chunk_t *ch = &cg->chunk[iv[g->in_src[e]] * p + j];
-            ch->csc_src[ch->nnz] = g->in_src[e];
-            ch->csc_eid[ch->nnz] = e;
-            ch->nnz++;
-            ch->csc_ptr[v - bounds[j] + 1] = ch->nnz;
+        memset(col, 0, sizeof(chunk_t) * (size_t)p);
+        if ((rc = grid_column(col, g, p, bounds, iv, o, 0))) break;
+        for (int a = 0; a < p; a++) {
+            chunk_t *ch = &cg->chunk[o * p + a];
+            ch->csr_ptr = col[a].csr_ptr, ch->csr_dst = col[a].csr_dst, ch->csr_eid = col[a].csr_eid;
+            ch->nsrc_used = col[a].nsrc_used;
         }
     }
-    for (int c = 0; c < p * p; c++) { /* fill offsets of destinations without edges */
-        chunk_t *ch = &cg->chunk[c];
-        int64_t nd = bounds[c % p + 1] - bounds[c % p];
-        for (int64_t k = 1; k <= nd; k++)
-            if (ch->csc_ptr[k] < ch->csc_ptr[k - 1]) ch->csc_ptr[k] = ch->csc_ptr[k - 1];
-        ch->nnz = 0;
-    }
-    /* CSR: walk sources in order through the graph's CSR */
-    for (int64_t u = 0; u < g->n; u++) {
-        int i = iv[u];
-        for (int64_t k = g->out_ptr[u]; k < g->out_ptr[u + 1]; k++) {
-            chunk_t *ch = &cg->chunk[i * p + iv[g->out_dst[k]]];
-            ch->csr_dst[ch->nnz] = g->out_dst[k];
-            ch->csr_eid[ch->nnz] = g->out_eid[k];
-            ch->nnz++;
-            ch->csr_ptr[u - bounds[i] + 1] = ch->nnz;
-        }
-    }
-    for (int c = 0; c < p * p; c++) {
-        chunk_t *ch = &cg->chunk[c];
-        int64_t ns = bounds[c / p + 1] - bounds[c / p];
-        ch->nsrc_used = 0;
-        for (int64_t k = 1; k <= ns; k++) {
-            if (ch->csr_ptr[k] < ch->csr_ptr[k - 1]) ch->csr_ptr[k] = ch->csr_ptr[k - 1];
-            ch->nsrc_used += ch->csr_ptr[k] > ch->csr_ptr[k - 1];
-        }
-    }
-    free(iv);
-    return GS_OK;
-oom:
-    free(iv);
+    free(col), free(iv);
+    if (!rc) return GS_OK;
     grid_free(cg);
     return gs_fail(err, GS_EFAIL, "out of memory building a %d x %d chunk grid", p, p);
 }

@@ -29,8 +29,19 @@ typedef struct {
     chunk_t *chunk;  /* (P*P), chunk[i*P + j] = sources in I_i, destinations in I_j */
 } chunk_grid_t;
 
+/* The whole grid at once (tests; the streamer builds a column at a time). */
 int grid_build(chunk_grid_t *cg, const graph_t *g, int p, const int64_t *bounds, gs_err_t *err);
 void grid_free(chunk_grid_t *cg);
+/* Each vertex's interval (n entries; NULL when out of memory). */
+int32_t *grid_intervals(const graph_t *g, int p, const int64_t *bounds);
+/* One column of the grid for interval o: forward, the p chunks (a, o) in
+ * CSC form (col[a], by destination in I_o); backward, the p chunks (o, a)
+ * in CSR form (col[a], by source in I_o, with nsrc_used). Only that form's
+ * arrays are set; -1 when out of memory (nothing left allocated). At a
+ * paper's size the whole grid would be 24 bytes an edge at once; a column
+ * is 1/P of it. */
+int grid_column(chunk_t *col, const graph_t *g, int p, const int64_t *bounds, const int32_t *iv, int o, int forward);
+void grid_column_free(chunk_t *col, int p, int forward);
 /* The most edges any sub-chunk of P intervals (bounds, in the new
  * numbering) cut into k blocks holds, forward or backward, for g in its
  * current numbering (perm[new] = old; NULL: the same): exact while the

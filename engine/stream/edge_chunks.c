@@ -10,19 +10,30 @@ static const int32_t *lidx_of(const sub_t *u, lidx_kind_t lk)
     return lk == LIDX_FULL ? u->lidx_full : lk == LIDX_SEL ? u->lidx_sel : u->lidx_grp;
 }
 
+/* Whether u can be read in numbering lk: the whole block's and the
+ * filtered rows' always, a device group's once stream_chain built them
+ * (for every sub-chunk at once). Without the kernel arrays (a simulated
+ * run) the same answer, from the groups rather than the pointer. */
+static int has_lidx(const streamer_t *s, const orient_t *o, const sub_t *u, lidx_kind_t lk)
+{
+    if (s->fields & SUB_KERNEL_ARRAYS) return lidx_of(u, lk) != NULL;
+    return lk != LIDX_GRP || o->grp != NULL;
+}
+
 /* The parts of a structure, in device order: offsets, listed rows, the
  * edges' input rows in numbering lk (and in numbering alt after them,
  * unless alt is lk: a kept structure serves filtered and whole blocks),
- * weights, types. */
-static int parts_of(const sub_t *u, lidx_kind_t lk, lidx_kind_t alt, agg_weight_t agg, int typed, copy_part_t *p)
+ * weights, types. A simulated run's parts have their sizes and no data. */
+static int parts_of(const streamer_t *s, const orient_t *o, const sub_t *u, lidx_kind_t lk, lidx_kind_t alt,
+                    agg_weight_t agg, int typed, copy_part_t *p)
 {
     int n = 0;
     size_t e = sizeof(int32_t) * (size_t)u->nnz;
     p[n++] = (copy_part_t){u->ptr, sizeof(int64_t) * (size_t)(u->nout + 1)};
     p[n++] = (copy_part_t){u->orow, sizeof(int32_t) * (size_t)u->nout};
     p[n++] = (copy_part_t){lidx_of(u, lk), e};
-    if (alt != lk && lidx_of(u, alt)) p[n++] = (copy_part_t){lidx_of(u, alt), e};
-    if (u->w[agg]) p[n++] = (copy_part_t){u->w[agg], sizeof(float) * (size_t)u->nnz};
+    if (alt != lk && has_lidx(s, o, u, alt)) p[n++] = (copy_part_t){lidx_of(u, alt), e};
+    if (agg != AGG_ONE) p[n++] = (copy_part_t){u->w[agg], sizeof(float) * (size_t)u->nnz};
     if (typed) p[n++] = (copy_part_t){u->etype, e};
     return n;
 }
@@ -92,15 +103,17 @@ int edge_load(streamer_t *s, int d, const orient_t *o, size_t at, lidx_kind_t li
 {
     const sub_t *u = &o->sub[at];
     copy_part_t p[GS_COPY_MAX_PARTS];
-    int weighted = u->w[agg] != NULL, copied = 0;
+    int weighted = agg != AGG_ONE, copied = 0;
     char *base = NULL;
+    if ((s->fields & SUB_KERNEL_ARRAYS) && ((weighted && !u->w[agg]) || (typed && !u->etype))) /* stream_edge_fields missed an op */
+        return gs_fail(err, GS_EFAIL, "internal: the sub-chunks hold no %s for this gather", typed && !u->etype ? "edge types" : "weights");
     if (s->kn.edge_chunks != EDGE_STREAM && !s->edges.given_up) {
         /* kept: both numberings the pass may read (whole blocks, and filtered or group rows) */
         lidx_kind_t alt = s->kn.multidev == MD_NAIVE || s->ndev == 1 ? LIDX_SEL : LIDX_GRP;
-        int n = parts_of(u, LIDX_FULL, alt, agg, typed, p);
+        int n = parts_of(s, o, u, LIDX_FULL, alt, agg, typed, p);
         base = kept(s, d, key_of(s, o, at, agg, typed), p, n, tag, &copied);
         if (!base && s->kn.edge_chunks == EDGE_RESIDENT) return resident_full(s, d, err);
-        if (base && lidx_kind != LIDX_FULL && !lidx_of(u, alt))
+        if (base && lidx_kind != LIDX_FULL && !has_lidx(s, o, u, alt))
             return gs_fail(err, GS_EFAIL, "internal: a kept edge chunk lacks the rows it is read by");
         if (base) {
             *out = view_at(base, p, n, lidx_kind == LIDX_FULL ? 2 : 3, weighted, typed);
@@ -110,7 +123,7 @@ int edge_load(streamer_t *s, int d, const orient_t *o, size_t at, lidx_kind_t li
         edge_store_drop(&s->edges); /* auto: the cap is full; stream from now on */
         s->edges.given_up = 1;
     }
-    int n = parts_of(u, lidx_kind, lidx_kind, agg, typed, p);
+    int n = parts_of(s, o, u, lidx_kind, lidx_kind, agg, typed, p);
     s->ops->copy_parts(s->b, d, slot, p, n, tag);
     s->ctr.edge_h2d_bytes += parts_bytes(p, n);
     *out = view_at(slot, p, n, 2, weighted, typed);

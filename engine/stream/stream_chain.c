@@ -63,7 +63,7 @@ static int group_rows(streamer_t *s, orient_t *o, const int *gid, int r, int t, 
     for (int d = 0; d < s->ndev && !rc; d++) {
         int c = r * s->ndev + d;
         sub_t *u = c < s->p && gid[d] == g ? &o->sub[(size_t)c * nb + t] : NULL;
-        if (!u || u->nnz == 0) continue;
+        if (!u || u->nnz == 0 || !(s->fields & SUB_KERNEL_ARRAYS)) continue;
         u->lidx_grp = malloc(sizeof(int32_t) * (size_t)u->nnz);
         if (!u->lidx_grp) rc = -1;
         for (int64_t e = 0; !rc && e < u->nnz; e++) u->lidx_grp[e] = mark[u->lidx_full[e]];

@@ -40,6 +40,18 @@ static uint64_t need_of(const program_t *p, int64_t n, int64_t max_out, int64_t 
     return ws;
 }
 
+unsigned stream_edge_fields(const program_t *p)
+{
+    unsigned fields = 0;
+    for (int i = 0; i < p->ncode; i++) {
+        const instr_t *in = &p->code[i];
+        int agg_op = in->op == OP_GATHER || in->op == OP_GATHER_TYPED || in->op == OP_GATHER_EDGE;
+        if (agg_op && in->iparam > AGG_ONE && in->iparam <= AGG_MEAN) fields |= 1u << in->iparam;
+        if (in->op == OP_GATHER_TYPED || in->op == OP_SCATTER_TYPED || in->op == OP_EDGE_MATMUL_TYPED) fields |= SUB_TYPES;
+    }
+    return fields;
+}
+
 uint64_t stream_working_set(const program_t *p, int64_t n, int64_t m, int chunks, int k)
 {
     int64_t out = (n + chunks - 1) / chunks;
@@ -126,7 +138,7 @@ int stream_plan(const stream_cfg_t *c, const program_t *prog, const graph_t *g, 
     if (p < 1 || p > n) return gs_fail(err, GS_EINPUT, "--chunks %d must be in [1, %lld]", p, (long long)n);
     char what[96];
     snprintf(what, sizeof what, "%d chunks of %d sub-chunks (the grid grows as P squared)", p, k);
-    if ((rc = gs_mem_check(streamer_memory_bytes(n, g->m, p, k), what, err))) return rc;
+    if ((rc = gs_mem_check(streamer_memory_bytes(n, g->m, p, k, !c->simulate), what, err))) return rc;
     plan->perm = malloc(sizeof(int32_t) * (size_t)n);
     if (!plan->perm) return gs_fail(err, GS_EFAIL, "out of memory");
     plan->p = p;
@@ -191,7 +203,7 @@ int stream_engine_open(stream_engine_t *se, const stream_cfg_t *c, const graph_t
     }
     rc = se->bops->open(&se->backend, &bc, err);
     if (!rc) rc = streamer_init(&se->streamer, se->bops, se->backend, se->real ? NULL : &se->topo, g, plan->p, plan->bounds,
-                                &c->knobs, err);
+                                &c->knobs, c->edge_fields | (c->simulate ? 0 : SUB_KERNEL_ARRAYS), err);
     if (!rc) rc = streamer_probe(&se->streamer, se->virtual_clock ? &se->clock : NULL, err);
     if (rc) {
         stream_engine_close(se);

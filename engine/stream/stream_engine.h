@@ -39,6 +39,7 @@ typedef struct {
     task_hook_t on_task;   /* the observer's hook (the profiler), or NULL */
     void *observer;
     int simulate;          /* --simulate: the host's tensors in kops_sim, the devices' copies and kernels skipped */
+    unsigned edge_fields;  /* the per-edge values the program's gathers read (stream_edge_fields) */
 } stream_cfg_t;
 
 /* P and the vertex order: perm[new] = old (NULL: keep the numbering) and
@@ -103,6 +104,9 @@ typedef struct {
 /* Fills up to max facts of the run so far; returns how many. */
 int stream_engine_facts(const stream_engine_t *se, double epoch_s, engine_fact_t *out, int max);
 
+/* The per-edge values (SUB_*) the gathers of p read: the weights of each
+ * aggregation it names, the edge types when it is typed. */
+unsigned stream_edge_fields(const program_t *p);
 /* Device bytes the largest streamed op of p needs with P = chunks and k
  * sub-chunks over n vertices in equal intervals, m edges spread evenly
  * over the sub-chunks. */

@@ -32,14 +32,17 @@ uint64_t streamer_working_set(int64_t n, int p, int k, int64_t cols)
 
 /* ---------------- chunk structures ---------------- */
 
-double streamer_memory_bytes(int64_t n, int64_t m, int p, int k)
+double streamer_memory_bytes(int64_t n, int64_t m, int p, int k, int kernel_arrays)
 {
     double pp = (double)p * p, subs = pp * k, nd = (double)n, md = (double)m;
-    double grid = pp * sizeof(chunk_t) + 2.0 * (nd * p + pp) * sizeof(int64_t) + md * 24.0; /* while building */
-    /* per orientation: the sub-chunk table, its profile times, and per edge
-     * its row, packed row, type and two weights, its listed row and offset */
-    double orient = subs * (sizeof(sub_t) + 2 * sizeof(double) + sizeof(uint32_t)) + md * (4 + 4 + 4 + 8 + 4 + 8 + 4 + 4);
-    return grid + 2 * orient;
+    /* while building: one column of the grid (its offsets, and its edges' rows and ids), each vertex's interval */
+    double column = p * sizeof(chunk_t) + (nd + p) * sizeof(int64_t) + md / p * 12.0 + nd * sizeof(int32_t);
+    /* per orientation: the sub-chunk table and its profile times; per edge
+     * at most one input row used; with the kernel arrays its row in two
+     * numberings, its type and two weights, its listed row and offset */
+    double per_edge = 4.0 + (kernel_arrays ? 4 + 4 + 4 + 8 + 4 + 8 : 0);
+    double orient = subs * (sizeof(sub_t) + 2 * sizeof(double) + sizeof(uint32_t)) + md * per_edge;
+    return column + 2 * orient;
 }
 
 static void release_buffers(streamer_t *s);
@@ -68,6 +71,50 @@ static void free_orient(streamer_t *s, orient_t *o)
     memset(o, 0, sizeof *o);
 }
 
+/* Sub-chunk u's arrays for nnz edges over `listed` output rows and nrows
+ * input rows, with the per-edge values s->fields asks for (only the input
+ * rows without SUB_KERNEL_ARRAYS); -1 when out of memory. */
+static int alloc_sub(const streamer_t *s, sub_t *u, int64_t nnz, int64_t listed, int64_t nrows)
+{
+    size_t e = (size_t)nnz;
+    u->rows = malloc(sizeof(int32_t) * (size_t)nrows);
+    if (!(s->fields & SUB_KERNEL_ARRAYS)) return u->rows ? 0 : -1;
+    u->ptr = malloc(sizeof(int64_t) * (size_t)(listed + 1));
+    u->orow = malloc(sizeof(int32_t) * (size_t)listed);
+    u->lidx_full = malloc(sizeof(int32_t) * e);
+    u->lidx_sel = malloc(sizeof(int32_t) * e);
+    if (s->fields & SUB_TYPES) u->etype = malloc(sizeof(int32_t) * e);
+    for (int a = AGG_NORM; a <= AGG_MEAN; a++)
+        if (s->fields & (1u << a)) u->w[a] = malloc(sizeof(float) * e);
+    int short_of = !u->ptr || !u->orow || !u->lidx_full || !u->lidx_sel || !u->rows || ((s->fields & SUB_TYPES) && !u->etype);
+    for (int a = AGG_NORM; a <= AGG_MEAN; a++) short_of |= (s->fields & (1u << a)) && !u->w[a];
+    return short_of ? -1 : 0;
+}
+
+/* Sub-chunk u's edges from the chunk's rows (input block lo..hi): input
+ * rows in both numberings, the asked-for values, the listed output rows. */
+static void fill_sub(const streamer_t *s, sub_t *u, int64_t nout, int64_t lo, int64_t hi, const int64_t *cptr,
+                     const int32_t *cin, const int64_t *ceid, const int32_t *mark)
+{
+    const graph_t *g = s->g;
+    int64_t w = 0;
+    u->ptr[0] = 0;
+    u->nout = 0;
+    for (int64_t r = 0; r < nout; r++) {
+        int64_t w0 = w;
+        for (int64_t e = cptr[r]; e < cptr[r + 1]; e++)
+            if (cin[e] >= lo && cin[e] < hi) {
+                u->lidx_full[w] = (int32_t)(cin[e] - lo);
+                u->lidx_sel[w] = mark[cin[e] - lo];
+                if (u->etype) u->etype[w] = g->etype[ceid[e]];
+                if (u->w[AGG_NORM]) u->w[AGG_NORM][w] = g->w_norm[ceid[e]];
+                if (u->w[AGG_MEAN]) u->w[AGG_MEAN][w] = g->w_mean[ceid[e]];
+                w++;
+            }
+        if (w > w0) u->orow[u->nout] = (int32_t)r, u->ptr[++u->nout] = w;
+    }
+}
+
 /* Splits chunk (input interval a -> output interval o) into k subs by input block. */
 static int build_subs(streamer_t *s, orient_t *ot, int o, int a, const int64_t *cptr, const int32_t *cin,
                       const int64_t *ceid, int32_t *mark)
@@ -75,44 +122,25 @@ static int build_subs(streamer_t *s, orient_t *ot, int o, int a, const int64_t *
     int64_t nout = s->bounds[o + 1] - s->bounds[o];
     for (int q = 0; q < s->k; q++) {
         int b = a * s->k + q;
-        int64_t lo = s->blk_lo[b], hi = s->blk_lo[b + 1], nnz = 0, nrows = 0;
+        int64_t lo = s->blk_lo[b], hi = s->blk_lo[b + 1], nnz = 0, nrows = 0, listed = 0;
         sub_t *u = &ot->sub[(int64_t)o * s->nblocks + b];
-        for (int64_t r = 0; r < nout; r++)
+        for (int64_t r = 0; r < nout; r++) {
+            int64_t before = nnz;
             for (int64_t e = cptr[r]; e < cptr[r + 1]; e++)
                 if (cin[e] >= lo && cin[e] < hi) {
                     nnz++;
                     if (mark[cin[e] - lo] < 0) mark[cin[e] - lo] = 0, nrows++;
                 }
+            listed += nnz > before;
+        }
         u->nnz = nnz;
         if (nnz == 0) continue;
-        u->ptr = malloc(sizeof(int64_t) * (size_t)(nout + 1));
-        u->orow = malloc(sizeof(int32_t) * (size_t)nout);
-        u->lidx_full = malloc(sizeof(int32_t) * (size_t)nnz);
-        u->lidx_sel = malloc(sizeof(int32_t) * (size_t)nnz);
-        u->etype = malloc(sizeof(int32_t) * (size_t)nnz);
-        u->rows = malloc(sizeof(int32_t) * (size_t)nrows);
-        u->w[AGG_NORM] = malloc(sizeof(float) * (size_t)nnz);
-        u->w[AGG_MEAN] = malloc(sizeof(float) * (size_t)nnz);
-        if (!u->ptr || !u->orow || !u->lidx_full || !u->lidx_sel || !u->etype || !u->rows || !u->w[AGG_NORM] || !u->w[AGG_MEAN]) return -1;
+        if (alloc_sub(s, u, nnz, listed, nrows)) return -1;
         u->nrows = 0;
         for (int64_t v = lo; v < hi; v++)
             if (mark[v - lo] >= 0) mark[v - lo] = (int32_t)u->nrows, u->rows[u->nrows++] = (int32_t)v;
-        int64_t w = 0;
-        u->ptr[0] = 0;
-        u->nout = 0;
-        for (int64_t r = 0; r < nout; r++) {
-            int64_t w0 = w;
-            for (int64_t e = cptr[r]; e < cptr[r + 1]; e++)
-                if (cin[e] >= lo && cin[e] < hi) {
-                    u->lidx_full[w] = (int32_t)(cin[e] - lo);
-                    u->lidx_sel[w] = mark[cin[e] - lo];
-                    u->etype[w] = s->g->etype[ceid[e]];
-                    u->w[AGG_NORM][w] = s->g->w_norm[ceid[e]];
-                    u->w[AGG_MEAN][w] = s->g->w_mean[ceid[e]];
-                    w++;
-                }
-            if (w > w0) u->orow[u->nout] = (int32_t)r, u->ptr[++u->nout] = w;
-        }
+        if (s->fields & SUB_KERNEL_ARRAYS) fill_sub(s, u, nout, lo, hi, cptr, cin, ceid, mark);
+        else u->nout = listed;
         if (u->nout > ot->max_nout) ot->max_nout = u->nout;
         if (u->nnz > ot->max_nnz) ot->max_nnz = u->nnz;
         for (int64_t v = lo; v < hi; v++) mark[v - lo] = -1;
@@ -120,19 +148,36 @@ static int build_subs(streamer_t *s, orient_t *ot, int o, int a, const int64_t *
     return 0;
 }
 
+/* Output interval o's sub-chunks, both orientations, from one column of
+ * the chunk grid at a time (forward: chunks (a, o) by destination;
+ * backward: chunks (o, a) by source). */
+static int column_subs(streamer_t *s, int o, const int32_t *iv, chunk_t *col, int32_t *mark)
+{
+    for (int forward = 1; forward >= 0; forward--) {
+        if (grid_column(col, s->g, s->p, s->bounds, iv, o, forward)) return -1;
+        int rc = 0;
+        for (int a = 0; a < s->p && !rc; a++)
+            rc = forward ? build_subs(s, &s->fwd, o, a, col[a].csc_ptr, col[a].csc_src, col[a].csc_eid, mark)
+                         : build_subs(s, &s->bwd, o, a, col[a].csr_ptr, col[a].csr_dst, col[a].csr_eid, mark);
+        grid_column_free(col, s->p, forward);
+        if (rc) return -1;
+    }
+    return 0;
+}
+
 int streamer_init(streamer_t *s, const backend_ops_t *ops, backend_t *b, const topology_t *topo, const graph_t *g,
-                  int p, const int64_t *bounds, const stream_knobs_t *kn, gs_err_t *err)
+                  int p, const int64_t *bounds, const stream_knobs_t *kn, unsigned fields, gs_err_t *err)
 {
     memset(s, 0, sizeof *s);
+    s->fields = fields;
     pthread_mutex_init(&s->iv_lock, NULL);
     s->ops = ops, s->b = b, s->ndev = ops->ndev(b), s->topo = topo, s->g = g, s->kn = *kn;
     s->p = p, s->k = kn->subchunks < 1 ? 1 : kn->subchunks, s->nblocks = p * s->k;
     s->theta_threshold = 0.5;
     mp_run_init(&s->mp, (mp_devices_t){ops, b, s->ndev, g->n});
     edge_store_init(&s->edges, ops, b, s->ndev);
-    chunk_grid_t cg;
-    int rc = grid_build(&cg, g, p, bounds, err);
-    if (rc) return rc;
+    int32_t *iv = grid_intervals(g, p, bounds);
+    chunk_t *col = calloc((size_t)p, sizeof(chunk_t));
     s->bounds = malloc(sizeof(int64_t) * (size_t)(p + 1));
     s->blk_lo = malloc(sizeof(int64_t) * (size_t)(s->nblocks + 1));
     int64_t maxlen = 0;
@@ -145,9 +190,8 @@ int streamer_init(streamer_t *s, const backend_ops_t *ops, backend_t *b, const t
     s->fwd.t_pass = calloc(nsub, sizeof(uint32_t)), s->bwd.t_pass = calloc(nsub, sizeof(uint32_t));
     s->part_s = calloc((size_t)PROG_MAX_LAYERS * (size_t)p, sizeof(double));
     s->part_lane_s = calloc(3 * (size_t)PROG_MAX_LAYERS * (size_t)p, sizeof(double));
-    if (!s->part_s || !s->part_lane_s || !s->bounds || !s->blk_lo || !mark || !s->fwd.sub || !s->bwd.sub || !s->fwd.t_copy || !s->fwd.t_comp ||
-        !s->bwd.t_copy || !s->bwd.t_comp ||
-        !s->fwd.t_pass || !s->bwd.t_pass)
+    if (!iv || !col || !s->part_s || !s->part_lane_s || !s->bounds || !s->blk_lo || !mark || !s->fwd.sub || !s->bwd.sub ||
+        !s->fwd.t_copy || !s->fwd.t_comp || !s->bwd.t_copy || !s->bwd.t_comp || !s->fwd.t_pass || !s->bwd.t_pass)
         goto oom;
     memcpy(s->bounds, bounds, sizeof(int64_t) * (size_t)(p + 1));
     for (int i = 0; i < p; i++)
@@ -155,18 +199,11 @@ int streamer_init(streamer_t *s, const backend_ops_t *ops, backend_t *b, const t
     s->blk_lo[s->nblocks] = g->n;
     for (int64_t v = 0; v <= maxlen; v++) mark[v] = -1;
     for (int o = 0; o < p; o++)
-        for (int a = 0; a < p; a++) {
-            const chunk_t *cf = &cg.chunk[a * p + o], *cb = &cg.chunk[o * p + a];
-            if (build_subs(s, &s->fwd, o, a, cf->csc_ptr, cf->csc_src, cf->csc_eid, mark) ||
-                build_subs(s, &s->bwd, o, a, cb->csr_ptr, cb->csr_dst, cb->csr_eid, mark))
-                goto oom;
-        }
-    free(mark);
-    grid_free(&cg);
+        if (column_subs(s, o, iv, col, mark)) goto oom;
+    free(mark), free(col), free(iv);
     return GS_OK;
 oom:
-    free(mark);
-    grid_free(&cg);
+    free(mark), free(col), free(iv);
     streamer_free(s);
     return gs_fail(err, GS_EFAIL, "out of memory building %d x %d chunks with %d sub-chunks", p, p, kn->subchunks);
 }

@@ -73,6 +73,17 @@ typedef struct {
     stream_order_t stream_order;
 } stream_knobs_t;
 
+/* The per-edge values a run's gathers can read, beyond the input rows:
+ * streamer_init keeps only these (at a paper's size each is 8 bytes an
+ * edge, both orientations). */
+enum { SUB_W_NORM = 1 << AGG_NORM, SUB_W_MEAN = 1 << AGG_MEAN, SUB_TYPES = 1 << 3, SUB_KERNEL_ARRAYS = 1 << 4 };
+/* SUB_KERNEL_ARRAYS: the arrays a gather kernel reads (offsets, listed
+ * rows, input rows in every numbering, the weights and types asked for).
+ * Without it (a simulated run, whose kernels and copies are skipped) a
+ * sub-chunk keeps its counts and input rows only, and its copies are
+ * sized as if the arrays were there: the same bytes, not 24+ an edge. */
+#define SUB_ALL_FIELDS (SUB_W_NORM | SUB_W_MEAN | SUB_TYPES | SUB_KERNEL_ARRAYS)
+
 typedef struct {
     int64_t nnz;
     int64_t nout;       /* output rows with at least one edge here */
@@ -80,8 +91,8 @@ typedef struct {
     int64_t *ptr;       /* (nout + 1) edge offsets per listed row */
     int32_t *lidx_full; /* (nnz) input row within the whole block */
     int32_t *lidx_sel;  /* (nnz) input row within the filtered rows */
-    int32_t *etype;     /* (nnz) edge type of each edge, in sub order */
-    float *w[3];        /* (nnz) edge weights per agg_weight_t, in sub order (AGG_ONE: NULL) */
+    int32_t *etype;     /* (nnz) edge type of each edge, in sub order; NULL without SUB_TYPES */
+    float *w[3];        /* (nnz) edge weights per agg_weight_t, in sub order (AGG_ONE, or not asked for: NULL) */
     int32_t *rows;      /* (nrows) input rows used, ascending (global ids) */
     int64_t nrows;
     int32_t *lidx_grp;  /* (nnz) input row within its device group's shared rows (chain/ring) */
@@ -127,6 +138,7 @@ typedef struct streamer {
     int64_t *blk_lo;        /* (P*k + 1) block boundaries */
     orient_t fwd, bwd;
     stream_knobs_t kn;
+    unsigned fields;        /* the per-edge values the sub-chunks hold (SUB_*) */
     double t_copy, t_trans, theta_threshold;
     int have_profile;
     int profiling;
@@ -162,9 +174,10 @@ int streamer_rounds(const streamer_t *s);
 void streamer_free_groups(streamer_t *s, orient_t *o);
 
 /* Builds the chunk structures for P intervals (bounds) and k blocks per
- * interval. The backend must be open. */
+ * interval, with the per-edge values in fields (SUB_*). The backend must
+ * be open. */
 int streamer_init(streamer_t *s, const backend_ops_t *ops, backend_t *b, const topology_t *topo, const graph_t *g,
-                  int p, const int64_t *bounds, const stream_knobs_t *kn, gs_err_t *err);
+                  int p, const int64_t *bounds, const stream_knobs_t *kn, unsigned fields, gs_err_t *err);
 void streamer_free(streamer_t *s);
 /* Measures T_copy (host memcpy) and T_trans (a real H2D through the
  * backend) and sets the selective-scheduling threshold; on a virtual
@@ -201,9 +214,10 @@ int streamer_reserve(streamer_t *s, size_t bytes, gs_err_t *err);
  * too), and clears the op's intervals. */
 void streamer_fold_overlap(streamer_t *s, int gathers);
 /* Host bytes the chunk structures of P intervals and k blocks take for a
- * graph of n vertices and m edges (the P x P grid, then P x Pk
- * sub-chunks in each orientation): for the memory rule (membudget.h). */
-double streamer_memory_bytes(int64_t n, int64_t m, int p, int k);
+ * graph of n vertices and m edges (a column of the grid while building,
+ * then P x Pk sub-chunks in each orientation, with or without the kernel
+ * arrays, SUB_KERNEL_ARRAYS): for the memory rule (membudget.h). */
+double streamer_memory_bytes(int64_t n, int64_t m, int p, int k, int kernel_arrays);
 /* Rows in the largest of the P * k blocks. */
 int64_t streamer_max_block(const streamer_t *s);
 

@@ -20,7 +20,7 @@ static int check_grid(const train_cfg_t *c, const knob_facts_t *f, const char *n
     char what[96];
     int k = c->knobs.subchunks < 1 ? 1 : c->knobs.subchunks;
     snprintf(what, sizeof what, "set %s: %d chunks of %d sub-chunks", name, c->chunks, k);
-    return gs_mem_check(streamer_memory_bytes(f->vertices, f->edges, c->chunks, k), what, err);
+    return gs_mem_check(streamer_memory_bytes(f->vertices, f->edges, c->chunks, k, !c->simulate), what, err);
 }
 
 static int check_chunks(void *next, const void *facts, gs_err_t *err)

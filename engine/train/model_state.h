@@ -35,6 +35,7 @@ typedef struct {
     fuse_report_t fuse;    /* what the fusion pass did to the program in force */
     double edge_bytes_plain; /* edge tensors and gradients of the plain program, bytes */
     char what[160];        /* the flags that size the model, for the memory rule's message */
+    int simulated;         /* --simulate: its tensors are never touched, so the memory rule leaves them out */
 } model_state_t;
 
 /* Builds c's model for features F, classes C and the graph's shape, and

@@ -18,7 +18,7 @@ int data_open(train_data_t *d, const train_cfg_t *c, gs_warnings_t *warn, gs_err
     if (data_count_labelled(d->ds.label, d->ds.split[SPLIT_TRAIN], d->ds.nsplit[SPLIT_TRAIN]) == 0)
         return gs_fail(err, GS_EINPUT, "%s: no vertex of the train split has a label (labels are -1)", c->dataset);
     double t1 = 1e3 * gs_mono_s();
-    if ((rc = graph_build(&d->g, &d->ds, err))) return rc;
+    if ((rc = c->simulate ? graph_build_structure(&d->g, &d->ds, err) : graph_build(&d->g, &d->ds, err))) return rc;
     d->load_ms = t1 - t0;
     d->graph_ms = 1e3 * gs_mono_s() - t1;
     return GS_OK;
@@ -140,8 +140,9 @@ int data_renumber(train_data_t *d, const int32_t *perm, gs_err_t *err)
     for (int64_t v = 0; v < n; v++) orig[v] = d->g.orig_id[perm[v]];
     int rc = dataset_permute(&d->ds, perm, err);
     if (!rc) {
+        int structure_only = d->g.out_w_norm == NULL; /* a simulated run's */
         graph_free(&d->g);
-        rc = graph_build(&d->g, &d->ds, err);
+        rc = structure_only ? graph_build_structure(&d->g, &d->ds, err) : graph_build(&d->g, &d->ds, err);
     }
     if (!rc) memcpy(d->g.orig_id, orig, sizeof(int32_t) * (size_t)n);
     free(orig);

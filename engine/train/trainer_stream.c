@@ -17,7 +17,8 @@ stream_cfg_t stream_cfg_of(const trainer_t *t)
 {
     const train_cfg_t *c = &t->cfg;
     stream_cfg_t s = {c->device == DEVICE_CUDA, c->devices, c->device_mem, "", c->link_scale, c->links_native, c->clock,
-                      c->ktime, c->chunks, c->order, c->seed, c->knobs, t->env.on_task, t->env.observer, c->simulate};
+                      c->ktime, c->chunks, c->order, c->seed, c->knobs, t->env.on_task, t->env.observer, c->simulate,
+                      stream_edge_fields(&t->model.prog)};
     snprintf(s.topology, sizeof s.topology, "%s", c->topology);
     topology_t tp; /* no --device-mem: each emulated device holds what its GPU model's memory does */
     if (!s.device_mem && !s.real && topology_get(c->topology, &tp) == 0) s.device_mem = (uint64_t)tp.gpu_mem;

@@ -10,7 +10,7 @@ oversized=(
     "--model resgcn --layers 64 --hidden 4096"
     "--hidden 65536 --device-mem 8M"
     "--hidden 65536"
-    "--chunks 2708"
+    "--chunks 2708 --subchunks 4"
     "--chunks 2000 --subchunks 8"
     "--dataset gen:nodes=100000000,degree=50"
 )

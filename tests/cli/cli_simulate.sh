@@ -2,8 +2,9 @@
 # cli_simulate.sh - --simulate (kops_sim.c, the cpu backend's untimed
 # tasks): the same schedule as a real run with kernels and copies skipped,
 # so a simulated run's emulated epoch and evaluation times and byte counts
-# equal the real run's (relative difference <= 1e-6) for a streamed run
-# (selective scheduling, pipelining, 2 devices), a sampled run (pipelined
+# (edge chunks' too) equal the real run's (relative difference <= 1e-6) for
+# streamed runs (selective scheduling, pipelining, 2 devices; chain and
+# ring with edges kept and streamed; typed gathers), a sampled run (pipelined
 # preprocessing) and a distributed one (3 ranks, hybrid); its JSON says
 # "simulated": true with no losses; its features are never drawn, so its
 # peak memory is a fraction of the real run's; and the flags it cannot
@@ -13,14 +14,14 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-# same_times A B: epoch_ms, eval_ms and h2d_bytes of two metrics files agree within 1e-6 (relative)
+# same_times A B: the times and byte counts of two metrics files agree within 1e-6 (relative)
 same_times() {
     $PY - "$1" "$2" <<'PYEOF'
 import csv, sys
 a, b = (list(csv.DictReader(open(f))) for f in sys.argv[1:3])
 worst = 0.0
 for x, y in zip(a, b):
-    for k in ("epoch_ms", "eval_ms", "h2d_bytes"):
+    for k in ("epoch_ms", "eval_ms", "h2d_bytes", "edge_h2d_bytes", "d2d_bytes", "kept_bytes"):
         if x[k] == "" and y[k] == "": continue
         u, v = float(x[k]), float(y[k])
         worst = max(worst, abs(u - v) / max(abs(u), 1e-300))
@@ -37,6 +38,12 @@ compare() {
 }
 compare "streamed, selective + pipeline, 2 devices" --devices 2 --selective on --pipeline on --subchunks 2 --device-mem 2M
 compare "streamed, chain over 4 devices, GAT" --devices 4 --multidev chain --model gat
+# a simulated run keeps no sub-chunk arrays: its edge copies are sized without them
+compare "streamed, chain + selective over 4 devices, edges kept" --devices 4 --multidev chain --selective on --subchunks 2 \
+    --device-mem 4M --edge-chunks resident
+compare "streamed, ring + selective over 4 devices, edges streamed" --devices 4 --topology pcie-4gpu-2switch --multidev ring \
+    --selective on --device-mem 2M --edge-chunks stream
+compare "streamed, R-GCN-style typed gathers (GG-NN), 2 devices" --devices 2 --model ggnn --device-mem 4M
 compare "sampled, pipelined preprocessing" --batch-size 256 --prepro pipelined
 command -v mpirun >/dev/null && compare "distributed, 3 ranks, hybrid" --ranks 3 --dep hybrid
 

@@ -71,7 +71,7 @@ static void rig_open(rig_t *r, int ndev, uint64_t cap, int p, const stream_knobs
     assert_int_equal(backend_cpu.open(&r->b, &cfg, &err), GS_OK);
     int64_t bounds[9];
     order_even_bounds(N, p, bounds);
-    if (streamer_init(&r->s, &backend_cpu, r->b, links ? &topo : NULL, &g, p, bounds, kn, &err)) fail_msg("%s", err.msg);
+    if (streamer_init(&r->s, &backend_cpu, r->b, links ? &topo : NULL, &g, p, bounds, kn, SUB_ALL_FIELDS, &err)) fail_msg("%s", err.msg);
 }
 
 static void rig_close(rig_t *r)
