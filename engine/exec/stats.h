@@ -104,6 +104,10 @@ enum {
       STAT_JSON | STAT_PANEL | STAT_SAMPLED)                                                                          \
     X(sample_ms, "ms", "S sample", "--batch-size: sampling (draw and id map), modeled, summed over the batches", "%.4f", \
       STAT_JSON | STAT_PANEL | STAT_SAMPLED)                                                                          \
+    X(lock_ms, "ms", "S lock waits", "--batch-size: of S, the id map's lock handed between sampling threads (--prepro basic)", \
+      "%.4f", STAT_JSON | STAT_PANEL | STAT_SAMPLED)                                                                  \
+    X(lock_sr_ms, "ms", "R lock waits", "--batch-size: of R, its map reads queued behind S's lock (--prepro basic)", \
+      "%.4f", STAT_JSON | STAT_PANEL | STAT_SAMPLED)                                                                  \
     X(reindex_ms, "ms", "R reindex", "--batch-size: blocks in local rows, modeled, summed", "%.4f",                   \
       STAT_JSON | STAT_PANEL | STAT_SAMPLED)                                                                          \
     X(lookup_ms, "ms", "K lookup", "--batch-size: feature rows gathered, modeled, summed", "%.4f",                    \

@@ -21,7 +21,8 @@ void train_cfg_defaults(train_cfg_t *c)
     c->dkp = DKP_AUTO;
     c->fuse = 1;
     c->fanout = (opt_list_t){2, {10, 5}};
-    c->prepro = 1; /* pipelined */
+    c->prepro = 1;          /* pipelined */
+    c->prepro_threads = 8;  /* PREPRO_DEFAULT_THREADS */
     c->feat_norm = FEAT_NORM_AUTO;
     c->devices = 1;
     snprintf(c->topology, sizeof c->topology, "1gpu");

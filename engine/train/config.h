@@ -45,6 +45,7 @@ typedef struct {
     int64_t batch_size;
     opt_list_t fanout;     /* per hop, the targets' own first; one value: every hop */
     int prepro;            /* prepro_mode_t */
+    int prepro_threads;    /* the modeled host's preprocessing threads (prepro_sched.h) */
     int no_cache;          /* 1: neither read nor write the binary dataset cache */
     device_kind_t device;
     /* streaming engine; stream = 0 trains in memory */

@@ -191,7 +191,7 @@ static int sampled_epoch(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
     prepare_t job = {.t = t, .targets = s->order, .nt = bs < s->norder ? bs : s->norder, .b = &s->batch[0], .nhops = t->ex.nhops};
     prepare(&job);
     if ((rc = job.rc)) return *err = job.err, rc;
-    s->sched.mode = (prepro_mode_t)t->cfg.prepro;
+    s->sched.mode = (prepro_mode_t)t->cfg.prepro, s->sched.threads = t->cfg.prepro_threads;
     s->sched.on_span = t->env.on_stage, s->sched.span_user = t->env.observer;
     prepro_sched_init(&s->sched, &s->topo, d->g.n, s->clock.now);
     op_hook_t host_ops = t->ex.on_op;
@@ -245,6 +245,7 @@ static int sampled_epoch(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
     st->sample_ms = 1e3 * s->sched.stage_s[STAGE_SAMPLE], st->reindex_ms = 1e3 * s->sched.stage_s[STAGE_REINDEX];
     st->lookup_ms = 1e3 * s->sched.stage_s[STAGE_LOOKUP], st->batch_copy_ms = 1e3 * s->sched.stage_s[STAGE_TRANSFER];
     st->step_ms = 1e3 * s->sched.stage_s[STAGE_COMPUTE], st->prepro_wait_ms = 1e3 * s->sched.stall_s;
+    st->lock_ms = 1e3 * s->sched.lock_s, st->lock_sr_ms = 1e3 * s->sched.lock_sr_s;
     st->edge_bytes = prog_edge_bytes(&t->model.prog, d->g.m);
     return GS_OK;
 }

@@ -12,7 +12,8 @@ int knob_idle_note(const char *name, const train_cfg_t *next, char *out, size_t 
     if (!strcmp(name, "swap") && k->swap && chained) why = "swap reorders the columns of multidev naive only";
     else if (!strcmp(name, "multidev") && k->multidev != MD_NAIVE && k->swap && next->devices > 1)
         why = "the swap order stops: it applies to multidev naive only";
-    else if (!strcmp(name, "prepro") && !sampled) why = "the preprocessing scheduler runs with --batch-size only";
+    else if ((!strcmp(name, "prepro") || !strcmp(name, "prepro-threads")) && !sampled)
+        why = "the preprocessing scheduler runs with --batch-size only";
     else if (!strcmp(name, "dkp") && next->dkp != DKP_OFF && !next->fuse)
         why = "with --fuse off the gathers run on edge tensors: no gather-then-product site to reorder";
     else if ((!strcmp(name, "multidev") || !strcmp(name, "selective")) && chained && k->selective != SEL_OFF)

@@ -12,7 +12,11 @@
 #   T and the steps on device 0) whose spans sum to the CSV's stage times,
 #   and shows the pipeline fill: serial and pipelined, batch b+1's
 #   preprocessing overlaps batch b's step (pipelined also overlaps a
-#   batch's own subtasks); blocking, nothing overlaps a step; `set batch-size` from a script switches a full-batch
+#   batch's own subtasks); blocking, nothing overlaps a step; --prepro
+#   basic (the scheduler without its contention relief) waits on the id
+#   map's lock in S and between S and R, more with more modeled threads
+#   (--prepro-threads), and pipelined never, so the relief's gain grows
+#   with the threads; `set batch-size` from a script switches a full-batch
 #   run to sampled training at an epoch boundary;
 #   GCN on Cora with --batch-size 64 --fanout 10,10 reaches test >= 0.78;
 #   DKP decides per layer for each batch's blocks (n_src != n_dst), which
@@ -146,6 +150,19 @@ for j in (s, p, b):
         assert j[k] > 0, (k, j[k])
 assert p["epoch_ms_median"] < s["epoch_ms_median"] and p["prepro_wait_ms"] < s["prepro_wait_ms"], (p, s)
 PYEOF
+# the contention relief: basic shares a locked id map among its sampling threads, pipelined does not
+for T in 2 16; do run --prepro basic --prepro-threads "$T" >"$tmp/basic$T.json" || bad "basic: $(cat "$tmp/err")"; done
+run --prepro pipelined --prepro-threads 16 >"$tmp/pipe16.json" || bad "pipelined 16: $(cat "$tmp/err")"
+$PY - "$tmp/basic2.json" "$tmp/basic16.json" "$tmp/pipe.json" "$tmp/pipe16.json" <<'PYEOF' && ok "prepro basic: lock waits in S and between S and R, more with 16 modeled threads than 2; pipelined none, and its gain over basic grows with the threads; the same losses" || bad "prepro basic"
+import json, sys
+b2, b16, p8, p16 = (json.loads(open(f).read()) for f in sys.argv[1:5])
+assert b16["lock_ms"] > b2["lock_ms"] >= 0 and b16["lock_sr_ms"] > 0, (b2["lock_ms"], b16["lock_ms"], b16["lock_sr_ms"])
+assert p8["lock_ms"] == p8["lock_sr_ms"] == p16["lock_ms"] == 0
+assert b16["epoch_ms_median"] / p16["epoch_ms_median"] > b2["epoch_ms_median"] / p8["epoch_ms_median"]
+assert b16["losses"] == p16["losses"] == p8["losses"]
+PYEOF
+expect_fail 2 "--prepro-threads: '1' is out of range" -- "$BIN" train --batch-size 64 --prepro-threads 1
+
 "$BIN" train --epochs 2 --batch-size 5000 --json 2>/dev/null | tail -1 | json_get batches | grep -qxE "1(\.0)?" \
     && ok "a batch larger than the training set is one batch" || bad "batch 5000 is not one batch"
 
@@ -173,5 +190,5 @@ for m in "--model ggnn" "--model resgcn --layers 4"; do # more hops than the def
 done
 expect_fail 2 "--fanout: in '10,x': 'x' is not an integer" -- "$BIN" train --batch-size 64 --fanout 10,x
 expect_fail 2 "sampled training runs in host memory; it does not stream" -- "$BIN" train --batch-size 64 --chunks 4
-expect_fail 2 "--prepro: 'eager' is not valid (expected serial|pipelined|blocking)" -- "$BIN" train --batch-size 64 --prepro eager
+expect_fail 2 "--prepro: 'eager' is not valid (expected serial|pipelined|blocking|basic)" -- "$BIN" train --batch-size 64 --prepro eager
 finish
