@@ -272,13 +272,17 @@ void session_close(session_t *s)
 
 void session_snapshot(session_t *s, session_snapshot_t *out)
 {
+    /* the run state first: the engine publishes before it goes idle, so a
+     * snapshot that says idle holds everything served until then (read the
+     * other way round, an idle flag could come with a snapshot from before
+     * the last request's notice) */
+    pthread_mutex_lock(&s->lock);
+    int paused = s->paused, idle = s->idle;
+    pthread_mutex_unlock(&s->lock);
     pthread_mutex_lock(&s->snap_lock);
     *out = s->snap;
     pthread_mutex_unlock(&s->snap_lock);
-    pthread_mutex_lock(&s->lock);
-    out->paused = s->paused;
-    out->idle = s->idle;
-    pthread_mutex_unlock(&s->lock);
+    out->paused = paused, out->idle = idle;
 }
 
 /* ---------------- commands ---------------- */

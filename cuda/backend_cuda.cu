@@ -6,7 +6,8 @@
  * asynchronously to the host; the host's side of each (an H2D's read of its
  * source, the rows a filtered copy gathers, a D2H's write of its result) is
  * a host function in stream order, so it honours the stream's event waits as
- * backend.h's in-order streams must. Events are CUDA events. Busy times come
+ * backend.h's in-order streams must, and splits its copy over a pool of
+ * host threads (stage_fill.cu). Events are CUDA events. Busy times come
  * from CUPTI's records of this backend's streams (cupti_prof.cu), which also
  * feed the task hook; where CUPTI is unavailable, from host functions around
  * each piece of work (host_spans.cu). A chunk's edge structure arrives in
@@ -217,7 +218,7 @@ static void CUDART_CB stage_fill(void *p)
 {
     stage_job_t *j = (stage_job_t *)p;
     if (!j->rows) {
-        memcpy(j->dst, j->src, j->n);
+        cu_fill_copy(j->dst, j->src, j->n);
         return;
     }
     double t = stage_filter_s(j);
@@ -230,8 +231,7 @@ static void CUDART_CB stage_fill(void *p)
 static double stage_filter_s(stage_job_t *j)
 {
     double t0 = now_s();
-    for (int64_t r = 0; r < j->nrows; r++)
-        memcpy((char *)j->dst + (size_t)r * j->row_bytes, (const char *)j->src + (size_t)j->rows[r] * j->row_bytes, j->row_bytes);
+    cu_fill_rows(j->dst, j->src, j->rows, j->nrows, j->row_bytes);
     return now_s() - t0;
 }
 

@@ -152,6 +152,10 @@ void cu_prof_stop(void);
 void cu_prof_metrics(gpu_metrics_t *out);
 /* The same over [t0, t1] in CLOCK_MONOTONIC seconds (an epoch, say). */
 void cu_prof_metrics_between(double t0, double t1, gpu_metrics_t *out);
+/* stage_fill.cu: a staging buffer's host-side copy, split over a pool of
+ * host threads (n bytes; or rows[0..nrows) of src, row_bytes each, packed). */
+void cu_fill_copy(void *dst, const void *src, size_t n);
+void cu_fill_rows(void *dst, const void *src, const int32_t *rows, int64_t nrows, size_t row_bytes);
 /* 1 when CUPTI collects (cu_prof_enable succeeded), else 0. */
 int cu_prof_enabled(void);
 /* host_spans.cu: a span of the work queued on st between open and close,
