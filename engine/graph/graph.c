@@ -1,6 +1,10 @@
 /* graph.c - builds CSC/CSR with self-loops and normalisation weights from
- * a dataset's pair list. O(E log d) for the per-vertex sorts. */
+ * a dataset's pair list. O(E log d) for the per-vertex sorts, which run on
+ * the thread pool (the lists are sorted one by one, so the graph is the
+ * same whatever the threads). */
 #include "graph.h"
+
+#include "base/threadpool.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -26,6 +30,28 @@ static int cmp_in_edge(const void *a, const void *b)
     return (x->type > y->type) - (x->type < y->type);
 }
 
+/* Vertices' in-edge lists in tmp (list v at ptr[v]..ptr[v + 1]), each
+ * sorted by source and type and its duplicate sources dropped (the lowest
+ * type kept) in place; kept[v] gets the length left. */
+typedef struct {
+    const int64_t *ptr;
+    in_edge_t *tmp;
+    int64_t *kept;
+} sorted_lists_t;
+
+static void sort_lists(void *ctx, int64_t begin, int64_t end)
+{
+    const sorted_lists_t *j = ctx;
+    for (int64_t v = begin; v < end; v++) {
+        in_edge_t *l = j->tmp + j->ptr[v];
+        int64_t len = j->ptr[v + 1] - j->ptr[v], u = 0;
+        qsort(l, (size_t)len, sizeof *l, cmp_in_edge);
+        for (int64_t k = 0; k < len; k++)
+            if (u == 0 || l[k].src != l[u - 1].src) l[u++] = l[k];
+        j->kept[v] = u;
+    }
+}
+
 /* The in-edge lists of d's pairs (both directions, a self-loop each) into
  * tmp, by destination, each sorted by source with duplicates dropped
  * (the lowest type kept); g->in_ptr and g->m follow. cnt: (n + 1) zeroed. */
@@ -46,14 +72,14 @@ static void in_lists(graph_t *g, const dataset_t *d, int32_t t_base, int64_t *cn
         tmp[cnt[u]++] = (in_edge_t){v, 2 * t + 1};
     }
     for (int64_t v = 0; v < n; v++) tmp[cnt[v]++] = (in_edge_t){(int32_t)v, 2 * t_base};
+    sorted_lists_t job = {g->in_ptr, tmp, cnt};
+    gs_parallel_for(n, 256, sort_lists, &job); /* each list on its own: the same result on any number of threads */
     int64_t m = 0;
-    for (int64_t v = 0; v < n; v++) {
-        int64_t b = g->in_ptr[v], e = g->in_ptr[v + 1];
-        qsort(tmp + b, (size_t)(e - b), sizeof *tmp, cmp_in_edge);
-        int64_t start = m;
-        for (int64_t k = b; k < e; k++)
-            if (m == start || tmp[k].src != tmp[m - 1].src) tmp[m++] = tmp[k];
-        g->in_ptr[v] = start;
+    for (int64_t v = 0; v < n; v++) { /* the lists packed, in order */
+        int64_t b = g->in_ptr[v];
+        memmove(tmp + m, tmp + b, sizeof *tmp * (size_t)cnt[v]);
+        g->in_ptr[v] = m;
+        m += cnt[v];
     }
     g->in_ptr[n] = m;
     g->m = m;
