@@ -42,7 +42,7 @@ for model, extra in (("gat", []), ("ggcn", []), ("mpgcn", []), ("gcn", ["--fuse"
     share = j["host_ms"] / busy(j)
     name = f"{model} {' '.join(extra)}".strip()
     print(f"   {name:<16} host {j['host_ms']:8.3f} ms of {busy(j):8.3f} ms busy ({share:5.1%}), "
-          f"gathers' H2D {j['gather_h2d_bytes'] / 1e6:8.1f} MB")
+          f"gathers' H2D {j['gather_h2d_bytes'] / 1e6:8.1f} MB, P={j['chunks']}, epoch {j['epoch_ms_median']:.3f} ms")
     check(f"{name}: gathers stream and the host does <= 25%", j["gather_h2d_bytes"] > 0 and share <= 0.25, f"{share:.1%}")
 
 # 2. the stream order

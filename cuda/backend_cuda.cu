@@ -404,7 +404,17 @@ static void cb_reset_stats(backend_t *b)
     pthread_mutex_unlock(&b->lock);
 }
 
+/* The chunk gather, zeroing, the product and the add; the max gather's
+ * chunk kernels are not written for the GPU yet (its gathers stay on the
+ * host in a streamed run). */
+static int cb_has_kernel(const backend_t *b, kernel_id_t id)
+{
+    (void)b;
+    return id == KERN_CHUNK_GATHER || id == KERN_ZERO || id == KERN_GEMM || id == KERN_ADD;
+}
+
 const backend_ops_t cu_backend = {
     "cuda",       cb_open, cb_close, cb_ndev,  cb_capacity, cb_alloc,        cb_free,       cb_copy,
     cb_copy_rows, cb_copy_parts, cb_launch, cb_record, cb_wait, cb_sync,     cb_stats, cb_reset_stats,
+    cb_has_kernel, NULL, /* copy_rows_out: only the edge scatter uses it */
 };

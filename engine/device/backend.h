@@ -45,9 +45,27 @@ typedef struct {
 
 /* The chunk kernels the streaming scheduler launches (a subset of
  * kernels.h applied to one (sub-)chunk with device-local buffers):
- * the gather, zeroing, the ApplyVertex matmul of a block of rows, and the
- * add of the gradient all-reduce. */
-typedef enum { KERN_CHUNK_GATHER, KERN_ZERO, KERN_GEMM, KERN_ADD } kernel_id_t;
+ * the gather, zeroing, the ApplyVertex matmul of a block of rows, the
+ * add of the gradient all-reduce, the max gather's (MP-GCN): its
+ * accumulator's start and end, a sub-chunk forward and backward; and the
+ * attention gather's (GAT; a chunk gather whose edges scale each head);
+ * and the plain programs' edge-tensor ops: a chunk gather that reads
+ * each edge's row of an edge tensor, and the scatter that writes them.
+ * has_kernel (backend_ops_t) says which a backend can run. */
+typedef enum {
+    KERN_CHUNK_GATHER,
+    KERN_ZERO,
+    KERN_GEMM,
+    KERN_ADD,
+    KERN_MAX_INIT,
+    KERN_MAX_FINISH,
+    KERN_CHUNK_MAX,
+    KERN_CHUNK_MAX_BWD,
+    KERN_CHUNK_ATTN,
+    KERN_CHUNK_EDGE_GATHER,
+    KERN_CHUNK_SCATTER,
+    KERN__COUNT
+} kernel_id_t;
 
 /* A host array of a packed copy (copy_parts): the parts go back to back
  * into device memory, each at a 16-byte aligned offset. */
@@ -81,6 +99,26 @@ typedef struct {
     const float *in;
     float *out;
     double flops;
+    /* The max gather (forward: out and win (nd, out_cols) hold the running
+     * max and its source row, -FLT_MAX and -1 after KERN_MAX_INIT; an edge
+     * whose input value is greater, or equal from a smaller source row,
+     * wins; KERN_MAX_FINISH zeroes the rows nothing won, as kernels.h's
+     * max does). ids (nnz): each edge's input row within the whole block,
+     * which starts at global row in_base. Backward: out[orow r] (+)= in
+     * where win_in (the forward's winners, rows as in's) names the listed
+     * row's global id, out_base + orow[r]. */
+    const int32_t *ids;
+    int64_t in_base, out_base;
+    /* KERN_CHUNK_ATTN: edge q's head j (att_h values each) scaled by att[q * att_k + j] */
+    const float *att;
+    int64_t att_k, att_h;
+    /* KERN_CHUNK_EDGE_GATHER: `in` holds the sub-chunk's edge rows, edge q's
+     * in row q. KERN_CHUNK_SCATTER: out holds the sub-chunk's edge rows;
+     * edge q's, row q, is set (acc: added) to w[q] times in's row lidx[q],
+     * or with from_dst the row of its own listed output row orow[r]. */
+    int from_dst;
+    int32_t *win;
+    const int32_t *win_in;
     /* KERN_GEMM: out (m, n) (+= when acc) = op(a) op(b), row-major, op(a)
      * (m, k) and op(b) (k, n), transposed when trans_a / trans_b.
      * KERN_ADD: out[i] += in[i] for i < m. */
@@ -144,6 +182,13 @@ typedef struct {
     int (*sync)(backend_t *b, gs_err_t *err);
     void (*stats)(backend_t *b, backend_stats_t *out);
     void (*reset_stats)(backend_t *b);
+    /* Whether launch can run kernel id (the streamer keeps the rest on the host). */
+    int (*has_kernel)(const backend_t *b, kernel_id_t id);
+    /* D2H of n packed device rows into rows[0..n) of a (*, row_bytes) host
+     * array: the unpacking is host work, as copy_rows's filter is. May be
+     * NULL where has_kernel denies KERN_CHUNK_SCATTER (its only user). */
+    void (*copy_rows_out)(backend_t *b, int dev, void *dst, const void *src, size_t row_bytes, const int32_t *rows, int64_t n,
+                          chunk_tag_t tag);
 } backend_ops_t;
 
 extern const backend_ops_t backend_cpu;

@@ -13,6 +13,8 @@
 
 #include "backend_cpu.h"
 #include "engine/graph/tensor.h"
+#include "engine/kernels/kernels_chunk_edge.h"
+#include "engine/kernels/kernels_chunk_max.h"
 #include "base/threadpool.h"
 #include "base/mono_clock.h"
 
@@ -24,8 +26,24 @@ static void chunk_gather(const kernel_call_t *c)
 {
     k_pull_t p = {.ptr = c->ptr, .orow = c->orow, .nbr = c->lidx, .eid = c->eid, .w = c->w, .etype = c->etype,
                   .typed = c->typed, .x = c->in, .x_stride = c->in_cols, .y = c->out, .y_stride = c->out_cols,
-                  .f = c->f, .acc = 1};
+                  .f = c->f, .acc = 1, .att = c->att, .att_k = c->att_k, .att_h = c->att_h,
+                  .src_edge = c->id == KERN_CHUNK_EDGE_GATHER};
     k_pull(&p, c->nd);
+}
+
+/* The plain programs' edge scatter (kernels_chunk_edge.h). */
+static void chunk_scatter(const kernel_call_t *c)
+{
+    k_chunk_t k = {.ptr = c->ptr, .orow = c->orow, .lidx = c->lidx, .f = c->f, .x_stride = c->in_cols, .y_stride = c->out_cols};
+    k_chunk_scatter(&k, c->nd, c->in, c->from_dst, c->w, c->out, c->acc);
+}
+
+/* The max gather's sub-chunk kernels (kernels_chunk_max.h). */
+static void chunk_max(const kernel_call_t *c)
+{
+    k_chunk_t k = {.ptr = c->ptr, .orow = c->orow, .lidx = c->lidx, .f = c->f, .x_stride = c->in_cols, .y_stride = c->out_cols};
+    if (c->id == KERN_CHUNK_MAX) k_chunk_max(&k, c->nd, c->in, c->ids, c->in_base, c->out, c->win);
+    else k_chunk_max_bwd(&k, c->nd, c->in, c->win_in, c->out_base, c->out);
 }
 
 static void run_kernel(const kernel_call_t *c)
@@ -36,7 +54,15 @@ static void run_kernel(const kernel_call_t *c)
     case KERN_ADD:
         for (int64_t i = 0; i < c->m; i++) c->out[i] += c->in[i];
         break;
-    case KERN_CHUNK_GATHER: chunk_gather(c); break;
+    case KERN_CHUNK_GATHER:
+    case KERN_CHUNK_ATTN:
+    case KERN_CHUNK_EDGE_GATHER: chunk_gather(c); break;
+    case KERN_CHUNK_SCATTER: chunk_scatter(c); break;
+    case KERN_MAX_INIT: k_chunk_max_init(c->out, c->win, c->nd, c->out_cols); break;
+    case KERN_MAX_FINISH: k_chunk_max_finish(c->out, c->win, c->nd, c->out_cols); break;
+    case KERN_CHUNK_MAX:
+    case KERN_CHUNK_MAX_BWD: chunk_max(c); break;
+    case KERN__COUNT: break;
     }
 }
 
@@ -59,9 +85,10 @@ double cpu_run_task(const task_t *t)
         memcpy(t->dst, t->src, t->bytes);
         return 0;
     }
-    double f0 = gs_mono_s(); /* the host-side filter of selective scheduling */
+    double f0 = gs_mono_s(); /* the host-side filter of selective scheduling, or the unpacking of an edge scatter */
     for (size_t r = 0; r < t->bytes / t->row_bytes; r++)
-        memcpy((char *)t->dst + r * t->row_bytes, (const char *)t->src + (size_t)t->rows[r] * t->row_bytes, t->row_bytes);
+        if (t->scatter) memcpy((char *)t->dst + (size_t)t->rows[r] * t->row_bytes, (const char *)t->src + r * t->row_bytes, t->row_bytes);
+        else memcpy((char *)t->dst + r * t->row_bytes, (const char *)t->src + (size_t)t->rows[r] * t->row_bytes, t->row_bytes);
     return gs_mono_s() - f0;
 }
 
@@ -177,6 +204,15 @@ static void cpu_copy_rows(backend_t *b, int dev, void *dst, const void *src, siz
     issue(b, dev, LANE_H2D, &t);
 }
 
+static void cpu_copy_rows_out(backend_t *b, int dev, void *dst, const void *src, size_t row_bytes, const int32_t *rows,
+                              int64_t n, chunk_tag_t tag)
+{
+    task_t t = {.kind = TASK_COPY, .dst = dst, .src = src, .bytes = row_bytes * (size_t)n, .rows = rows,
+                .row_bytes = row_bytes, .scatter = 1, .tag = tag};
+    if (b->use_links) t.path = &b->topo.d2h[dev];
+    issue(b, dev, LANE_D2H, &t);
+}
+
 static void cpu_copy_parts(backend_t *b, int dev, void *dst, const copy_part_t *parts, int n, chunk_tag_t tag)
 {
     task_t t = {.kind = TASK_COPY, .dst = dst, .nparts = n, .tag = tag};
@@ -257,7 +293,15 @@ static void cpu_reset_stats(backend_t *b)
     pthread_mutex_unlock(lock);
 }
 
+/* Every kernel of backend.h runs here. */
+static int cpu_has_kernel(const backend_t *b, kernel_id_t id)
+{
+    (void)b;
+    return id < KERN__COUNT;
+}
+
 const backend_ops_t backend_cpu = {
     "cpu",     cpu_open, cpu_close,  cpu_ndev, cpu_capacity, cpu_alloc,      cpu_free,
     cpu_copy,  cpu_copy_rows, cpu_copy_parts, cpu_launch, cpu_record, cpu_wait, cpu_sync, cpu_stats, cpu_reset_stats,
+    cpu_has_kernel, cpu_copy_rows_out,
 };

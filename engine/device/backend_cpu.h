@@ -20,7 +20,8 @@ typedef struct {
     void *dst;
     const void *src;
     size_t bytes;
-    const int32_t *rows; /* gathered copy: rows of row_bytes each */
+    const int32_t *rows; /* gathered copy: rows of row_bytes each (scattered: into these rows of dst) */
+    int scatter;
     size_t row_bytes;
     copy_part_t parts[GS_COPY_MAX_PARTS]; /* packed copy: its arrays (nparts > 0) */
     int nparts;

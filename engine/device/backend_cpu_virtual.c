@@ -14,6 +14,15 @@
 #include "backend_cpu.h"
 #include "engine/machine/vclock.h"
 
+/* A chunk gather's bytes: per edge, the source row's f values, its index,
+ * id and weight; per row, the accumulator read and written. The host
+ * knows the counts: the structure in device memory is not read here. */
+static double kernel_bytes_gather(const kernel_call_t *c)
+{
+    double nnz = (double)c->nnz;
+    return nnz * (4.0 * (double)c->f + 4 + 8 + (c->w ? 4 : 0)) + 8.0 * (double)(c->nd * c->f) + 8.0 * (double)c->nd;
+}
+
 /* Bytes a chunk kernel reads and writes (the roofline's memory side). */
 static double kernel_bytes(const kernel_call_t *c)
 {
@@ -21,11 +30,19 @@ static double kernel_bytes(const kernel_call_t *c)
     case KERN_ZERO: return 4.0 * (double)(c->nd * c->out_cols);
     case KERN_ADD: return 12.0 * (double)c->m;
     case KERN_GEMM: return 4.0 * (double)(c->m * c->k + c->k * c->n + c->m * c->n * (c->acc ? 2 : 1));
-    case KERN_CHUNK_GATHER: {
-        double nnz = (double)c->nnz; /* the host knows it: the structure in device memory is not read here */
-        /* per edge: the source row's f values, its index, id and weight; per row: the accumulator read and written */
-        return nnz * (4.0 * (double)c->f + 4 + 8 + (c->w ? 4 : 0)) + 8.0 * (double)(c->nd * c->f) + 8.0 * (double)c->nd;
-    }
+    case KERN_CHUNK_ATTN: /* a chunk gather that reads each edge's head scales too */
+        return kernel_bytes_gather(c) + 4.0 * (double)(c->nnz * c->att_k);
+    case KERN_CHUNK_GATHER:
+    case KERN_CHUNK_EDGE_GATHER: return kernel_bytes_gather(c);
+    case KERN_CHUNK_SCATTER: /* per edge: its input row read, its edge row written (and read when adding), id and index */
+        return (double)c->nnz * (4.0 * (double)c->f * (c->acc ? 3 : 2) + 8 + (c->w ? 4 : 0)) + 8.0 * (double)c->nd;
+    case KERN_MAX_INIT: return 8.0 * (double)(c->nd * c->out_cols);
+    case KERN_MAX_FINISH: return 12.0 * (double)(c->nd * c->out_cols);
+    case KERN_CHUNK_MAX: /* per edge: the row's values, its input row and id; per row: max and winner read and written */
+        return (double)c->nnz * (4.0 * (double)c->f + 8) + 16.0 * (double)(c->nd * c->f) + 8.0 * (double)c->nd;
+    case KERN_CHUNK_MAX_BWD: /* per edge: the gradient's and winners' rows; per row: the sum read and written */
+        return (double)c->nnz * (8.0 * (double)c->f + 4) + 8.0 * (double)(c->nd * c->f) + 8.0 * (double)c->nd;
+    case KERN__COUNT: break;
     }
     return 0;
 }

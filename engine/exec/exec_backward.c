@@ -74,6 +74,19 @@ static void graph_op_bwd(exec_t *ex, int i, const float *dy, grads_t *gr)
     }
 }
 
+/* When the engine ran an attention gather's input gradient: the scales'
+ * own gradient (an SDDMM over the edges), here, booked as host work. */
+static void scales_grad_on_host(exec_t *ex, int i, const float *dy, const grads_t *gr)
+{
+    const instr_t *in = &ex->prog->code[i];
+    const graph_t *g = ex->block[ex->hop[i]];
+    int64_t f = ex->val[in->out].cols, k = in->iparam;
+    exec_mark_t mark = exec_mark(ex);
+    ex->kp.K->sddmm(ex->kp.cx, g, dy, ex->val[in->in[0]].data, k, f / k, gr->d[1], gr->acc[1]);
+    double m = (double)g->m, flops = 2.0 * m * (double)f;
+    exec_host_work(ex, mark, in, 1, flops, 4.0 * m * (2.0 * (double)f + (double)k) + 8.0 * m);
+}
+
 /* The dense rules: a matmul on the engine, the elementwise kernel (a
  * bias's own gradient is a column sum), head dots. */
 static void dense_op_bwd(exec_t *ex, const instr_t *in, const float *dy, grads_t *gr)
@@ -134,7 +147,9 @@ static void backward_op(exec_t *ex, int i)
             exec_engine_failed(ex, ex->engine.ops->gather_bwd(ex->engine.self, &c, &ex->err));
         }
     } else if (ex->hop[i]) {
-        graph_op_bwd(ex, i, dy, &gr);
+        engine_op = gr.d[0] && exec_engine_graph_op(ex, i, 1, gr.acc[0]);
+        if (engine_op && gr.d[1]) scales_grad_on_host(ex, i, dy, &gr);
+        if (!engine_op) graph_op_bwd(ex, i, dy, &gr);
     } else {
         dense_op_bwd(ex, in, dy, &gr);
     }

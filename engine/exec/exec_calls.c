@@ -103,6 +103,26 @@ matmul_call_t exec_matmul_call(const exec_t *ex, const instr_t *in)
                            .f = ex->prog->vals[in->out].cols, .out = exec_xtensor(ex, in->out, 0)};
 }
 
+int exec_engine_graph_op(exec_t *ex, int i, int backward, int acc)
+{
+    const instr_t *in = &ex->prog->code[i];
+    op_kind_t op = in->op;
+    int offered = op == OP_GATHER_MAX || op == OP_GATHER_ATTN || op == OP_SCATTER_SRC || op == OP_SCATTER_DST || op == OP_GATHER_EDGE;
+    if (!ex->engine.ops->graph_op || !offered) return 0;
+    const graph_t *g = ex->block[ex->hop[i]];
+    graph_call_t c = {.op = in->op, .g = g, .hop = ex->hop[i], .layer = in->layer, .f = ex->prog->vals[in->out].cols,
+                      .acc = acc, .argmax = ex->argmax[i]};
+    if (in->op == OP_GATHER_ATTN) c.att = ex->val[in->in[1]].data, c.heads = in->iparam;
+    if (in->op == OP_GATHER_EDGE) c.agg = (agg_weight_t)in->iparam;
+    c.in = exec_xtensor(ex, backward ? in->out : in->in[0], backward);
+    c.out = exec_xtensor(ex, backward ? in->in[0] : in->out, backward);
+    if (backward) c.out.rows = g->nsrc;
+    else c.in.rows = g->nsrc;
+    int done = 0;
+    exec_engine_failed(ex, ex->engine.ops->graph_op(ex->engine.self, &c, backward, &done, &ex->err));
+    return done || ex->failed;
+}
+
 void exec_src_ready(exec_t *ex, int i)
 {
     const instr_t *in = &ex->prog->code[i];

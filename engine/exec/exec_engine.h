@@ -21,6 +21,7 @@
 #include "base/error.h"
 #include "engine/graph/graph.h"
 #include "engine/kernels/kernels.h"
+#include "engine/program/program.h"
 
 typedef struct exec exec_t;
 
@@ -63,6 +64,31 @@ typedef struct {
     int acc_w;
 } matmul_call_t;
 
+/* A graph op other than a sum gather, offered to the engine before the
+ * executor runs it on its place (the engine may decline): so far the max
+ * gather (MP-GCN) and the attention gather (GAT). Max forward: out (g->n
+ * rows) = the max over in-edges of in (g->nsrc rows), each element's
+ * winning source row into argmax; backward: out (g->nsrc rows) (+)= in
+ * (the output's gradient, g->n rows) routed to the winners. Attention
+ * forward: out = the in-edge sum of in scaled per head by att; backward:
+ * only the input's gradient (the scales' own stays with the executor).
+ * The plain programs' scatters (out, g->m edge rows, from in's source or
+ * destination rows) and the gather of an edge tensor (in, g->m rows, into
+ * out's vertex rows, weighted by agg), and their backward passes. f
+ * values per row. */
+typedef struct {
+    op_kind_t op;
+    const graph_t *g;
+    int hop, layer;
+    xtensor_t in, out;
+    int64_t f;
+    int acc;
+    int32_t *argmax;  /* max: (g->n, f) */
+    const float *att; /* attention: (g->m, heads) per-edge head scales */
+    int64_t heads;
+    agg_weight_t agg; /* the gather of an edge tensor: its edge weights */
+} graph_call_t;
+
 typedef struct {
     const char *name;
     int on_host; /* 1: its gathers and products are host work (the timeline's host lane, host_ms) */
@@ -70,6 +96,9 @@ typedef struct {
     int (*gather_bwd)(void *self, const gather_call_t *c, gs_err_t *err);
     int (*matmul)(void *self, const matmul_call_t *c, gs_err_t *err);
     int (*matmul_bwd)(void *self, const matmul_call_t *c, gs_err_t *err);
+    /* Runs graph op c (backward: its vector-Jacobian rule) and sets *done,
+     * or leaves *done 0 for the executor to run it. May be NULL. */
+    int (*graph_op)(void *self, const graph_call_t *c, int backward, int *done, gs_err_t *err);
     /* The executor wrote t with one of its own ops (copies elsewhere go stale). May be NULL. */
     void (*host_wrote)(void *self, const xtensor_t *t);
     /* Before the first op that reads value v of ex by source index at

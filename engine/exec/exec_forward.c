@@ -37,8 +37,8 @@ static void graph_op(exec_t *ex, int i, const tensor_t *A, tensor_t *out)
     }
 }
 
-/* Runs instruction i on the engine or the place. */
-static void forward_op(exec_t *ex, int i)
+/* Runs instruction i on the engine or the place; 1 when the engine ran it. */
+static int forward_op(exec_t *ex, int i)
 {
     const instr_t *in = &ex->prog->code[i];
     const exec_engine_t *E = &ex->engine;
@@ -47,9 +47,13 @@ static void forward_op(exec_t *ex, int i)
     if (in->op == OP_MATMUL) {
         matmul_call_t c = exec_matmul_call(ex, in);
         exec_engine_failed(ex, E->ops->matmul(E->self, &c, &ex->err));
+        return 1;
     } else if (op_has(in->op, OPF_ENGINE)) { /* a sum gather */
         gather_call_t c = exec_gather_call(ex, i, 0);
         exec_engine_failed(ex, E->ops->gather(E->self, &c, &ex->err));
+        return 1;
+    } else if (exec_engine_graph_op(ex, i, 0, 0)) {
+        return 1;
     } else if (op_has(in->op, OPF_EW)) {
         ew_args_t c = exec_ew_args(ex, in);
         c.out = out->data;
@@ -59,6 +63,7 @@ static void forward_op(exec_t *ex, int i)
     } else {
         graph_op(ex, i, A, out);
     }
+    return 0;
 }
 
 /* DKP's timing sample of forward op i (dkp.h): a matmul's (M*K*M', M*M')
@@ -103,11 +108,10 @@ const tensor_t *exec_forward(exec_t *ex, const tensor_t *x, int training, int64_
         exec_src_ready(ex, i);
         exec_mark_t mark = exec_mark(ex);
         double c0 = ex->clock ? ex->clock->now : 0;
-        forward_op(ex, i);
+        int engine_op = forward_op(ex, i);
         double wall_s = ex->samples && !ex->clock ? exec_op_seconds(ex, mark.t0) : 0;
         double flops = op_flops(P, in, dims_of(ex, i), 0);
         ex->flops += flops;
-        int engine_op = op_has(in->op, OPF_ENGINE);
         if (!engine_op) exec_host_wrote(ex, in->out, 0);
         if (training) exec_count_aggregation(ex, in, 0, flops);
         exec_op_done(ex, in, 0, engine_op, mark, flops);

@@ -27,16 +27,18 @@ typedef struct {
     const int32_t *orow, *lidx;
     const float *w;       /* NULL: weight 1 */
     const int32_t *etype; /* per position; NULL unless typed */
+    const int32_t *ids;   /* each edge's input row within the whole block (asked for by a max gather), else NULL */
 } edge_view_t;
 
 /* Puts sub-chunk u (index `at` of orientation o) on device d for a gather
- * of weights agg (typed: with edge types), reading lidx_kind's numbering:
+ * of weights agg (typed: with edge types; ids: with each edge's row in
+ * the whole block, which a max gather's winners are), reading lidx_kind's numbering:
  * from the store, or by a packed copy into the store or into `slot` (a
  * streamed buffer, half of streamer_edge_need). The copy is issued on d's
  * H2D lane; the caller orders the kernel after it. *out receives the
  * device addresses. Fails only with --edge-chunks resident when d
  * cannot hold the structure. */
 int edge_load(streamer_t *s, int d, const orient_t *o, size_t at, lidx_kind_t lidx_kind, agg_weight_t agg, int typed,
-              void *slot, chunk_tag_t tag, edge_view_t *out, gs_err_t *err);
+              int ids, void *slot, chunk_tag_t tag, edge_view_t *out, gs_err_t *err);
 
 #endif

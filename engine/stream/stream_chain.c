@@ -113,8 +113,9 @@ int stream_hop(streamer_t *s, pass_run_t *pr, int d, int t, int slot, int prev, 
     } else {
         ops->wait(s->b, d, LANE_D2D, pr->ev_ready[prev][pslot]);
         ops->copy(s->b, d, LANE_D2D, prev, pr->buf[d][slot], pr->buf[prev][pslot], bytes, tag);
-        pr->ev_fwd[prev][pslot] = ops->record(s->b, d, LANE_D2D);
     }
+    stream_block_winners(s, pr, d, slot, t, filt ? rs->rows : NULL, filt ? rs->nrows : 0, prev, pslot, tag);
+    if (prev >= 0) pr->ev_fwd[prev][pslot] = ops->record(s->b, d, LANE_D2D);
     pr->ev_ready[d][slot] = ops->record(s->b, d, lane);
     if (filt) s->ctr.filtered_blocks++;
     else s->ctr.full_blocks++;
@@ -125,9 +126,10 @@ int stream_hop(streamer_t *s, pass_run_t *pr, int d, int t, int slot, int prev, 
     if (lane != LANE_H2D && pr->ev_comp[d][slot] >= 0) ops->wait(s->b, d, LANE_H2D, pr->ev_comp[d][slot]);
     int rc = stream_chunk_edges(s, pr, d, at, filt ? LIDX_GRP : LIDX_FULL, slot, tag, &ev, err);
     if (rc) return rc;
+    stream_chunk_scales(s, pr, d, slot, u, tag);
     ops->wait(s->b, d, LANE_COMPUTE, pr->ev_ready[d][slot]);
     ops->wait(s->b, d, LANE_COMPUTE, ops->record(s->b, d, LANE_H2D));
-    kernel_call_t kc = stream_chunk_call(ps, u, &ev, pr->buf[d][slot], pr->acc[d]);
+    kernel_call_t kc = stream_pass_kernel(s, pr, d, slot, t, u, &ev, pr->buf[d][slot]);
     ops->launch(s->b, d, &kc, tag);
     pr->ev_comp[d][slot] = ops->record(s->b, d, LANE_COMPUTE);
     return GS_OK;

@@ -33,6 +33,13 @@ static uint64_t need_of(const program_t *p, int64_t n, int64_t max_out, int64_t 
         val_domain_t ad = p->vals[in->in[0]].dom;
         if (op_has(in->op, OPF_ENGINE) && op_has(in->op, OPF_AGGREGATE)) /* a sum gather */
             w = streamer_pass_need(max_out, max_blk, a > o ? a : o, a > o ? a : o) + edges;
+        else if (in->op == OP_GATHER_MAX) { /* its winners beside the accumulator (forward) or the block (backward) */
+            uint64_t fwd = streamer_pass_need(max_out, max_blk, 2 * o, o), bwd = streamer_pass_need(max_out, max_blk, o, 2 * o);
+            w = (fwd > bwd ? fwd : bwd) + edges;
+        } else if (in->op == OP_GATHER_ATTN) /* and two buffers of a sub-chunk's head scales */
+            w = streamer_pass_need(max_out, max_blk, o, o) + edges + 2 * sizeof(float) * (uint64_t)(max_nnz * in->iparam) + 512;
+        else if (in->op == OP_SCATTER_SRC || in->op == OP_SCATTER_DST || in->op == OP_GATHER_EDGE) /* and two sub-chunks' edge rows */
+            w = streamer_pass_need(max_out, max_blk, o, o) + edges + 2 * sizeof(float) * (uint64_t)(max_nnz * o) + 512;
         else if (op_has(in->op, OPF_ENGINE) && (ad == DOM_VERTEX || ad == DOM_INPUT)) /* a vertex product */
             w = streamer_matmul_working_set(n, 1, 1, a, o);
         if (w > ws) ws = w;
@@ -48,6 +55,8 @@ unsigned stream_edge_fields(const program_t *p)
         int agg_op = in->op == OP_GATHER || in->op == OP_GATHER_TYPED || in->op == OP_GATHER_EDGE;
         if (agg_op && in->iparam > AGG_ONE && in->iparam <= AGG_MEAN) fields |= 1u << in->iparam;
         if (in->op == OP_GATHER_TYPED || in->op == OP_SCATTER_TYPED || in->op == OP_EDGE_MATMUL_TYPED) fields |= SUB_TYPES;
+        if (in->op == OP_GATHER_ATTN || in->op == OP_SCATTER_SRC || in->op == OP_SCATTER_DST || in->op == OP_GATHER_EDGE)
+            fields |= SUB_EIDS;
     }
     return fields;
 }
@@ -248,6 +257,33 @@ static int se_matmul_bwd(void *self, const matmul_call_t *c, gs_err_t *err)
     return streamer_matmul_bwd(&se->streamer, c, err);
 }
 
+/* The max and attention gathers and the plain programs' edge-tensor ops
+ * on the devices when the backend has their kernels (the CUDA plugin
+ * does not yet: there they run on the host, as before). */
+static int se_graph_op(void *self, const graph_call_t *c, int backward, int *done, gs_err_t *err)
+{
+    stream_engine_t *se = self;
+    const backend_ops_t *B = se->bops;
+    backend_t *b = se->backend;
+    switch (c->op) {
+    case OP_GATHER_MAX:
+        if ((*done = B->has_kernel(b, backward ? KERN_CHUNK_MAX_BWD : KERN_CHUNK_MAX)))
+            return streamer_gather_max(&se->streamer, c, backward, err);
+        break;
+    case OP_GATHER_ATTN:
+        if ((*done = B->has_kernel(b, KERN_CHUNK_ATTN))) return streamer_gather_attn(&se->streamer, c, backward, err);
+        break;
+    case OP_SCATTER_SRC:
+    case OP_SCATTER_DST:
+    case OP_GATHER_EDGE:
+        if ((*done = B->has_kernel(b, KERN_CHUNK_SCATTER) && B->has_kernel(b, KERN_CHUNK_EDGE_GATHER)))
+            return streamer_edge_op(&se->streamer, c, backward, err);
+        break;
+    default: break;
+    }
+    return GS_OK;
+}
+
 static void se_host_wrote(void *self, const xtensor_t *t) { mp_run_host_wrote(&((stream_engine_t *)self)->streamer.mp, t); }
 
 static const exec_engine_ops_t stream_ops = {
@@ -256,6 +292,7 @@ static const exec_engine_ops_t stream_ops = {
     .gather_bwd = se_gather_bwd,
     .matmul = se_matmul,
     .matmul_bwd = se_matmul_bwd,
+    .graph_op = se_graph_op,
     .host_wrote = se_host_wrote,
 };
 

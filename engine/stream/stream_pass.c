@@ -20,19 +20,11 @@ int stream_use_filter(const streamer_t *s, int64_t used_rows, int64_t block_rows
     return (double)used_rows / (double)block_rows < s->theta_threshold;
 }
 
-kernel_call_t stream_chunk_call(const pass_t *ps, const sub_t *u, const edge_view_t *ev, const float *in, float *acc)
-{
-    return (kernel_call_t){.id = KERN_CHUNK_GATHER, .typed = ps->typed, .ptr = ev->ptr, .orow = ev->orow,
-                           .lidx = ev->lidx, .w = ev->w, .etype = ev->etype, .nd = u->nout, .nnz = u->nnz,
-                           .f = ps->f, .in_cols = ps->in.cols, .out_cols = ps->out.cols, .in = in, .out = acc,
-                           .flops = 2.0 * (double)u->nnz * ps->f};
-}
-
 int stream_chunk_edges(streamer_t *s, pass_run_t *pr, int d, size_t at, lidx_kind_t lk, int slot, chunk_tag_t tag,
                        edge_view_t *ev, gs_err_t *err)
 {
     const pass_t *ps = pr->ps;
-    return edge_load(s, d, pr->o, at, lk, ps->agg, ps->typed != TYPED_NONE, pr->ebuf[d][slot], tag, ev, err);
+    return edge_load(s, d, pr->o, at, lk, ps->agg, ps->typed != TYPED_NONE, ps->kind == PASS_MAX, pr->ebuf[d][slot], tag, ev, err);
 }
 
 /* Reserves the devices' regions and carves two accumulators (a column's
@@ -42,28 +34,38 @@ static int pass_setup(streamer_t *s, const pass_t *ps, orient_t *o, pass_run_t *
 {
     memset(pr, 0, sizeof *pr);
     pr->ps = ps, pr->o = o, pr->slots = s->kn.pipeline ? 2 : 1, pr->nb = s->nblocks, pr->nd = s->ndev;
-    pr->naive = s->kn.multidev == MD_NAIVE || s->ndev == 1;
+    pr->naive = s->kn.multidev == MD_NAIVE || s->ndev == 1 || ps->kind == PASS_EDGE_GATHER || ps->kind == PASS_SCATTER;
     int64_t max_out = 0;
     for (int i = 0; i < s->p; i++) max_out = fmax(max_out, s->bounds[i + 1] - s->bounds[i]);
     size_t acc_floats = stream_round64((size_t)(max_out * ps->out.cols)), buf_floats = stream_round64((size_t)(streamer_max_block(s) * ps->in.cols));
     size_t edge_floats = streamer_edge_need(o->max_nout, o->max_nnz) / (2 * sizeof(float));
+    /* a max gather's winners: beside each accumulator (forward) or each block buffer (backward) */
+    size_t win_floats = ps->kind == PASS_MAX ? acc_floats : ps->kind == PASS_MAX_BWD ? buf_floats : 0;
+    if (ps->kind == PASS_ATTN || ps->kind == PASS_EDGE_GATHER || ps->kind == PASS_SCATTER) /* a sub-chunk's head scales or edge rows */
+        win_floats = stream_round64((size_t)(o->max_nnz * ps->att_k));
     for (int d = 0; d < TOPO_MAX_DEV; d++)
-        for (int q = 0; q < 2; q++) pr->ev_d2h[d][q] = pr->ev_comp[d][q] = pr->ev_fwd[d][q] = pr->ev_ready[d][q] = -1;
-    int rc = streamer_reserve(s, sizeof(float) * 2 * (acc_floats + buf_floats + edge_floats), err);
+        for (int q = 0; q < 2; q++)
+            pr->ev_d2h[d][q] = pr->ev_comp[d][q] = pr->ev_fwd[d][q] = pr->ev_ready[d][q] = pr->ev_out[d][q] = -1;
+    int rc = streamer_reserve(s, sizeof(float) * 2 * (acc_floats + buf_floats + edge_floats + win_floats), err);
     if (rc) return rc;
     for (int d = 0; d < s->ndev; d++)
         for (int q = 0; q < 2; q++) {
-            pr->accs[d][q] = (float *)s->region[d] + q * acc_floats;
-            pr->buf[d][q] = (float *)s->region[d] + 2 * acc_floats + q * buf_floats;
-            pr->ebuf[d][q] = (char *)((float *)s->region[d] + 2 * (acc_floats + buf_floats) + q * edge_floats);
+            float *r = (float *)s->region[d];
+            pr->accs[d][q] = r + q * acc_floats;
+            pr->buf[d][q] = r + 2 * acc_floats + q * buf_floats;
+            pr->ebuf[d][q] = (char *)(r + 2 * (acc_floats + buf_floats) + q * edge_floats);
+            int32_t *w = win_floats ? (int32_t *)(r + 2 * (acc_floats + buf_floats + edge_floats) + q * win_floats) : NULL;
+            pr->waccs[d][q] = ps->kind == PASS_MAX ? w : NULL;
+            pr->wbuf[d][q] = ps->kind == PASS_MAX_BWD ? w : NULL;
+            pr->abuf[d][q] = ps->kind == PASS_ATTN || ps->kind == PASS_EDGE_GATHER || ps->kind == PASS_SCATTER ? (float *)w : NULL;
         }
     pr->order = malloc(sizeof(int) * (size_t)pr->nb * TOPO_MAX_DEV);
     return pr->order ? GS_OK : gs_fail(err, GS_EFAIL, "out of memory");
 }
 
 /* Starts device d's column of round r: its accumulator (the output's
- * device copy when the memory plan keeps it) zeroed or loaded, and the
- * order of its blocks. */
+ * device copy when the memory plan keeps it) zeroed or loaded (a
+ * scatter's: scatter_begin), and the order of its blocks. */
 static void column_begin(streamer_t *s, pass_run_t *pr, int r, int d)
 {
     const pass_t *ps = pr->ps;
@@ -75,7 +77,9 @@ static void column_begin(streamer_t *s, pass_run_t *pr, int r, int d)
     float *kept = mp_run_slot(&s->mp, ps->out.key, d);
     pr->acc[d] = kept ? kept + s->bounds[c] * ps->out.cols : pr->accs[d][ra];
     chunk_tag_t tag = {(int16_t)ps->layer, (int8_t)ps->phase, -1, c, -1};
-    if (ps->acc) {
+    if (ps->kind == PASS_SCATTER) {
+        stream_scatter_begin(s, pr, d, c, tag);
+    } else if (ps->acc) {
         double copied;
         if (pr->ev_d2h[d][ra] >= 0) ops->wait(s->b, d, LANE_H2D, pr->ev_d2h[d][ra]);
         mp_run_load(&s->mp, d, &ps->out, s->bounds[c], rows, pr->acc[d], tag, &copied);
@@ -83,7 +87,8 @@ static void column_begin(streamer_t *s, pass_run_t *pr, int r, int d)
         ops->wait(s->b, d, LANE_COMPUTE, ops->record(s->b, d, LANE_H2D));
     } else {
         if (pr->ev_d2h[d][ra] >= 0) ops->wait(s->b, d, LANE_COMPUTE, pr->ev_d2h[d][ra]);
-        kernel_call_t z = {.id = KERN_ZERO, .nd = rows, .out_cols = ps->out.cols, .out = pr->acc[d]};
+        kernel_call_t z = {.id = ps->kind == PASS_MAX ? KERN_MAX_INIT : KERN_ZERO, .nd = rows, .out_cols = ps->out.cols,
+                           .out = pr->acc[d], .win = pr->waccs[d][ra]};
         ops->launch(s->b, d, &z, tag);
     }
     int *ord = pr->order + (size_t)d * pr->nb;
@@ -121,16 +126,18 @@ static int naive_step(streamer_t *s, pass_run_t *pr, int t, gs_err_t *err)
         int64_t lo = s->blk_lo[blk], rows = s->blk_lo[blk + 1] - lo;
         chunk_tag_t tag = stream_block_tag(s, ps, blk, pr->col[d]);
         if (pr->ev_comp[d][slot] >= 0) ops->wait(s->b, d, LANE_H2D, pr->ev_comp[d][slot]);
+        if (pr->ev_out[d][slot] >= 0) ops->wait(s->b, d, LANE_H2D, pr->ev_out[d][slot]); /* a scatter's rows have left */
         /* a kept input is brought in whole, for the columns after this one */
-        int filt = !mp_run_slot(&s->mp, ps->in.key, d) && stream_use_filter(s, u->nrows, rows);
+        int filt = stream_reads_blocks(ps) && !mp_run_slot(&s->mp, ps->in.key, d) && stream_use_filter(s, u->nrows, rows);
         const float *src = pr->buf[d][slot];
+        stream_block_winners(s, pr, d, slot, blk, filt ? u->rows : NULL, u->nrows, -1, 0, tag);
         if (filt) {
             double bytes = sizeof(float) * (double)(u->nrows * ps->in.cols);
             ops->copy_rows(s->b, d, pr->buf[d][slot], ps->in.data, sizeof(float) * (size_t)ps->in.cols, u->rows, u->nrows, tag);
             s->ctr.filtered_blocks++;
             s->ctr.gather_h2d_bytes += bytes;
             mp_run_count(&s->mp, ps->in.key, bytes);
-        } else {
+        } else if (stream_reads_blocks(ps)) {
             double copied;
             src = mp_run_load(&s->mp, d, &ps->in, lo, rows, pr->buf[d][slot], tag, &copied);
             s->ctr.full_blocks++;
@@ -139,10 +146,12 @@ static int naive_step(streamer_t *s, pass_run_t *pr, int t, gs_err_t *err)
         edge_view_t ev;
         int rc = stream_chunk_edges(s, pr, d, at, filt ? LIDX_SEL : LIDX_FULL, slot, tag, &ev, err);
         if (rc) return rc;
+        stream_chunk_scales(s, pr, d, slot, u, tag);
         ops->wait(s->b, d, LANE_COMPUTE, ops->record(s->b, d, LANE_H2D));
-        kernel_call_t kc = stream_chunk_call(ps, u, &ev, src, pr->acc[d]);
+        kernel_call_t kc = stream_pass_kernel(s, pr, d, slot, blk, u, &ev, src);
         ops->launch(s->b, d, &kc, tag);
         pr->ev_comp[d][slot] = ops->record(s->b, d, LANE_COMPUTE);
+        stream_scatter_home(s, pr, d, slot, u, tag);
     }
     return GS_OK;
 }
@@ -155,9 +164,19 @@ static void column_end(streamer_t *s, pass_run_t *pr, int d)
     int c = pr->col[d], ra = pr->ra;
     if (c < 0) return;
     int64_t rows = s->bounds[c + 1] - s->bounds[c];
+    chunk_tag_t tag = {(int16_t)ps->layer, (int8_t)ps->phase, -1, c, -1};
+    size_t bytes = sizeof(float) * (size_t)(rows * ps->out.cols);
+    if (ps->kind == PASS_SCATTER) { /* its edge rows went home one sub-chunk at a time; the slot is free once its kernels are done */
+        pr->ev_d2h[d][ra] = ops->record(s->b, d, LANE_COMPUTE);
+        return;
+    }
+    if (ps->kind == PASS_MAX) { /* the rows nothing won become 0; the winners go home for the backward pass */
+        kernel_call_t fin = {.id = KERN_MAX_FINISH, .nd = rows, .out_cols = ps->out.cols, .out = pr->acc[d], .win = pr->waccs[d][ra]};
+        ops->launch(s->b, d, &fin, tag);
+    }
     ops->wait(s->b, d, LANE_D2H, ops->record(s->b, d, LANE_COMPUTE));
-    ops->copy(s->b, d, LANE_D2H, -1, ps->out.data + s->bounds[c] * ps->out.cols, pr->acc[d],
-              sizeof(float) * (size_t)(rows * ps->out.cols), (chunk_tag_t){(int16_t)ps->layer, (int8_t)ps->phase, -1, c, -1});
+    if (ps->kind == PASS_MAX) ops->copy(s->b, d, LANE_D2H, -1, ps->win + s->bounds[c] * ps->out.cols, pr->waccs[d][ra], bytes, tag);
+    ops->copy(s->b, d, LANE_D2H, -1, ps->out.data + s->bounds[c] * ps->out.cols, pr->acc[d], bytes, tag);
     pr->ev_d2h[d][ra] = ops->record(s->b, d, LANE_D2H);
     mp_run_wrote(&s->mp, ps->out.key, d, s->bounds[c], rows, pr->acc[d] != pr->accs[d][ra]);
 }
@@ -172,12 +191,16 @@ static int round_blocks(streamer_t *s, pass_run_t *pr, gs_err_t *err)
     return rc;
 }
 
-static int run_pass(streamer_t *s, orient_t *o, const pass_t *ps, gs_err_t *err)
+int stream_run_pass(streamer_t *s, orient_t *o, const pass_t *ps, gs_err_t *err)
 {
     pass_run_t pr;
     int rc = pass_setup(s, ps, o, &pr, err);
+    /* the memory plan sees the vertex tensors (the edge kinds' edge tensors stream) */
     xtensor_t reads[2] = {ps->in, ps->out};
-    mp_run_op_begin(&s->mp, reads, ps->acc ? 2 : 1, &ps->out, 1);
+    int nr = ps->acc ? 2 : 1, nw = 1;
+    if (ps->kind == PASS_EDGE_GATHER) reads[0] = ps->out, nr = ps->acc;
+    if (ps->kind == PASS_SCATTER) nr = 1, nw = 0;
+    mp_run_op_begin(&s->mp, reads, nr, &ps->out, nw);
     if (!rc && !pr.naive) rc = stream_ensure_groups(s, o, err);
     for (int r = 0; !rc && r * pr.nd < s->p; r++) {
         pr.round = r, pr.ra = r % pr.slots;
@@ -207,19 +230,19 @@ int stream_pass_end(streamer_t *s, int rc, gs_err_t *err)
 
 static pass_t pass_of(const gather_call_t *c, phase_t phase)
 {
-    return (pass_t){c->agg, c->typed, c->in, c->out, c->f, c->acc, c->layer, phase};
+    return (pass_t){c->agg, c->typed, c->in, c->out, c->f, c->acc, c->layer, phase, PASS_SUM, NULL, NULL, 0, 0};
 }
 
 int streamer_gather(streamer_t *s, const gather_call_t *c, gs_err_t *err)
 {
     pass_t ps = pass_of(c, PHASE_FWD);
     s->pass_id++;
-    return s->kn.stream_order == SO_ROW ? stream_row_pass(s, &s->fwd, &ps, err) : run_pass(s, &s->fwd, &ps, err);
+    return s->kn.stream_order == SO_ROW ? stream_row_pass(s, &s->fwd, &ps, err) : stream_run_pass(s, &s->fwd, &ps, err);
 }
 
 int streamer_gather_bwd(streamer_t *s, const gather_call_t *c, gs_err_t *err)
 {
     pass_t ps = pass_of(c, PHASE_BWD);
     s->pass_id++;
-    return s->kn.stream_order == SO_ROW ? stream_row_pass(s, &s->bwd, &ps, err) : run_pass(s, &s->bwd, &ps, err);
+    return s->kn.stream_order == SO_ROW ? stream_row_pass(s, &s->bwd, &ps, err) : stream_run_pass(s, &s->bwd, &ps, err);
 }

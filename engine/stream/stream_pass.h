@@ -1,15 +1,31 @@
 /* stream_pass.h - one streamed pass over the chunk grid (streamer.h),
  * shared by stream_pass.c (the pass, its columns, the naive step where
- * every device loads its blocks from the host) and stream_chain.c (chain
- * and ring: a block enters each group of devices once and is passed
- * device to device). Internal to engine/stream. */
+ * every device loads its blocks from the host), stream_kinds.c (what
+ * each kind of pass adds: max, attention, edge-tensor ops) and
+ * stream_chain.c (chain and ring: a block enters each group of devices
+ * once and is passed device to device). Internal to engine/stream. */
 #ifndef GS_STREAM_PASS_H
 #define GS_STREAM_PASS_H
 
 #include "edge_chunks.h"
 #include "streamer.h"
 
-/* A gather as a pass: in is read by source row, out accumulates per output interval. */
+/* What a pass's kernel does: a sum gather (plain, weighted or typed), or
+ * the max gather forward (winners kept beside the accumulator and sent
+ * home with it) or backward (the winners' rows travel with the block's),
+ * or the attention gather, either way (each sub-chunk's head scales travel
+ * with its structure); or an edge-tensor op of the plain programs: a
+ * gather of edge rows (each sub-chunk's rows of the edge tensor travel
+ * with its structure, no vertex block is read) or a scatter into edge
+ * rows (each sub-chunk's edge rows written on the device from the block's
+ * rows or, from_dst, from the column's own rows, and sent home, where the
+ * host puts each at its edge id). The edge kinds run every device on its
+ * own (naive). */
+typedef enum { PASS_SUM, PASS_MAX, PASS_MAX_BWD, PASS_ATTN, PASS_EDGE_GATHER, PASS_SCATTER } pass_kind_t;
+
+/* A gather as a pass: in is read by source row, out accumulates per
+ * output interval; win is the max gather's winners (N, f) on the host,
+ * written forward, read by source row backward. */
 typedef struct {
     agg_weight_t agg;
     typed_mode_t typed;
@@ -17,6 +33,11 @@ typedef struct {
     int64_t f;
     int acc, layer;
     phase_t phase;
+    pass_kind_t kind;
+    int32_t *win;
+    const float *att; /* PASS_ATTN: (E, att_k) head scales by graph edge id; PASS_EDGE_GATHER: the edge tensor (E, att_k = f) */
+    int64_t att_k;
+    int from_dst;     /* PASS_SCATTER: the edge rows come from their destination's row */
 } pass_t;
 
 /* A pass in progress: its buffers, the columns of the current round (one
@@ -26,6 +47,10 @@ typedef struct {
     orient_t *o;
     int slots, naive, nb, nd;
     float *accs[TOPO_MAX_DEV][2], *buf[TOPO_MAX_DEV][2];
+    int32_t *waccs[TOPO_MAX_DEV][2]; /* PASS_MAX: the accumulators' winners */
+    int32_t *wbuf[TOPO_MAX_DEV][2];  /* PASS_MAX_BWD: the blocks' winners */
+    float *abuf[TOPO_MAX_DEV][2];    /* PASS_ATTN, PASS_EDGE_GATHER, PASS_SCATTER: a sub-chunk's head scales or edge rows */
+    int ev_out[TOPO_MAX_DEV][2];     /* PASS_SCATTER: the last copy home of each slot's edge rows */
     char *ebuf[TOPO_MAX_DEV][2];  /* a streamed sub-chunk's edge structure, per buffer slot */
     int ev_d2h[TOPO_MAX_DEV][2], ev_comp[TOPO_MAX_DEV][2], ev_fwd[TOPO_MAX_DEV][2], ev_ready[TOPO_MAX_DEV][2];
     int *order;                /* [device][t]: the block processed t-th in the device's column */
@@ -35,11 +60,37 @@ typedef struct {
 
 /* Whether a block of block_rows rows of which used_rows are used is copied filtered (selective scheduling). */
 int stream_use_filter(const streamer_t *s, int64_t used_rows, int64_t block_rows);
-/* The gather kernel of one sub-chunk: its edges (its structure on the
- * device, ev) from the block in `in` (rows as ev's lidx numbers them: the
- * whole block, or packed rows when filtered) into the column's
- * accumulator. */
-kernel_call_t stream_chunk_call(const pass_t *ps, const sub_t *u, const edge_view_t *ev, const float *in, float *acc);
+/* The sum-gather kernel of one sub-chunk: its edges (its structure on
+ * the device, ev) from the block in `in` (rows as ev's lidx numbers them:
+ * the whole block, or packed rows when filtered) into the accumulator acc
+ * of output interval c; blk is the input block. */
+kernel_call_t stream_chunk_call(const streamer_t *s, const pass_t *ps, const sub_t *u, const edge_view_t *ev, int blk, int c,
+                                const float *in, float *acc);
+/* The kernel of the pass's kind for sub-chunk u on device d, its block
+ * blk in buffer `slot` (`in`), into d's column: stream_chunk_call with
+ * the winners (max) or head scales (attention) the pass keeps there. */
+kernel_call_t stream_pass_kernel(const streamer_t *s, const pass_run_t *pr, int d, int slot, int blk, const sub_t *u,
+                                 const edge_view_t *ev, const float *in);
+/* A sub-chunk's head scales (PASS_ATTN) or edge rows (PASS_EDGE_GATHER, or
+ * PASS_SCATTER when it adds; else nothing): its edges' rows, picked by
+ * edge id on the host, into device d's slot. */
+void stream_chunk_scales(streamer_t *s, pass_run_t *pr, int d, int slot, const sub_t *u, chunk_tag_t tag);
+/* A block's rows of the max backward's winners, beside its gradient rows:
+ * the same rows (rs when filtered, else the whole block) from the host,
+ * or device prev's copy in slot pslot (prev >= 0), into device d's slot. */
+void stream_block_winners(streamer_t *s, pass_run_t *pr, int d, int slot, int blk, const int32_t *rows, int64_t nrows, int prev,
+                          int pslot, chunk_tag_t tag);
+/* Whether a pass reads its input by source block (the edge kinds read
+ * edge rows, or the column's own rows, instead). */
+int stream_reads_blocks(const pass_t *ps);
+/* A scatter's column (PASS_SCATTER): its destination rows come in
+ * (from_dst), into the accumulator slot (the kernels of its last column
+ * have read it); and after a sub-chunk's kernel, its edge rows go home,
+ * each to its edge id (else nothing). */
+void stream_scatter_begin(streamer_t *s, pass_run_t *pr, int d, int c, chunk_tag_t tag);
+void stream_scatter_home(streamer_t *s, pass_run_t *pr, int d, int slot, const sub_t *u, chunk_tag_t tag);
+/* Pass ps over orientation o in the column order (stream_pass.c). */
+int stream_run_pass(streamer_t *s, orient_t *o, const pass_t *ps, gs_err_t *err);
 /* The edge structure of sub-chunk `at` of the pass's orientation on
  * device d for this pass, into buffer slot `slot` when streamed. */
 int stream_chunk_edges(streamer_t *s, pass_run_t *pr, int d, size_t at, lidx_kind_t lk, int slot, chunk_tag_t tag,

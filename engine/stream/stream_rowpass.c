@@ -120,11 +120,11 @@ static int row_column(streamer_t *s, row_run_t *rr, int d, int i, int j, gs_err_
         chunk_tag_t tag = stream_block_tag(s, ps, t, j);
         if (rr->ev_edge[d][e] >= 0) ops->wait(s->b, d, LANE_H2D, rr->ev_edge[d][e]);
         edge_view_t ev;
-        int rc = edge_load(s, d, rr->o, at, LIDX_FULL, ps->agg, ps->typed != TYPED_NONE, rr->ebuf[d][e], tag, &ev, err);
+        int rc = edge_load(s, d, rr->o, at, LIDX_FULL, ps->agg, ps->typed != TYPED_NONE, 0, rr->ebuf[d][e], tag, &ev, err);
         if (rc) return rc;
         ops->wait(s->b, d, LANE_COMPUTE, ops->record(s->b, d, LANE_H2D));
         const float *in = rr->row_in[d] + (s->blk_lo[t] - s->bounds[i]) * ps->in.cols;
-        kernel_call_t kc = stream_chunk_call(ps, u, &ev, in, acc);
+        kernel_call_t kc = stream_chunk_call(s, ps, u, &ev, t, j, in, acc);
         ops->launch(s->b, d, &kc, tag);
         rr->ev_edge[d][e] = ops->record(s->b, d, LANE_COMPUTE);
     }

@@ -64,7 +64,7 @@ static void free_orient(streamer_t *s, orient_t *o)
     if (o->sub)
         for (int i = 0; i < s->p * s->nblocks; i++) {
             sub_t *u = &o->sub[i];
-            free(u->ptr), free(u->orow), free(u->lidx_full), free(u->lidx_sel), free(u->etype), free(u->rows);
+            free(u->ptr), free(u->orow), free(u->lidx_full), free(u->lidx_sel), free(u->etype), free(u->eid), free(u->rows);
             free(u->w[AGG_NORM]), free(u->w[AGG_MEAN]);
         }
     free(o->sub), free(o->t_copy), free(o->t_comp), free(o->t_pass);
@@ -78,6 +78,8 @@ static int alloc_sub(const streamer_t *s, sub_t *u, int64_t nnz, int64_t listed,
 {
     size_t e = (size_t)nnz;
     u->rows = malloc(sizeof(int32_t) * (size_t)nrows);
+    if (s->fields & SUB_EIDS) u->eid = malloc(sizeof(int32_t) * e);
+    if ((s->fields & SUB_EIDS) && !u->eid) return -1;
     if (!(s->fields & SUB_KERNEL_ARRAYS)) return u->rows ? 0 : -1;
     u->ptr = malloc(sizeof(int64_t) * (size_t)(listed + 1));
     u->orow = malloc(sizeof(int32_t) * (size_t)listed);
@@ -89,6 +91,15 @@ static int alloc_sub(const streamer_t *s, sub_t *u, int64_t nnz, int64_t listed,
     int short_of = !u->ptr || !u->orow || !u->lidx_full || !u->lidx_sel || !u->rows || ((s->fields & SUB_TYPES) && !u->etype);
     for (int a = AGG_NORM; a <= AGG_MEAN; a++) short_of |= (s->fields & (1u << a)) && !u->w[a];
     return short_of ? -1 : 0;
+}
+
+/* Sub-chunk u's edge ids (SUB_EIDS), in sub order. */
+static void fill_eids(sub_t *u, int64_t nout, int64_t lo, int64_t hi, const int64_t *cptr, const int32_t *cin, const int64_t *ceid)
+{
+    int64_t w = 0;
+    for (int64_t r = 0; r < nout; r++)
+        for (int64_t e = cptr[r]; e < cptr[r + 1]; e++)
+            if (cin[e] >= lo && cin[e] < hi) u->eid[w++] = (int32_t)ceid[e];
 }
 
 /* Sub-chunk u's edges from the chunk's rows (input block lo..hi): input
@@ -141,6 +152,7 @@ static int build_subs(streamer_t *s, orient_t *ot, int o, int a, const int64_t *
             if (mark[v - lo] >= 0) mark[v - lo] = (int32_t)u->nrows, u->rows[u->nrows++] = (int32_t)v;
         if (s->fields & SUB_KERNEL_ARRAYS) fill_sub(s, u, nout, lo, hi, cptr, cin, ceid, mark);
         else u->nout = listed;
+        if (u->eid) fill_eids(u, nout, lo, hi, cptr, cin, ceid);
         if (u->nout > ot->max_nout) ot->max_nout = u->nout;
         if (u->nnz > ot->max_nnz) ot->max_nnz = u->nnz;
         for (int64_t v = lo; v < hi; v++) mark[v - lo] = -1;

@@ -38,8 +38,12 @@
  * the memory plan mirror them). The Scatter-Gather stages stream in
  * passes (stream_pass.c; chain and ring in stream_chain.c, the swap order
  * in stream_swap.c; streamer.c builds the chunk structures), the
- * ApplyVertex matmuls in stream_matmul.c; elementwise ops and the edge
- * ops of attention models run on the host.
+ * ApplyVertex matmuls in stream_matmul.c, the max and attention gathers
+ * as passes too, and the plain programs' scatters and edge gathers
+ * (where the backend has their kernels; the attention scales' own
+ * gradient, an SDDMM, stays on the host); elementwise ops and the other
+ * graph ops (fused gathers, edge softmax and sums, typed edge ops) run
+ * on the host.
  * With the knobs at their defaults the sums happen in the unchunked order,
  * so results are bitwise equal to the in-memory kernels; swap and ring
  * reorder sums (floating-point reassociation only). */
@@ -76,13 +80,16 @@ typedef struct {
 /* The per-edge values a run's gathers can read, beyond the input rows:
  * streamer_init keeps only these (at a paper's size each is 8 bytes an
  * edge, both orientations). */
-enum { SUB_W_NORM = 1 << AGG_NORM, SUB_W_MEAN = 1 << AGG_MEAN, SUB_TYPES = 1 << 3, SUB_KERNEL_ARRAYS = 1 << 4 };
+enum { SUB_W_NORM = 1 << AGG_NORM, SUB_W_MEAN = 1 << AGG_MEAN, SUB_TYPES = 1 << 3, SUB_KERNEL_ARRAYS = 1 << 4, SUB_EIDS = 1 << 5 };
 /* SUB_KERNEL_ARRAYS: the arrays a gather kernel reads (offsets, listed
  * rows, input rows in every numbering, the weights and types asked for).
  * Without it (a simulated run, whose kernels and copies are skipped) a
  * sub-chunk keeps its counts and input rows only, and its copies are
- * sized as if the arrays were there: the same bytes, not 24+ an edge. */
-#define SUB_ALL_FIELDS (SUB_W_NORM | SUB_W_MEAN | SUB_TYPES | SUB_KERNEL_ARRAYS)
+ * sized as if the arrays were there: the same bytes, not 24+ an edge.
+ * SUB_EIDS: each edge's graph edge id, by which an attention gather's
+ * per-edge scales are copied to the device (kept in a simulated run too:
+ * that copy's filter is host work). */
+#define SUB_ALL_FIELDS (SUB_W_NORM | SUB_W_MEAN | SUB_TYPES | SUB_KERNEL_ARRAYS | SUB_EIDS)
 
 typedef struct {
     int64_t nnz;
@@ -92,6 +99,7 @@ typedef struct {
     int32_t *lidx_full; /* (nnz) input row within the whole block */
     int32_t *lidx_sel;  /* (nnz) input row within the filtered rows */
     int32_t *etype;     /* (nnz) edge type of each edge, in sub order; NULL without SUB_TYPES */
+    int32_t *eid;       /* (nnz) graph (CSC) edge id of each edge, in sub order; NULL without SUB_EIDS */
     float *w[3];        /* (nnz) edge weights per agg_weight_t, in sub order (AGG_ONE, or not asked for: NULL) */
     int32_t *rows;      /* (nrows) input rows used, ascending (global ids) */
     int64_t nrows;
@@ -196,6 +204,26 @@ void streamer_task_hook(void *user, int dev, lane_t lane, chunk_tag_t tag, doubl
  * backward, row by row over the CSR chunks. */
 int streamer_gather(streamer_t *s, const gather_call_t *c, gs_err_t *err);
 int streamer_gather_bwd(streamer_t *s, const gather_call_t *c, gs_err_t *err);
+/* The max gather (MP-GCN) on the devices, column by column over the CSC
+ * chunks (backward: over the CSR chunks, each block's winners travelling
+ * with its gradient rows), in the column order whatever stream_order
+ * says; the backend must have the KERN_*MAX* kernels. */
+int streamer_gather_max(streamer_t *s, const graph_call_t *c, int backward, gs_err_t *err);
+/* The attention gather (GAT) on the devices, forward over the CSC chunks
+ * and its input gradient over the CSR chunks: each sub-chunk's per-edge
+ * head scales (c->att rows picked by edge id) travel with its structure.
+ * Column order; the backend must have KERN_CHUNK_ATTN; the streamer must
+ * hold SUB_EIDS. */
+int streamer_gather_attn(streamer_t *s, const graph_call_t *c, int backward, gs_err_t *err);
+/* The plain programs' edge-tensor ops on the devices (TF-SAGA's shape of
+ * `--fuse off`): scatter_src, scatter_dst and the gather of an edge
+ * tensor, forward or backward. A scatter (and the gather's backward)
+ * writes each column's edge rows on its device and sends them home; the
+ * gather (and the scatters' backward) copies each sub-chunk's edge rows
+ * in by edge id. Naive multidev; the backend must have
+ * KERN_CHUNK_SCATTER and KERN_CHUNK_EDGE_GATHER; the streamer must hold
+ * SUB_EIDS. */
+int streamer_edge_op(streamer_t *s, const graph_call_t *c, int backward, gs_err_t *err);
 
 /* Device bytes of a pass: two accumulators of max_out rows and two block
  * buffers of max_blk rows (the pipelined layout). */

@@ -4,7 +4,8 @@
 # so a simulated run's emulated epoch and evaluation times and byte counts
 # (edge chunks' too) equal the real run's (relative difference <= 1e-6) for
 # streamed runs (selective scheduling, pipelining, 2 devices; chain and
-# ring with edges kept and streamed; typed gathers), a sampled run (pipelined
+# ring with edges kept and streamed; typed, attention and max gathers;
+# the plain programs' edge-tensor ops), a sampled run (pipelined
 # preprocessing) and a distributed one (3 ranks, hybrid); its JSON says
 # "simulated": true with no losses; its features are never drawn, so its
 # peak memory is a fraction of the real run's; and the flags it cannot
@@ -38,6 +39,8 @@ compare() {
 }
 compare "streamed, selective + pipeline, 2 devices" --devices 2 --selective on --pipeline on --subchunks 2 --device-mem 2M
 compare "streamed, chain over 4 devices, GAT" --devices 4 --multidev chain --model gat
+compare "streamed, ring + selective over 4 devices, MP-GCN's max gathers" --devices 4 --multidev ring --selective on --model mpgcn --device-mem 2M
+compare "streamed, chain over 2 devices, GCN --fuse off's scatters and edge gathers" --devices 2 --multidev chain --selective on --fuse off --device-mem 2M
 # a simulated run keeps no sub-chunk arrays: its edge copies are sized without them
 compare "streamed, chain + selective over 4 devices, edges kept" --devices 4 --multidev chain --selective on --subchunks 2 \
     --device-mem 4M --edge-chunks resident

@@ -7,6 +7,8 @@
  * halves the host uplink traffic against naive on pcie-4gpu-2switch, and
  * with selective scheduling carries exactly the rows a switch's columns
  * use.
+ * So do the max gather, winners and ties included, the attention gather
+ * and the plain programs' scatters and edge gathers, forward and back.
  * The ApplyVertex matmul and its backward (ring all-reduce of the weight
  * gradient over 1 to 4 devices) match k_gemm, adding mode included. */
 /* run-under: asan tsan */
@@ -26,6 +28,14 @@
 static dataset_t ds;
 static graph_t g;
 static float x[N * F * 5], ref_fwd[N * F], ref_bwd[N * F], ref_tfwd[N * F], ref_tbwd[N * F * 5];
+/* the max gather's: an input with many ties (values on a coarse grid), its max, winners and backward */
+static float xt[N * F], ref_max[N * F], ref_max_bwd[N * F];
+static int32_t ref_win[N * F];
+/* the attention gather's: per-edge scales of 2 heads of 3 values, its forward and input gradient */
+#define HEADS 2
+static float *att, ref_attn[N * F], ref_attn_bwd[N * F];
+/* the plain programs' edge-tensor ops: an edge tensor, and each op's result forward and back */
+static float *edge_in, *ref_ssrc, *ref_sdst, *ref_gedge_bwd, ref_gedge[N * F], ref_ssrc_bwd[N * F], ref_sdst_bwd[N * F];
 static topology_t topo;
 
 static int setup(void **state)
@@ -40,6 +50,24 @@ static int setup(void **state)
     k_gather_sum_bwd(&g, AGG_NORM, x, F, ref_bwd, 0);
     k_gather_typed(&g, AGG_MEAN, x, F, ref_tfwd, 0);
     k_gather_typed_bwd(&g, AGG_MEAN, x, F, ref_tbwd, 0);
+    for (int i = 0; i < N * F; i++) xt[i] = floorf(x[i] * 2.0f) / 2.0f;
+    k_gather_max(&g, xt, F, ref_max, ref_win);
+    k_gather_max_bwd(&g, ref_win, x, F, ref_max_bwd, 0);
+    att = malloc(sizeof(float) * (size_t)(g.m * HEADS));
+    if (!att) return -1;
+    tu_fill(att, g.m * HEADS, 5);
+    k_gather_attn(&g, x, att, HEADS, F / HEADS, ref_attn);
+    k_gather_attn_bwd(&g, att, x, HEADS, F / HEADS, ref_attn_bwd, 0);
+    size_t ebytes = sizeof(float) * (size_t)(g.m * F);
+    edge_in = malloc(ebytes), ref_ssrc = malloc(ebytes), ref_sdst = malloc(ebytes), ref_gedge_bwd = malloc(ebytes);
+    if (!edge_in || !ref_ssrc || !ref_sdst || !ref_gedge_bwd) return -1;
+    tu_fill(edge_in, g.m * F, 7);
+    k_scatter_src(&g, x, F, ref_ssrc);
+    k_scatter_dst(&g, x, F, ref_sdst);
+    k_gather_edge(&g, AGG_NORM, edge_in, F, ref_gedge, 0);
+    k_gather_edge_bwd(&g, AGG_NORM, x, F, ref_gedge_bwd, 0);
+    k_scatter_src_bwd(&g, edge_in, F, ref_ssrc_bwd, 0);
+    k_scatter_dst_bwd(&g, edge_in, F, ref_sdst_bwd, 0);
     topology_get("pcie-4gpu-2switch", &topo);
     topology_scale(&topo, 50.0); /* fast links: the model runs, the test stays quick */
     return 0;
@@ -48,6 +76,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
+    free(att), free(edge_in), free(ref_ssrc), free(ref_sdst), free(ref_gedge_bwd);
     graph_free(&g);
     dataset_free(&ds);
     return 0;
@@ -96,6 +125,94 @@ static int gather(streamer_t *s, agg_weight_t agg, typed_mode_t typed, const flo
     return bwd ? streamer_gather_bwd(s, &c, err) : streamer_gather(s, &c, err);
 }
 
+/* The max gather (MP-GCN) through the engine's graph-op call: forward
+ * into y and win, or backward from dy (x) and win into y. */
+static int gather_max(streamer_t *s, const float *in, float *y, int32_t *win, int acc, int bwd, gs_err_t *err)
+{
+    graph_call_t c = {.op = OP_GATHER_MAX, .g = s->g, .hop = 1, .in = {1, (float *)in, N, F}, .out = {2, y, N, F}, .f = F,
+                      .acc = acc, .argmax = win};
+    return streamer_gather_max(s, &c, bwd, err);
+}
+
+/* The streamed max gather against k_gather_max: values and winners
+ * bitwise (ties included, whatever the block order), the backward
+ * within tol (bitwise in the unchunked order), and its adding mode. */
+static void check_max(streamer_t *s, double tol, const char *what)
+{
+    static float y[N * F];
+    static int32_t win[N * F];
+    gs_err_t err;
+    assert_int_equal(gather_max(s, xt, y, win, 0, 0, &err), GS_OK);
+    assert_near(y, ref_max, N * F, 0, what);
+    for (int i = 0; i < N * F; i++)
+        if (win[i] != ref_win[i]) fail_msg("%s: max winner %d: %d vs %d", what, i, win[i], ref_win[i]);
+    assert_int_equal(gather_max(s, x, y, win, 0, 1, &err), GS_OK);
+    assert_near(y, ref_max_bwd, N * F, tol, what);
+    assert_int_equal(gather_max(s, x, y, win, 1, 1, &err), GS_OK);
+    for (int i = 0; i < N * F; i++)
+        if (fabs(y[i] - 2 * ref_max_bwd[i]) > 1e-5 * (1 + fabs(ref_max_bwd[i]))) fail_msg("%s: max acc mode", what);
+}
+
+/* The attention gather through the graph-op call, forward or its input gradient. */
+static int gather_attn(streamer_t *s, const float *in, float *y, int acc, int bwd, gs_err_t *err)
+{
+    graph_call_t c = {.op = OP_GATHER_ATTN, .g = s->g, .hop = 1, .in = {1, (float *)in, N, F}, .out = {2, y, N, F}, .f = F,
+                      .acc = acc, .att = att, .heads = HEADS};
+    return streamer_gather_attn(s, &c, bwd, err);
+}
+
+/* The streamed attention gather against k_gather_attn and its backward
+ * (within tol; bitwise in the unchunked order), and its adding mode. */
+static void check_attn(streamer_t *s, double tol, const char *what)
+{
+    static float y[N * F];
+    gs_err_t err;
+    assert_int_equal(gather_attn(s, x, y, 0, 0, &err), GS_OK);
+    assert_near(y, ref_attn, N * F, tol, what);
+    assert_int_equal(gather_attn(s, x, y, 0, 1, &err), GS_OK);
+    assert_near(y, ref_attn_bwd, N * F, tol, what);
+    assert_int_equal(gather_attn(s, x, y, 1, 1, &err), GS_OK);
+    for (int i = 0; i < N * F; i++)
+        if (fabs(y[i] - 2 * ref_attn_bwd[i]) > 1e-5 * (1 + fabs(ref_attn_bwd[i]))) fail_msg("%s: attention acc mode", what);
+}
+
+/* An edge-tensor op through the graph-op call: in and out are a vertex
+ * tensor (N rows) and an edge tensor (g.m rows), as the op reads them. */
+static int edge_op(streamer_t *s, op_kind_t op, const float *in, float *out, int acc, int bwd, gs_err_t *err)
+{
+    int edge_in_t = (op == OP_GATHER_EDGE) != bwd; /* the gather reads edge rows forward; the scatters' gradients do */
+    graph_call_t c = {.op = op, .g = s->g, .hop = 1, .in = {1, (float *)in, edge_in_t ? g.m : N, F},
+                      .out = {2, out, edge_in_t ? N : g.m, F}, .f = F, .acc = acc, .agg = op == OP_GATHER_EDGE ? AGG_NORM : AGG_ONE};
+    return streamer_edge_op(s, &c, bwd, err);
+}
+
+/* The streamed scatters and edge gather, forward and back, against the
+ * kernels.h references (the scatters are copies and products: bitwise;
+ * the gathers within tol), and the adding mode of an edge gradient. */
+static void check_edge_ops(streamer_t *s, double tol, const char *what)
+{
+    static float y[N * F];
+    float *m = malloc(sizeof(float) * (size_t)(g.m * F));
+    gs_err_t err;
+    assert_non_null(m);
+    assert_int_equal(edge_op(s, OP_SCATTER_SRC, x, m, 0, 0, &err), GS_OK);
+    assert_near(m, ref_ssrc, g.m * F, 0, what);
+    assert_int_equal(edge_op(s, OP_SCATTER_DST, x, m, 0, 0, &err), GS_OK);
+    assert_near(m, ref_sdst, g.m * F, 0, what);
+    assert_int_equal(edge_op(s, OP_GATHER_EDGE, x, m, 0, 1, &err), GS_OK);
+    assert_near(m, ref_gedge_bwd, g.m * F, 0, what);
+    assert_int_equal(edge_op(s, OP_GATHER_EDGE, x, m, 1, 1, &err), GS_OK);
+    for (int64_t i = 0; i < g.m * F; i++)
+        if (fabs(m[i] - 2 * ref_gedge_bwd[i]) > 1e-6 * (1 + fabs(ref_gedge_bwd[i]))) fail_msg("%s: edge gradient acc mode", what);
+    assert_int_equal(edge_op(s, OP_GATHER_EDGE, edge_in, y, 0, 0, &err), GS_OK);
+    assert_near(y, ref_gedge, N * F, tol, what);
+    assert_int_equal(edge_op(s, OP_SCATTER_SRC, edge_in, y, 0, 1, &err), GS_OK);
+    assert_near(y, ref_ssrc_bwd, N * F, tol, what);
+    assert_int_equal(edge_op(s, OP_SCATTER_DST, edge_in, y, 0, 1, &err), GS_OK);
+    assert_near(y, ref_sdst_bwd, N * F, tol, what);
+    free(m);
+}
+
 static matmul_call_t mm_call(const float *a, int64_t c, const float *w, int64_t f)
 {
     return (matmul_call_t){.a_vertex = 1, .a = {1, (float *)a, N, c}, .w = w, .f = f};
@@ -126,6 +243,9 @@ static void check_config_in(int p, int k, int pipe, selective_t sel, int swap, i
     assert_near(y, ref_tfwd, N * F, tol, what);
     assert_int_equal(gather(&r.s, AGG_MEAN, TYPED_OUT, x, F, y, T * F, F, 0, 1, &err), GS_OK);
     assert_near(y, ref_tbwd, N * T * F, tol, what);
+    check_max(&r.s, tol, what);
+    check_attn(&r.s, tol, what);
+    check_edge_ops(&r.s, tol, what);
     /* accumulate mode adds to what is there */
     memcpy(y, ref_fwd, sizeof ref_fwd);
     assert_int_equal(gather(&r.s, AGG_NORM, TYPED_NONE, x, F, y, F, F, 1, 0, &err), GS_OK);
