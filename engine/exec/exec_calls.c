@@ -114,10 +114,11 @@ int exec_engine_graph_op(exec_t *ex, int i, int backward, int acc)
                       .acc = acc, .argmax = ex->argmax[i]};
     if (in->op == OP_GATHER_ATTN) c.att = ex->val[in->in[1]].data, c.heads = in->iparam;
     if (in->op == OP_GATHER_EDGE) c.agg = (agg_weight_t)in->iparam;
-    c.in = exec_xtensor(ex, backward ? in->out : in->in[0], backward);
-    c.out = exec_xtensor(ex, backward ? in->in[0] : in->out, backward);
-    if (backward) c.out.rows = g->nsrc;
-    else c.in.rows = g->nsrc;
+    int src = in->in[0]; /* a vertex tensor read by source row: the block's nsrc rows of it (an edge tensor: all) */
+    c.in = exec_xtensor(ex, backward ? in->out : src, backward);
+    c.out = exec_xtensor(ex, backward ? src : in->out, backward);
+    xtensor_t *by_src = backward ? &c.out : &c.in;
+    if (ex->prog->vals[src].dom != DOM_EDGE) by_src->rows = g->nsrc;
     int done = 0;
     exec_engine_failed(ex, ex->engine.ops->graph_op(ex->engine.self, &c, backward, &done, &ex->err));
     return done || ex->failed;

@@ -65,17 +65,17 @@ typedef struct {
 } matmul_call_t;
 
 /* A graph op other than a sum gather, offered to the engine before the
- * executor runs it on its place (the engine may decline): so far the max
- * gather (MP-GCN) and the attention gather (GAT). Max forward: out (g->n
+ * executor runs it on its place (the engine may decline): the max gather
+ * (MP-GCN), the attention gather (GAT) and the plain programs'
+ * edge-tensor ops. Max forward: out (g->n
  * rows) = the max over in-edges of in (g->nsrc rows), each element's
  * winning source row into argmax; backward: out (g->nsrc rows) (+)= in
  * (the output's gradient, g->n rows) routed to the winners. Attention
  * forward: out = the in-edge sum of in scaled per head by att; backward:
  * only the input's gradient (the scales' own stays with the executor).
- * The plain programs' scatters (out, g->m edge rows, from in's source or
- * destination rows) and the gather of an edge tensor (in, g->m rows, into
- * out's vertex rows, weighted by agg), and their backward passes. f
- * values per row. */
+ * Scatters: out (g->m edge rows) from in's source or destination rows;
+ * the gather of an edge tensor: in (g->m rows) into out's vertex rows,
+ * weighted by agg; and their backward passes. f values per row. */
 typedef struct {
     op_kind_t op;
     const graph_t *g;

@@ -41,7 +41,6 @@ int stream_reads_blocks(const pass_t *ps)
     return ps->kind != PASS_EDGE_GATHER && !(ps->kind == PASS_SCATTER && ps->from_dst);
 }
 
-
 void stream_chunk_scales(streamer_t *s, pass_run_t *pr, int d, int slot, const sub_t *u, chunk_tag_t tag)
 {
     const pass_t *ps = pr->ps;
@@ -114,7 +113,7 @@ int streamer_edge_op(streamer_t *s, const graph_call_t *c, int backward, gs_err_
                  backward ? PHASE_BWD : PHASE_FWD, scatter ? PASS_SCATTER : PASS_EDGE_GATHER, NULL, NULL, c->f,
                  op != OP_SCATTER_SRC};
     if (!scatter) ps.att = c->in.data;
-    /* edge rows are contiguous by destination: every pass but the source scatter's gradient walks the CSC chunks */
+    /* by destination (the CSC chunks), but for the source scatter's gradient: a sum over each source's out-edges (CSR) */
     orient_t *o = backward && op == OP_SCATTER_SRC ? &s->bwd : &s->fwd;
     s->pass_id++;
     return stream_run_pass(s, o, &ps, err);
