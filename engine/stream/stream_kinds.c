@@ -44,7 +44,7 @@ int stream_reads_blocks(const pass_t *ps)
 void stream_chunk_scales(streamer_t *s, pass_run_t *pr, int d, int slot, const sub_t *u, chunk_tag_t tag)
 {
     const pass_t *ps = pr->ps;
-    if (ps->kind != PASS_ATTN && ps->kind != PASS_EDGE_GATHER && !(ps->kind == PASS_SCATTER && ps->acc)) return;
+    if (!pass_has_edge_rows(ps) || (ps->kind == PASS_SCATTER && !ps->acc)) return; /* a scatter that writes reads none */
     size_t row_bytes = sizeof(float) * (size_t)ps->att_k;
     const float *rows = ps->kind == PASS_SCATTER ? ps->out.data : ps->att; /* a scatter that adds reads its own rows first */
     s->ops->copy_rows(s->b, d, pr->abuf[d][slot], rows, row_bytes, u->eid, u->nnz, tag);

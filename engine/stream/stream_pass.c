@@ -34,14 +34,14 @@ static int pass_setup(streamer_t *s, const pass_t *ps, orient_t *o, pass_run_t *
 {
     memset(pr, 0, sizeof *pr);
     pr->ps = ps, pr->o = o, pr->slots = s->kn.pipeline ? 2 : 1, pr->nb = s->nblocks, pr->nd = s->ndev;
-    pr->naive = s->kn.multidev == MD_NAIVE || s->ndev == 1 || ps->kind == PASS_EDGE_GATHER || ps->kind == PASS_SCATTER;
+    pr->naive = s->kn.multidev == MD_NAIVE || s->ndev == 1 || pass_is_edge_op(ps);
     int64_t max_out = 0;
     for (int i = 0; i < s->p; i++) max_out = fmax(max_out, s->bounds[i + 1] - s->bounds[i]);
     size_t acc_floats = stream_round64((size_t)(max_out * ps->out.cols)), buf_floats = stream_round64((size_t)(streamer_max_block(s) * ps->in.cols));
     size_t edge_floats = streamer_edge_need(o->max_nout, o->max_nnz) / (2 * sizeof(float));
     /* a max gather's winners: beside each accumulator (forward) or each block buffer (backward) */
     size_t win_floats = ps->kind == PASS_MAX ? acc_floats : ps->kind == PASS_MAX_BWD ? buf_floats : 0;
-    if (ps->kind == PASS_ATTN || ps->kind == PASS_EDGE_GATHER || ps->kind == PASS_SCATTER) /* a sub-chunk's head scales or edge rows */
+    if (pass_has_edge_rows(ps)) /* a sub-chunk's head scales or edge rows */
         win_floats = stream_round64((size_t)(o->max_nnz * ps->att_k));
     for (int d = 0; d < TOPO_MAX_DEV; d++)
         for (int q = 0; q < 2; q++)
@@ -57,7 +57,7 @@ static int pass_setup(streamer_t *s, const pass_t *ps, orient_t *o, pass_run_t *
             int32_t *w = win_floats ? (int32_t *)(r + 2 * (acc_floats + buf_floats + edge_floats) + q * win_floats) : NULL;
             pr->waccs[d][q] = ps->kind == PASS_MAX ? w : NULL;
             pr->wbuf[d][q] = ps->kind == PASS_MAX_BWD ? w : NULL;
-            pr->abuf[d][q] = ps->kind == PASS_ATTN || ps->kind == PASS_EDGE_GATHER || ps->kind == PASS_SCATTER ? (float *)w : NULL;
+            pr->abuf[d][q] = pass_has_edge_rows(ps) ? (float *)w : NULL;
         }
     pr->order = malloc(sizeof(int) * (size_t)pr->nb * TOPO_MAX_DEV);
     return pr->order ? GS_OK : gs_fail(err, GS_EFAIL, "out of memory");

@@ -40,6 +40,11 @@ typedef struct {
     int from_dst;     /* PASS_SCATTER: the edge rows come from their destination's row */
 } pass_t;
 
+/* The edge-tensor kinds (every device on its own), and the kinds that
+ * keep a sub-chunk's per-edge rows (scales or edge rows) in abuf. */
+static inline int pass_is_edge_op(const pass_t *ps) { return ps->kind == PASS_EDGE_GATHER || ps->kind == PASS_SCATTER; }
+static inline int pass_has_edge_rows(const pass_t *ps) { return ps->kind == PASS_ATTN || pass_is_edge_op(ps); }
+
 /* A pass in progress: its buffers, the columns of the current round (one
  * per device), and the events that order reuse of the buffer slots. */
 typedef struct {
