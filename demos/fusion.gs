@@ -5,9 +5,9 @@
 # the pass moves those products into ApplyVertex (N rows instead of E) and
 # evaluates the elementwise gate inside one fused gather: no edge tensor.
 # Departure (README, "Hoisting and fusion"): the plain side's scatters and
-# edge gathers stream through the emulated GPU, its elementwise gate and
-# the fused gather run on the host, so the effect (about 6x) is not
-# NeuGraph's device-against-device 2.8x.
+# edge gathers and the fused gather stream through the emulated GPU, but
+# the plain side's elementwise gate runs on the host, so the effect (about
+# 6x) is not NeuGraph's device-against-device 2.8x.
 #flags --dataset gen:nodes=10000,degree=10,feats=64,classes=8,seed=1 --model ggcn --feat-norm row --hidden 64 --devices 1 --device-mem none --fuse off
 say "Plain SAGA-NN G-GCN: products on the edges; watch edge tensors in Training and the host lane"
 wait epochs 3
@@ -17,5 +17,5 @@ wait epochs 1
 set fuse on
 say "fuse on: products hoisted to the vertices, the gate fused into the gather"
 wait epochs 3
-say "After: fuse on - no edge tensor, one fused gather per layer (on the host, as plain's edge gate: see README)"
+say "After: fuse on - no edge tensor, one fused gather per layer on the device (plain's edge gate ran on the host: see README)"
 effect epoch_ms edge_bytes

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "base/error.h"
+#include "engine/kernels/fused_args.h"
 #include "engine/kernels/kernels.h"
 #include "engine/machine/topology.h"
 
@@ -50,7 +51,8 @@ typedef struct {
  * accumulator's start and end, a sub-chunk forward and backward; and the
  * attention gather's (GAT; a chunk gather whose edges scale each head);
  * and the plain programs' edge-tensor ops: a chunk gather that reads
- * each edge's row of an edge tensor, and the scatter that writes them.
+ * each edge's row of an edge tensor, and the scatter that writes them;
+ * and the fused gather's (G-GCN), forward or backward.
  * has_kernel (backend_ops_t) says which a backend can run. */
 typedef enum {
     KERN_CHUNK_GATHER,
@@ -64,6 +66,7 @@ typedef enum {
     KERN_CHUNK_ATTN,
     KERN_CHUNK_EDGE_GATHER,
     KERN_CHUNK_SCATTER,
+    KERN_CHUNK_FUSED,
     KERN__COUNT
 } kernel_id_t;
 
@@ -117,6 +120,11 @@ typedef struct {
      * edge q's, row q, is set (acc: added) to w[q] times in's row lidx[q],
      * or with from_dst the row of its own listed output row orow[r]. */
     int from_dst;
+    /* KERN_CHUNK_FUSED: k_fused_rows (kernels_fused.h) over the sub-chunk's
+     * listed rows (ptr, orow, lidx as the other side's rows, w), forward or
+     * backward; `fused` names the device rows of both sides. */
+    fused_args_t fused;
+    int backward;
     int32_t *win;
     const int32_t *win_in;
     /* KERN_GEMM: out (m, n) (+= when acc) = op(a) op(b), row-major, op(a)

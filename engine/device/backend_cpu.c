@@ -15,6 +15,7 @@
 #include "engine/graph/tensor.h"
 #include "engine/kernels/kernels_chunk_edge.h"
 #include "engine/kernels/kernels_chunk_max.h"
+#include "engine/kernels/kernels_fused.h"
 #include "base/threadpool.h"
 #include "base/mono_clock.h"
 
@@ -46,6 +47,14 @@ static void chunk_max(const kernel_call_t *c)
     else k_chunk_max_bwd(&k, c->nd, c->in, c->win_in, c->out_base, c->out);
 }
 
+/* The fused gather's sub-chunk kernel: the in-memory kernel's rows over
+ * the sub-chunk's listed rows, the other side's rows as lidx numbers them. */
+static void chunk_fused(const kernel_call_t *c)
+{
+    fused_edges_t x = {c->ptr, c->orow, c->lidx, c->w, c->nd};
+    k_fused_rows(&c->fused, &x, c->backward);
+}
+
 static void run_kernel(const kernel_call_t *c)
 {
     switch (c->id) {
@@ -58,6 +67,7 @@ static void run_kernel(const kernel_call_t *c)
     case KERN_CHUNK_ATTN:
     case KERN_CHUNK_EDGE_GATHER: chunk_gather(c); break;
     case KERN_CHUNK_SCATTER: chunk_scatter(c); break;
+    case KERN_CHUNK_FUSED: chunk_fused(c); break;
     case KERN_MAX_INIT: k_chunk_max_init(c->out, c->win, c->nd, c->out_cols); break;
     case KERN_MAX_FINISH: k_chunk_max_finish(c->out, c->win, c->nd, c->out_cols); break;
     case KERN_CHUNK_MAX:

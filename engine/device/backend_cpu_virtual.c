@@ -23,6 +23,24 @@ static double kernel_bytes_gather(const kernel_call_t *c)
     return nnz * (4.0 * (double)c->f + 4 + 8 + (c->w ? 4 : 0)) + 8.0 * (double)(c->nd * c->f) + 8.0 * (double)c->nd;
 }
 
+/* A fused gather's sub-chunk (KERN_CHUNK_FUSED): per edge, the other
+ * side's operand rows, its index and weight; per listed row, the own
+ * side's operand rows read and its outputs read and written. */
+static double kernel_bytes_fused(const kernel_call_t *c)
+{
+    const fused_args_t *a = &c->fused;
+    double f4 = 4.0 * (double)c->f, per_edge = 4.0 + (c->w ? 4 : 0), per_row = 8.0;
+    int outs = !c->backward;
+    for (int k = 0; k < a->e->nleaf; k++) {
+        if (a->own_mask >> k & 1) per_row += f4;
+        else per_edge += f4;
+        outs += c->backward && a->out[k];
+    }
+    if (c->backward && a->dy_own) per_row += f4;
+    else if (c->backward) per_edge += f4;
+    return (double)c->nnz * per_edge + (double)c->nd * (per_row + 2.0 * f4 * outs);
+}
+
 /* Bytes a chunk kernel reads and writes (the roofline's memory side). */
 static double kernel_bytes(const kernel_call_t *c)
 {
@@ -36,6 +54,7 @@ static double kernel_bytes(const kernel_call_t *c)
     case KERN_CHUNK_EDGE_GATHER: return kernel_bytes_gather(c);
     case KERN_CHUNK_SCATTER: /* per edge: its input row read, its edge row written (and read when adding), id and index */
         return (double)c->nnz * (4.0 * (double)c->f * (c->acc ? 3 : 2) + 8 + (c->w ? 4 : 0)) + 8.0 * (double)c->nd;
+    case KERN_CHUNK_FUSED: return kernel_bytes_fused(c);
     case KERN_MAX_INIT: return 8.0 * (double)(c->nd * c->out_cols);
     case KERN_MAX_FINISH: return 12.0 * (double)(c->nd * c->out_cols);
     case KERN_CHUNK_MAX: /* per edge: the row's values, its input row and id; per row: max and winner read and written */

@@ -147,8 +147,8 @@ static void backward_op(exec_t *ex, int i)
             exec_engine_failed(ex, ex->engine.ops->gather_bwd(ex->engine.self, &c, &ex->err));
         }
     } else if (ex->hop[i]) {
-        engine_op = gr.d[0] && exec_engine_graph_op(ex, i, 1, gr.acc[0]);
-        if (engine_op && gr.d[1]) scales_grad_on_host(ex, i, dy, &gr);
+        engine_op = exec_engine_graph_op(ex, i, 1, gr.d, gr.acc);
+        if (engine_op && in->op == OP_GATHER_ATTN && gr.d[1]) scales_grad_on_host(ex, i, dy, &gr);
         if (!engine_op) graph_op_bwd(ex, i, dy, &gr);
     } else {
         dense_op_bwd(ex, in, dy, &gr);

@@ -103,15 +103,28 @@ matmul_call_t exec_matmul_call(const exec_t *ex, const instr_t *in)
                            .f = ex->prog->vals[in->out].cols, .out = exec_xtensor(ex, in->out, 0)};
 }
 
-int exec_engine_graph_op(exec_t *ex, int i, int backward, int acc)
+/* The fused gather's leaves, and backward their gradients. */
+static void fused_operands(const exec_t *ex, const instr_t *in, graph_call_t *c, int backward, float *const *d, const int *acc)
+{
+    c->expr = &ex->prog->fused[in->iparam], c->nleaf = in->nin;
+    for (int k = 0; k < in->nin; k++) {
+        c->leaf[k] = exec_xtensor(ex, in->in[k], 0);
+        if (!(c->expr->leaf_dst >> k & 1)) c->leaf[k].rows = c->g->nsrc;
+        if (!backward || !d[k]) continue;
+        c->dleaf[k] = exec_xtensor(ex, in->in[k], 1), c->dleaf[k].rows = c->leaf[k].rows, c->dacc[k] = acc[k];
+    }
+}
+
+int exec_engine_graph_op(exec_t *ex, int i, int backward, float *const *d, const int *acc)
 {
     const instr_t *in = &ex->prog->code[i];
     op_kind_t op = in->op;
-    int offered = op == OP_GATHER_MAX || op == OP_GATHER_ATTN || op == OP_SCATTER_SRC || op == OP_SCATTER_DST || op == OP_GATHER_EDGE;
-    if (!ex->engine.ops->graph_op || !offered) return 0;
+    int offered = op == OP_GATHER_MAX || op == OP_GATHER_ATTN || op == OP_SCATTER_SRC || op == OP_SCATTER_DST ||
+                  op == OP_GATHER_EDGE || op == OP_GATHER_FUSED;
+    if (!ex->engine.ops->graph_op || !offered || (backward && op != OP_GATHER_FUSED && !d[0])) return 0;
     const graph_t *g = ex->block[ex->hop[i]];
     graph_call_t c = {.op = in->op, .g = g, .hop = ex->hop[i], .layer = in->layer, .f = ex->prog->vals[in->out].cols,
-                      .acc = acc, .argmax = ex->argmax[i]};
+                      .acc = backward ? acc[0] : 0, .argmax = ex->argmax[i]};
     if (in->op == OP_GATHER_ATTN) c.att = ex->val[in->in[1]].data, c.heads = in->iparam;
     if (in->op == OP_GATHER_EDGE) c.agg = (agg_weight_t)in->iparam;
     int src = in->in[0]; /* a vertex tensor read by source row: the block's nsrc rows of it (an edge tensor: all) */
@@ -119,6 +132,10 @@ int exec_engine_graph_op(exec_t *ex, int i, int backward, int acc)
     c.out = exec_xtensor(ex, backward ? src : in->out, backward);
     xtensor_t *by_src = backward ? &c.out : &c.in;
     if (ex->prog->vals[src].dom != DOM_EDGE) by_src->rows = g->nsrc;
+    if (in->op == OP_GATHER_FUSED) { /* in: the output's gradient (backward), out: the output (forward) */
+        fused_operands(ex, in, &c, backward, d, acc);
+        c.in = backward ? exec_xtensor(ex, in->out, 1) : c.leaf[0], c.out = exec_xtensor(ex, in->out, 0);
+    }
     int done = 0;
     exec_engine_failed(ex, ex->engine.ops->graph_op(ex->engine.self, &c, backward, &done, &ex->err));
     return done || ex->failed;

@@ -16,9 +16,11 @@ const float *exec_data(exec_t *ex, int v);
 gather_call_t exec_gather_call(const exec_t *ex, int i, int backward);
 matmul_call_t exec_matmul_call(const exec_t *ex, const instr_t *in);
 /* Offers graph op i (exec_engine.h's graph_op) to the engine, forward or
- * backward (then adding into its operand's gradient when acc): 1 when the
- * engine ran it, 0 when the executor must (ex->failed on an error). */
-int exec_engine_graph_op(exec_t *ex, int i, int backward, int acc);
+ * backward (then into the operands' gradients d[k], NULL where not wanted,
+ * adding where acc[k]; an op other than the fused gather is offered only
+ * when its first operand wants one): 1 when the engine ran it, 0 when the
+ * executor must (ex->failed on an error). */
+int exec_engine_graph_op(exec_t *ex, int i, int backward, float *const *d, const int *acc);
 /* The place's elementwise kernel's arguments for in (dropout keyed by the rows' original ids). */
 ew_args_t exec_ew_args(const exec_t *ex, const instr_t *in);
 /* Before instruction i: the ghost rows of the operands it reads by source

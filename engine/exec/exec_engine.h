@@ -75,7 +75,10 @@ typedef struct {
  * only the input's gradient (the scales' own stays with the executor).
  * Scatters: out (g->m edge rows) from in's source or destination rows;
  * the gather of an edge tensor: in (g->m rows) into out's vertex rows,
- * weighted by agg; and their backward passes. f values per row. */
+ * weighted by agg; and their backward passes. The fused gather (G-GCN):
+ * forward, out = the in-edge sum of expr over the leaves; backward, in is
+ * the output's gradient and each leaf's gradient in dleaf (data NULL:
+ * not wanted) is written or, with dacc[k], added. f values per row. */
 typedef struct {
     op_kind_t op;
     const graph_t *g;
@@ -87,6 +90,11 @@ typedef struct {
     const float *att; /* attention: (g->m, heads) per-edge head scales */
     int64_t heads;
     agg_weight_t agg; /* the gather of an edge tensor: its edge weights */
+    const fused_expr_t *expr;          /* fused: its expression */
+    int nleaf;
+    xtensor_t leaf[FUSE_MAX_LEAVES];  /* fused: source leaves g->nsrc rows, destination leaves g->n */
+    xtensor_t dleaf[FUSE_MAX_LEAVES]; /* fused backward */
+    int dacc[FUSE_MAX_LEAVES];
 } graph_call_t;
 
 typedef struct {

@@ -52,7 +52,7 @@ static int forward_op(exec_t *ex, int i)
         gather_call_t c = exec_gather_call(ex, i, 0);
         exec_engine_failed(ex, E->ops->gather(E->self, &c, &ex->err));
         return 1;
-    } else if (exec_engine_graph_op(ex, i, 0, 0)) {
+    } else if (exec_engine_graph_op(ex, i, 0, NULL, NULL)) {
         return 1;
     } else if (op_has(in->op, OPF_EW)) {
         ew_args_t c = exec_ew_args(ex, in);

@@ -18,39 +18,39 @@
 #define AHEAD 4 /* edges between a row's prefetch and its use */
 
 typedef struct {
-    const graph_t *g;
-    const fused_expr_t *e;
-    const float *const *leaf;
-    const float *dy;
-    float *const *dleaf;
-    const int *acc;
-    int64_t f;
-    float *y;
-    int want_dst; /* backward: 1 the destination leaves (CSC), 0 the source leaves (CSR) */
+    const fused_args_t *a;
+    const fused_edges_t *x;
 } fused_ctx_t;
 
-/* Copies the leaves' rows at source u and destination v, features
- * [j0, j0 + bw), into the leaf registers: each step then works on rows
- * in L1, and the random source reads happen once per edge. */
-static void load(const fused_ctx_t *c, float r[NREG][LANES], int64_t u, int64_t v, int64_t j0, int bw)
+/* The row of leaf k for an edge between own row `own` and the other
+ * side's row nbr, at feature j0. */
+static inline const float *leaf_row(const fused_args_t *a, int k, int64_t own, int64_t nbr, int64_t j0)
 {
-    for (int k = 0; k < c->e->nleaf; k++) {
-        const float *restrict row = c->leaf[k] + ((c->e->leaf_dst >> k & 1) ? v : u) * c->f + j0;
+    return a->leaf[k] + ((a->own_mask >> k & 1) ? own : nbr) * a->f + j0;
+}
+
+/* Copies the leaves' rows of an edge, features [j0, j0 + bw), into the
+ * leaf registers: each step then works on rows in L1, and the random
+ * reads of the other side's rows happen once per edge. */
+static void load(const fused_args_t *a, float r[NREG][LANES], int64_t own, int64_t nbr, int64_t j0, int bw)
+{
+    for (int k = 0; k < a->e->nleaf; k++) {
+        const float *restrict row = leaf_row(a, k, own, nbr, j0);
         float *restrict reg = r[k];
         for (int j = 0; j < bw; j++) reg[j] = row[j];
     }
 }
 
-/* Asks for the rows edge (u, v) will read, a few edges ahead of their use
- * (the source rows are random reads: the gather's memory latency). */
-static void prefetch(const fused_ctx_t *c, int64_t u, int64_t v, int64_t j0, int bw)
+/* Asks for the rows an edge will read, a few edges ahead of their use
+ * (the other side's rows are random reads: the gather's memory latency). */
+static void prefetch(const fused_args_t *a, int64_t own, int64_t nbr, int64_t j0, int bw)
 {
-    for (int k = 0; k < c->e->nleaf; k++) {
-        const char *row = (const char *)(c->leaf[k] + ((c->e->leaf_dst >> k & 1) ? v : u) * c->f + j0);
+    for (int k = 0; k < a->e->nleaf; k++) {
+        const char *row = (const char *)leaf_row(a, k, own, nbr, j0);
         for (int off = 0; off < bw * 4; off += 64) __builtin_prefetch(row + off);
     }
-    if (c->dy)
-        for (int off = 0; off < bw * 4; off += 64) __builtin_prefetch((const char *)(c->dy + v * c->f + j0) + off);
+    if (a->dy && !a->dy_own)
+        for (int off = 0; off < bw * 4; off += 64) __builtin_prefetch((const char *)(a->dy + nbr * a->f + j0) + off);
 }
 
 static void eval_steps(const fused_expr_t *e, float r[NREG][LANES], int bw)
@@ -115,85 +115,99 @@ static void reverse_steps(const fused_expr_t *e, float r[NREG][LANES], float d[N
     }
 }
 
+/* Listed rows [b, e): each own row's weighted sum of its edges' values. */
 static void forward_range(void *p, int64_t b, int64_t e)
 {
     const fused_ctx_t *c = p;
-    const graph_t *g = c->g;
-    const float *w = k_weights_csc(g, (agg_weight_t)c->e->agg);
-    int out = c->e->nleaf + c->e->nstep - 1;
+    const fused_args_t *a = c->a;
+    const fused_edges_t *x = c->x;
+    int out = a->e->nleaf + a->e->nstep - 1;
     float r[NREG][LANES], sum[LANES];
-    for (int64_t v = b; v < e; v++)
-        for (int64_t j0 = 0; j0 < c->f; j0 += LANES) {
-            int bw = (int)(c->f - j0 < LANES ? c->f - j0 : LANES);
-            memset(sum, 0, sizeof sum);
-            for (int64_t q = g->in_ptr[v]; q < g->in_ptr[v + 1]; q++) {
-                if (q + AHEAD < g->in_ptr[v + 1]) prefetch(c, g->in_src[q + AHEAD], v, j0, bw);
-                load(c, r, g->in_src[q], v, j0, bw);
-                eval_steps(c->e, r, bw);
-                float s = w ? w[q] : 1.0f;
+    for (int64_t i = b; i < e; i++) {
+        int64_t own = x->orow ? x->orow[i] : i;
+        float *y = a->out[0] + own * a->f;
+        for (int64_t j0 = 0; j0 < a->f; j0 += LANES) {
+            int bw = (int)(a->f - j0 < LANES ? a->f - j0 : LANES);
+            if (a->add) memcpy(sum, y + j0, sizeof(float) * (size_t)bw);
+            else memset(sum, 0, sizeof sum);
+            for (int64_t q = x->ptr[i]; q < x->ptr[i + 1]; q++) {
+                if (q + AHEAD < x->ptr[i + 1]) prefetch(a, own, x->nbr[q + AHEAD], j0, bw);
+                load(a, r, own, x->nbr[q], j0, bw);
+                eval_steps(a->e, r, bw);
+                float s = x->w ? x->w[q] : 1.0f;
                 for (int j = 0; j < bw; j++) sum[j] += s * r[out][j];
             }
-            memcpy(c->y + v * c->f + j0, sum, sizeof(float) * (size_t)bw);
+            memcpy(y + j0, sum, sizeof(float) * (size_t)bw);
         }
+    }
+}
+
+/* Listed rows [b, e): each own-side leaf's gradient at its own row, the
+ * expression recomputed per edge and its rules run in reverse. */
+static void backward_range(void *p, int64_t b, int64_t e)
+{
+    const fused_ctx_t *c = p;
+    const fused_args_t *a = c->a;
+    const fused_edges_t *x = c->x;
+    int nleaf = a->e->nleaf, out = nleaf + a->e->nstep - 1;
+    float r[NREG][LANES], d[NREG][LANES], sum[FUSE_MAX_LEAVES][LANES];
+    for (int64_t i = b; i < e; i++) {
+        int64_t own = x->orow ? x->orow[i] : i;
+        for (int64_t j0 = 0; j0 < a->f; j0 += LANES) {
+            int bw = (int)(a->f - j0 < LANES ? a->f - j0 : LANES);
+            for (int k = 0; k < nleaf; k++)
+                if (a->out[k] && a->add) memcpy(sum[k], a->out[k] + own * a->f + j0, sizeof(float) * (size_t)bw);
+                else if (a->out[k]) memset(sum[k], 0, sizeof sum[k]);
+            for (int64_t q = x->ptr[i]; q < x->ptr[i + 1]; q++) {
+                int64_t nbr = x->nbr[q];
+                if (q + AHEAD < x->ptr[i + 1]) prefetch(a, own, x->nbr[q + AHEAD], j0, bw);
+                load(a, r, own, nbr, j0, bw);
+                eval_steps(a->e, r, bw);
+                float s = x->w ? x->w[q] : 1.0f;
+                const float *dyv = a->dy + (a->dy_own ? own : nbr) * a->f + j0;
+                for (int j = 0; j < bw; j++) d[out][j] = s * dyv[j];
+                reverse_steps(a->e, r, d, bw);
+                for (int k = 0; k < nleaf; k++)
+                    if (a->out[k])
+                        for (int j = 0; j < bw; j++) sum[k][j] += d[k][j];
+            }
+            for (int k = 0; k < nleaf; k++) {
+                if (!a->out[k]) continue;
+                float *dst = a->out[k] + own * a->f + j0;
+                for (int j = 0; j < bw; j++) dst[j] = a->acc[k] ? dst[j] + sum[k][j] : sum[k][j];
+            }
+        }
+    }
+}
+
+void k_fused_rows(const fused_args_t *a, const fused_edges_t *x, int backward)
+{
+    fused_ctx_t c = {a, x};
+    gs_parallel_for(x->nd, 32, backward ? backward_range : forward_range, &c);
 }
 
 void k_gather_fused(const graph_t *g, const fused_expr_t *e, const float *const *leaf, int64_t f, float *y)
 {
-    fused_ctx_t c = {.g = g, .e = e, .leaf = leaf, .f = f, .y = y};
-    gs_parallel_for(g->n, 32, forward_range, &c);
-}
-
-/* Rows [b, e) of one side: destinations over the CSC or sources over the
- * CSR; each adds its edges' register gradients to its own leaf rows. */
-static void backward_range(void *p, int64_t b, int64_t e)
-{
-    const fused_ctx_t *c = p;
-    const graph_t *g = c->g;
-    const fused_expr_t *x = c->e;
-    const float *w = c->want_dst ? k_weights_csc(g, (agg_weight_t)x->agg) : k_weights_csr(g, (agg_weight_t)x->agg);
-    const int64_t *ptr = c->want_dst ? g->in_ptr : g->out_ptr;
-    int out = x->nleaf + x->nstep - 1;
-    float r[NREG][LANES], d[NREG][LANES], sum[FUSE_MAX_LEAVES][LANES];
-    for (int64_t row = b; row < e; row++)
-        for (int64_t j0 = 0; j0 < c->f; j0 += LANES) {
-            int bw = (int)(c->f - j0 < LANES ? c->f - j0 : LANES);
-            memset(sum, 0, sizeof sum);
-            for (int64_t q = ptr[row]; q < ptr[row + 1]; q++) {
-                int64_t u = c->want_dst ? g->in_src[q] : row, v = c->want_dst ? row : g->out_dst[q];
-                if (q + AHEAD < ptr[row + 1])
-                    prefetch(c, c->want_dst ? g->in_src[q + AHEAD] : row, c->want_dst ? row : g->out_dst[q + AHEAD], j0, bw);
-                load(c, r, u, v, j0, bw);
-                eval_steps(x, r, bw);
-                float s = w ? w[q] : 1.0f;
-                const float *dyv = c->dy + v * c->f + j0;
-                for (int j = 0; j < bw; j++) d[out][j] = s * dyv[j];
-                reverse_steps(x, r, d, bw);
-                for (int k = 0; k < x->nleaf; k++)
-                    if (c->dleaf[k] && ((x->leaf_dst >> k & 1) != 0) == c->want_dst)
-                        for (int j = 0; j < bw; j++) sum[k][j] += d[k][j];
-            }
-            for (int k = 0; k < x->nleaf; k++) {
-                if (!c->dleaf[k] || ((x->leaf_dst >> k & 1) != 0) != c->want_dst) continue;
-                float *dst = c->dleaf[k] + row * c->f + j0;
-                for (int j = 0; j < bw; j++) dst[j] = c->acc[k] ? dst[j] + sum[k][j] : sum[k][j];
-            }
-        }
+    fused_args_t a = {.e = e, .own_mask = e->leaf_dst, .f = f};
+    for (int k = 0; k < e->nleaf; k++) a.leaf[k] = leaf[k];
+    a.out[0] = y;
+    fused_edges_t x = {g->in_ptr, NULL, g->in_src, k_weights_csc(g, (agg_weight_t)e->agg), g->n};
+    k_fused_rows(&a, &x, 0);
 }
 
 void k_gather_fused_bwd(const graph_t *g, const fused_expr_t *e, const float *const *leaf, const float *dy, int64_t f,
                         float *const *dleaf, const int *acc)
 {
-    fused_ctx_t c = {.g = g, .e = e, .leaf = leaf, .dy = dy, .dleaf = dleaf, .acc = acc, .f = f};
-    int any_dst = 0, any_src = 0;
-    for (int k = 0; k < e->nleaf; k++)
-        if (dleaf[k]) (e->leaf_dst >> k & 1) ? (any_dst = 1) : (any_src = 1);
-    if (any_dst) {
-        c.want_dst = 1;
-        gs_parallel_for(g->n, 32, backward_range, &c);
-    }
-    if (any_src) {
-        c.want_dst = 0;
-        gs_parallel_for(g->nsrc, 32, backward_range, &c);
+    for (int own_dst = 1; own_dst >= 0; own_dst--) { /* destination leaves over the CSC, then source leaves over the CSR */
+        fused_args_t a = {.e = e, .own_mask = own_dst ? e->leaf_dst : ~(unsigned)e->leaf_dst, .dy = dy, .dy_own = own_dst, .f = f};
+        int any = 0;
+        for (int k = 0; k < e->nleaf; k++) {
+            a.leaf[k] = leaf[k];
+            if (dleaf[k] && (a.own_mask >> k & 1)) a.out[k] = dleaf[k], a.acc[k] = acc[k], any = 1;
+        }
+        fused_edges_t csc = {g->in_ptr, NULL, g->in_src, k_weights_csc(g, (agg_weight_t)e->agg), g->n};
+        fused_edges_t csr = {g->out_ptr, NULL, g->out_dst, k_weights_csr(g, (agg_weight_t)e->agg), g->nsrc};
+        if (any) k_fused_rows(&a, own_dst ? &csc : &csr, 1);
     }
 }
 

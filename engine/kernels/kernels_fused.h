@@ -8,6 +8,7 @@
 #define GS_KERNELS_FUSED_H
 
 #include "engine/graph/graph.h"
+#include "fused_args.h"
 #include "kernels.h"
 #include "engine/program/program.h"
 
@@ -19,6 +20,11 @@ void k_gather_fused(const graph_t *g, const fused_expr_t *e, const float *const 
  * tensors. */
 void k_gather_fused_bwd(const graph_t *g, const fused_expr_t *e, const float *const *leaf, const float *dy, int64_t f,
                         float *const *dleaf, const int *acc);
+/* The kernel both of those run, over the listed rows of x (fused_args.h):
+ * forward (each own row's sum) or backward (the own-side leaves'
+ * gradients); one writer per own row. The streamed passes call it per
+ * sub-chunk on device-local rows (the cpu backend's KERN_CHUNK_FUSED). */
+void k_fused_rows(const fused_args_t *a, const fused_edges_t *x, int backward);
 /* FLOPs per edge and feature of the forward (the expression and the weighted add). */
 double k_fused_flops(const fused_expr_t *e);
 

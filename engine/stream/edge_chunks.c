@@ -130,8 +130,7 @@ int edge_load(streamer_t *s, int d, const orient_t *o, size_t at, lidx_kind_t li
             if (copied) s->ctr.edge_h2d_bytes += parts_bytes(p, l.n);
             return GS_OK;
         }
-        edge_store_drop(&s->edges); /* auto: the cap is full; stream from now on */
-        s->edges.given_up = 1;
+        s->edges.given_up = 1; /* auto: the cap is full; stream from now on (the kept chunks go when the pass ends) */
     }
     layout_t l = parts_of(s, o, u, lidx_kind, lidx_kind, agg, typed, ids, p);
     s->ops->copy_parts(s->b, d, slot, p, l.n, tag);

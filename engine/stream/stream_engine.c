@@ -40,6 +40,8 @@ static uint64_t need_of(const program_t *p, int64_t n, int64_t max_out, int64_t 
             w = streamer_pass_need(max_out, max_blk, o, o) + edges + 2 * sizeof(float) * (uint64_t)(max_nnz * in->iparam) + 512;
         else if (in->op == OP_SCATTER_SRC || in->op == OP_SCATTER_DST || in->op == OP_GATHER_EDGE) /* and two sub-chunks' edge rows */
             w = streamer_pass_need(max_out, max_blk, o, o) + edges + 2 * sizeof(float) * (uint64_t)(max_nnz * o) + 512;
+        else if (in->op == OP_GATHER_FUSED) /* its operands on both sides */
+            w = streamer_fused_need(&p->fused[in->iparam], in->nin, o, max_out, max_blk, max_nnz);
         else if (op_has(in->op, OPF_ENGINE) && (ad == DOM_VERTEX || ad == DOM_INPUT)) /* a vertex product */
             w = streamer_matmul_working_set(n, 1, 1, a, o);
         if (w > ws) ws = w;
@@ -54,6 +56,8 @@ unsigned stream_edge_fields(const program_t *p)
         const instr_t *in = &p->code[i];
         int agg_op = in->op == OP_GATHER || in->op == OP_GATHER_TYPED || in->op == OP_GATHER_EDGE;
         if (agg_op && in->iparam > AGG_ONE && in->iparam <= AGG_MEAN) fields |= 1u << in->iparam;
+        int fused_agg = in->op == OP_GATHER_FUSED ? p->fused[in->iparam].agg : AGG_ONE;
+        if (fused_agg > AGG_ONE && fused_agg <= AGG_MEAN) fields |= 1u << fused_agg;
         if (in->op == OP_GATHER_TYPED || in->op == OP_SCATTER_TYPED || in->op == OP_EDGE_MATMUL_TYPED) fields |= SUB_TYPES;
         if (in->op == OP_GATHER_ATTN || in->op == OP_SCATTER_SRC || in->op == OP_SCATTER_DST || in->op == OP_GATHER_EDGE)
             fields |= SUB_EIDS;
@@ -272,6 +276,9 @@ static int se_graph_op(void *self, const graph_call_t *c, int backward, int *don
         break;
     case OP_GATHER_ATTN:
         if ((*done = B->has_kernel(b, KERN_CHUNK_ATTN))) return streamer_gather_attn(&se->streamer, c, backward, err);
+        break;
+    case OP_GATHER_FUSED:
+        if ((*done = B->has_kernel(b, KERN_CHUNK_FUSED))) return streamer_gather_fused(&se->streamer, c, backward, err);
         break;
     case OP_SCATTER_SRC:
     case OP_SCATTER_DST:

@@ -223,6 +223,8 @@ int stream_pass_end(streamer_t *s, int rc, gs_err_t *err)
     gs_err_t why;
     int synced = s->ops->sync(s->b, rc ? &why : err); /* the first failure stands */
     if (!rc) rc = synced;
+    /* kept edge chunks given up during the pass: nothing in flight reads them now */
+    if (s->edges.given_up && edge_store_held(&s->edges) > 0) edge_store_drop(&s->edges);
     mp_run_op_end(&s->mp, rc != 0);
     streamer_fold_overlap(s, 1);
     return rc;

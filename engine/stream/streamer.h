@@ -41,9 +41,9 @@
  * ApplyVertex matmuls in stream_matmul.c, the max and attention gathers
  * as passes too, and the plain programs' scatters and edge gathers
  * (where the backend has their kernels; the attention scales' own
- * gradient, an SDDMM, stays on the host); elementwise ops and the other
- * graph ops (fused gathers, edge softmax and sums, typed edge ops) run
- * on the host.
+ * gradient, an SDDMM, stays on the host), and the fused gathers
+ * (stream_fused.c); elementwise ops and the other graph ops (edge
+ * softmax and sums, typed edge ops) run on the host.
  * With the knobs at their defaults the sums happen in the unchunked order,
  * so results are bitwise equal to the in-memory kernels; swap and ring
  * reorder sums (floating-point reassociation only). */
@@ -225,6 +225,14 @@ int streamer_gather_attn(streamer_t *s, const graph_call_t *c, int backward, gs_
  * SUB_EIDS. */
 int streamer_edge_op(streamer_t *s, const graph_call_t *c, int backward, gs_err_t *err);
 
+/* The fused gather (G-GCN) on the devices (stream_fused.c): forward over
+ * the CSC chunks; backward, the destination leaves' gradients over the
+ * CSC chunks and the source leaves' over the CSR chunks. Every device
+ * loads its own blocks, in the column order; the backend must have
+ * KERN_CHUNK_FUSED. Its device bytes for a fused expression of nleaf
+ * leaves f wide (the largest of its passes). */
+int streamer_gather_fused(streamer_t *s, const graph_call_t *c, int backward, gs_err_t *err);
+uint64_t streamer_fused_need(const fused_expr_t *e, int nleaf, int64_t f, int64_t max_out, int64_t max_blk, int64_t max_nnz);
 /* Device bytes of a pass: two accumulators of max_out rows and two block
  * buffers of max_blk rows (the pipelined layout). */
 uint64_t streamer_pass_need(int64_t max_out, int64_t max_blk, int64_t out_cols, int64_t in_cols);

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # stream_kinds.sh - every gather kind through the emulated devices (issue
-# 25 item 1): MP-GCN's max gathers, GAT's attention gathers and the plain
-# GCN's scatters and edge gathers (--fuse off), on 2 devices under a cap
-# that forces several chunks, naive with selective scheduling and swap,
+# 25 item 1): MP-GCN's max gathers, GAT's attention gathers, the plain
+# GCN's scatters and edge gathers (--fuse off) and G-GCN's fused gathers
+# (a larger cap: its first layer's products are 1433 wide), on 2 devices
+# under a cap that forces several chunks, naive with selective scheduling and swap,
 # then ring, train the in-memory losses (max and edge ops bitwise in the
 # naive order; within 1e-5 where the ring reassociates sums), move their
 # rows host-to-device (gather_h2d_bytes > 0), and leave the host at most
@@ -17,8 +18,10 @@ run() { # name, flags...: the JSON line of a 3-epoch run into $tmp/name.json and
     "$BIN" train --epochs 3 --quiet --json --metrics "$tmp/$name.csv" "$@" >"$tmp/$name.json" 2>"$tmp/err" \
         || bad "$name: $(cat "$tmp/err")"
 }
-dev=(--devices 2 --topology pcie-4gpu-2switch --device-mem 2M --clock virtual --kernel-time roofline --memplan stream)
-for m in "mpgcn" "gat" "gcn --fuse off"; do
+for m in "mpgcn" "gat" "gcn --fuse off" "ggcn"; do
+    cap=2M
+    [ "$m" = ggcn ] && cap=20M
+    dev=(--devices 2 --topology pcie-4gpu-2switch --device-mem $cap --clock virtual --kernel-time roofline --memplan stream)
     name=${m// /}
     read -ra model <<<"--model $m"
     run "$name-memory" "${model[@]}"

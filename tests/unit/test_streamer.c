@@ -8,7 +8,9 @@
  * with selective scheduling carries exactly the rows a switch's columns
  * use.
  * So do the max gather, winners and ties included, the attention gather
- * and the plain programs' scatters and edge gathers, forward and back.
+ * and the plain programs' scatters and edge gathers, forward and back, and
+ * the fused gather (G-GCN's shape: two source leaves and a destination
+ * leaf, weighted), forward and each leaf's gradient, written or added.
  * The ApplyVertex matmul and its backward (ring all-reduce of the weight
  * gradient over 1 to 4 devices) match k_gemm, adding mode included. */
 /* run-under: asan tsan */
@@ -18,6 +20,7 @@
 
 #include "engine/device/backend.h"
 #include "engine/kernels/kernels.h"
+#include "engine/kernels/kernels_fused.h"
 #include "engine/machine/vclock.h"
 #include "engine/stream/streamer.h"
 #include "base/threadpool.h"
@@ -36,6 +39,11 @@ static int32_t ref_win[N * F];
 static float *att, ref_attn[N * F], ref_attn_bwd[N * F];
 /* the plain programs' edge-tensor ops: an edge tensor, and each op's result forward and back */
 static float *edge_in, *ref_ssrc, *ref_sdst, *ref_gedge_bwd, ref_gedge[N * F], ref_ssrc_bwd[N * F], ref_sdst_bwd[N * F];
+/* the fused gather's: sigmoid(leaf 0 at the destination + leaf 1 at the
+ * source) * leaf 2 at the source, normalised; the leaves and the output's
+ * gradient are x's first four (N, F) tensors */
+static const fused_expr_t fexpr = {3, 3, 1, AGG_NORM, {{OP_ADD, 0, 1, -1, 0}, {OP_SIGMOID, 3, -1, -1, 0}, {OP_MUL, 4, 2, -1, 0}}};
+static float ref_fused[N * F], ref_dleaf[3][N * F];
 static topology_t topo;
 
 static int setup(void **state)
@@ -68,6 +76,11 @@ static int setup(void **state)
     k_gather_edge_bwd(&g, AGG_NORM, x, F, ref_gedge_bwd, 0);
     k_scatter_src_bwd(&g, edge_in, F, ref_ssrc_bwd, 0);
     k_scatter_dst_bwd(&g, edge_in, F, ref_sdst_bwd, 0);
+    const float *leaf[3] = {x, x + N * F, x + 2 * N * F};
+    float *dleaf[3] = {ref_dleaf[0], ref_dleaf[1], ref_dleaf[2]};
+    int zero[3] = {0, 0, 0};
+    k_gather_fused(&g, &fexpr, leaf, F, ref_fused);
+    k_gather_fused_bwd(&g, &fexpr, leaf, x + 3 * N * F, F, dleaf, zero);
     topology_get("pcie-4gpu-2switch", &topo);
     topology_scale(&topo, 50.0); /* fast links: the model runs, the test stays quick */
     return 0;
@@ -213,6 +226,44 @@ static void check_edge_ops(streamer_t *s, double tol, const char *what)
     free(m);
 }
 
+/* The fused gather through the graph-op call: forward into y, or the
+ * gradients of the leaves whose d[k] is not NULL (adding where acc). */
+static int gather_fused(streamer_t *s, float *y, float *const *d, int acc, int bwd, gs_err_t *err)
+{
+    graph_call_t c = {.op = OP_GATHER_FUSED, .g = s->g, .hop = 1, .f = F, .expr = &fexpr, .nleaf = 3,
+                      .in = {4, x + 3 * N * F, N, F}, .out = {5, y, N, F}};
+    for (int k = 0; k < 3; k++) {
+        c.leaf[k] = (xtensor_t){1 + k, x + k * N * F, N, F};
+        if (d && d[k]) c.dleaf[k] = (xtensor_t){6 + k, d[k], N, F}, c.dacc[k] = acc;
+    }
+    return streamer_gather_fused(s, &c, bwd, err);
+}
+
+/* The streamed fused gather against k_gather_fused and its backward
+ * (within tol; bitwise in the unchunked order): forward, every leaf's
+ * gradient, one source leaf's alone, and the adding mode. */
+static void check_fused(streamer_t *s, double tol, const char *what)
+{
+    static float y[N * F], d[3][N * F];
+    float *all[3] = {d[0], d[1], d[2]}, *one[3] = {NULL, d[1], NULL};
+    gs_err_t err;
+    assert_int_equal(gather_fused(s, y, NULL, 0, 0, &err), GS_OK);
+    assert_near(y, ref_fused, N * F, tol, what);
+    assert_int_equal(gather_fused(s, y, all, 0, 1, &err), GS_OK);
+    for (int k = 0; k < 3; k++) assert_near(d[k], ref_dleaf[k], N * F, tol, what);
+    memset(d, 0, sizeof d);
+    assert_int_equal(gather_fused(s, y, one, 0, 1, &err), GS_OK);
+    assert_near(d[1], ref_dleaf[1], N * F, tol, what);
+    for (int i = 0; i < N * F; i++)
+        if (d[0][i] != 0 || d[2][i] != 0) fail_msg("%s: a fused gradient nobody asked for was written", what);
+    memcpy(d, ref_dleaf, sizeof d);
+    assert_int_equal(gather_fused(s, y, all, 1, 1, &err), GS_OK);
+    for (int k = 0; k < 3; k++)
+        for (int i = 0; i < N * F; i++)
+            if (d[k][i] != ref_dleaf[k][i] + ref_dleaf[k][i] && fabs(d[k][i] - 2 * ref_dleaf[k][i]) > tol * (1 + fabs(ref_dleaf[k][i])))
+                fail_msg("%s: fused leaf %d acc mode", what, k);
+}
+
 static matmul_call_t mm_call(const float *a, int64_t c, const float *w, int64_t f)
 {
     return (matmul_call_t){.a_vertex = 1, .a = {1, (float *)a, N, c}, .w = w, .f = f};
@@ -246,6 +297,7 @@ static void check_config_in(int p, int k, int pipe, selective_t sel, int swap, i
     check_max(&r.s, tol, what);
     check_attn(&r.s, tol, what);
     check_edge_ops(&r.s, tol, what);
+    check_fused(&r.s, tol, what);
     /* accumulate mode adds to what is there */
     memcpy(y, ref_fwd, sizeof ref_fwd);
     assert_int_equal(gather(&r.s, AGG_NORM, TYPED_NONE, x, F, y, F, F, 1, 0, &err), GS_OK);
@@ -333,6 +385,33 @@ static void test_device_cap_is_never_exceeded(void **state)
     rig_close(&r);
     rig_open(&r, 1, cap / 4, 4, &kn, 0);
     assert_int_equal(gather(&r.s, AGG_NORM, TYPED_NONE, x, F, y, F, F, 0, 0, &err), GS_EINPUT);
+    assert_non_null(strstr(err.msg, "too small"));
+    rig_close(&r);
+}
+
+/* The fused gather's passes, forward and back, within the device bytes
+ * streamer_fused_need counts for them (what the chunk count is chosen
+ * by), and a quarter of them refused. */
+static void test_fused_passes_fit_their_need(void **state)
+{
+    (void)state;
+    stream_knobs_t kn = {1, 2, SEL_AUTO, 0, MD_NAIVE, MP_STREAM, EDGE_AUTO, SO_COLUMN};
+    rig_t r;
+    rig_open(&r, 1, 0, 4, &kn, 0);
+    int64_t nout = r.s.fwd.max_nout > r.s.bwd.max_nout ? r.s.fwd.max_nout : r.s.bwd.max_nout;
+    int64_t nnz = r.s.fwd.max_nnz > r.s.bwd.max_nnz ? r.s.fwd.max_nnz : r.s.bwd.max_nnz;
+    uint64_t cap = streamer_fused_need(&fexpr, 3, F, (N + 3) / 4, streamer_max_block(&r.s), nnz > nout ? nnz : nout);
+    rig_close(&r);
+    rig_open(&r, 2, cap, 4, &kn, 0);
+    check_fused(&r.s, 0, "fused under its cap");
+    backend_stats_t st;
+    backend_cpu.stats(r.b, &st);
+    for (int d = 0; d < 2; d++) assert_true(st.high_water[d] > 0 && st.high_water[d] <= cap);
+    rig_close(&r);
+    static float y[N * F];
+    gs_err_t err;
+    rig_open(&r, 1, cap / 4, 4, &kn, 0);
+    assert_int_equal(gather_fused(&r.s, y, NULL, 0, 0, &err), GS_EINPUT);
     assert_non_null(strstr(err.msg, "too small"));
     rig_close(&r);
 }
@@ -531,6 +610,7 @@ int main(void)
         cmocka_unit_test(test_every_knob_combination_matches_in_memory),
         cmocka_unit_test(test_row_order_matches_in_memory),
         cmocka_unit_test(test_device_cap_is_never_exceeded),
+        cmocka_unit_test(test_fused_passes_fit_their_need),
         cmocka_unit_test(test_selective_and_chain_move_fewer_bytes),
         cmocka_unit_test(test_edge_chunks_travel_and_stay),
         cmocka_unit_test(test_selective_threshold_is_aggregate),
