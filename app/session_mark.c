@@ -77,6 +77,10 @@ int mark_compare(const session_mark_t *m, const session_snapshot_t *snap, char *
         snprintf(r, (size_t)n, "compare: no mark yet (mark first, then change knobs)");
         return GS_EINPUT;
     }
+    if (!snap->nepochs) { /* the run was rebuilt after the mark and has not finished an epoch since */
+        snprintf(r, (size_t)n, "compare: no epoch has finished since the run restarted; compare after one does");
+        return GS_EINPUT;
+    }
     int w = snprintf(r, (size_t)n, "epoch %lld vs mark (epoch %lld):", (long long)snap->epoch, (long long)m->epoch);
     w = changed_knobs(m, snap, r, n, w);
     moved_t mv[MAX_MOVED];

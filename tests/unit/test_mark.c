@@ -1,6 +1,7 @@
 /* test_mark.c - the console's mark and compare (app/session_mark.h) on
  * hand-made snapshots: refused before an epoch and without a mark; the
- * knobs that changed named with both values; the counters that moved,
+ * knobs that changed named with both values; refused (not read past the
+ * epochs) when the run restarted after the mark and no epoch has ended; the counters that moved,
  * the largest ratio first and the ones that woke from zero last, those
  * under 1% and those that do not apply to the run left out; a reply cut
  * only between whole entries. */
@@ -49,6 +50,10 @@ static void test_mark_then_compare(void **state)
     assert_int_equal(mark_take(&m, &snap, r, sizeof r), GS_OK);
     assert_non_null(strstr(r, "epoch 1"));
     knob(0, "selective", "on");
+    snap.nepochs = 0; /* the run restarted: no epoch since (found by fuzz_console) */
+    assert_int_equal(mark_compare(&m, &snap, r, sizeof r), GS_EINPUT);
+    assert_non_null(strstr(r, "no epoch has finished"));
+    snap.nepochs = 1;
     epoch(10.0, 100e6, 50, 1.505); /* epoch 2x, h2d 4x, filtered from zero, loss +0.3% */
     assert_int_equal(mark_compare(&m, &snap, r, sizeof r), GS_OK);
     assert_non_null(strstr(r, "knobs: selective off -> on"));
