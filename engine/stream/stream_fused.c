@@ -175,9 +175,10 @@ static int fused_step(streamer_t *s, fused_run_t *fr, int d, int t, gs_err_t *er
 {
     const backend_ops_t *ops = s->ops;
     int c = fr->col_of[d], slot = t % fr->slots;
+    if (c < 0) return GS_OK; /* no column for d this round */
     size_t at = (size_t)c * (size_t)fr->nb + (size_t)t;
     const sub_t *u = &fr->o->sub[at];
-    if (c < 0 || u->nnz == 0) return GS_OK;
+    if (u->nnz == 0) return GS_OK;
     int64_t lo = s->blk_lo[t], rows = s->blk_lo[t + 1] - lo, f = fr->c->f;
     chunk_tag_t tag = fused_tag(s, fr, t, c);
     if (fr->ev_comp[d][slot] >= 0) ops->wait(s->b, d, LANE_H2D, fr->ev_comp[d][slot]);
