@@ -131,6 +131,7 @@ deps:
 # the benchmarks' CPU peer (PyTorch, ~850 MB): only for bench/
 bench-deps:
 	@scripts/deps.sh --bench
+	@scripts/bench_venvs.sh
 
 # run and test install what is missing first, so they work on a fresh machine
 run:

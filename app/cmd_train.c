@@ -100,7 +100,7 @@ static int after_epoch(train_run_t *r, const epoch_stats_t *st, gs_err_t *err)
 {
     run_log_t *log = &r->log;
     log->loss[log->n] = st->loss, log->ms[log->n] = st->epoch_ms, log->eval_ms[log->n] = st->eval_ms;
-    log->flops[log->n] = st->flops;
+    log->flops[log->n] = st->flops, log->test_acc[log->n] = st->test_acc;
     log->n++;
     log->last = *st;
     if (!r->o.quiet && !r->o.json) print_epoch(r, st);
@@ -132,8 +132,9 @@ static int train_loop(train_run_t *r, int *stopped, gs_err_t *err)
 {
     int todo = r->o.cfg.epochs > r->t.epoch ? r->o.cfg.epochs - (int)r->t.epoch : 0, rc = GS_OK;
     r->log = (run_log_t){.loss = calloc((size_t)todo + 1, sizeof(double)), .ms = calloc((size_t)todo + 1, sizeof(double)),
-                         .eval_ms = calloc((size_t)todo + 1, sizeof(double)), .flops = calloc((size_t)todo + 1, sizeof(double))};
-    if (!r->log.loss || !r->log.ms || !r->log.eval_ms || !r->log.flops) return gs_fail(err, GS_EFAIL, "out of memory");
+                         .eval_ms = calloc((size_t)todo + 1, sizeof(double)), .flops = calloc((size_t)todo + 1, sizeof(double)),
+                         .test_acc = calloc((size_t)todo + 1, sizeof(double))};
+    if (!r->log.loss || !r->log.ms || !r->log.eval_ms || !r->log.flops || !r->log.test_acc) return gs_fail(err, GS_EFAIL, "out of memory");
     const trainer_t *t = &r->t;
     if (!r->o.quiet && !r->o.json)
         printf("gnnscope: %s on %s: %lld nodes, %lld edges, %lld features, %lld classes, %d threads\n", t->cfg.model,
@@ -229,7 +230,7 @@ int cmd_train(int argc, char **argv)
         rc = train_loop(&r, &stopped, &err);
     }
     rc = report(&r, rc, stopped, &err);
-    free(r.log.loss), free(r.log.ms), free(r.log.eval_ms), free(r.log.flops);
+    free(r.log.loss), free(r.log.ms), free(r.log.eval_ms), free(r.log.flops), free(r.log.test_acc);
     metrics_free(&r.mcsv);
     trainer_close(&r.t);
     if (r.prof) prof_shutdown(r.prof);

@@ -272,6 +272,17 @@ static void print_accuracy(FILE *f, const trainer_t *t, const run_log_t *log)
             t->test_at_best, (long long)t->best_epoch);
 }
 
+/* ,"name":[v0,v1,...] with each value in fmt: a per-epoch series of the run. */
+static void print_series(FILE *f, const char *name, const double *v, int n, const char *fmt)
+{
+    fprintf(f, ",\"%s\":[", name);
+    for (int i = 0; i < n; i++) {
+        if (i) fputc(',', f);
+        fprintf(f, fmt, v[i]);
+    }
+    fputc(']', f);
+}
+
 void run_json_print(FILE *f, const trainer_t *t, const run_log_t *log)
 {
     const train_data_t *d = &t->data;
@@ -294,7 +305,8 @@ void run_json_print(FILE *f, const trainer_t *t, const run_log_t *log)
         print_accuracy(f, t, log);
     fprintf(f, ",\"epoch_ms_median\":%.6f,\"epoch_ms_last\":%.6f,\"eval_ms_median\":%.6f,\"flops_per_epoch\":%.6g,\"gflops\":%.4f",
             ms_med, log->n ? log->ms[log->n - 1] : 0.0, ev_med, fl, ms_med > 0 ? fl / (ms_med * 1e6) : 0.0);
-    fprintf(f, ",\"load_ms\":%.3f,\"graph_ms\":%.3f,\"peak_rss_bytes\":%lld", d->load_ms, d->graph_ms, peak_rss_bytes());
+    fprintf(f, ",\"load_ms\":%.3f,\"graph_ms\":%.3f,\"peak_rss_bytes\":%lld,\"peak_estimate_bytes\":%.0f", d->load_ms, d->graph_ms,
+            peak_rss_bytes(), t->model.peak_estimate);
     print_dkp(f, t);
     print_fusion(f, t);
     fprintf(f, ",\"engine\":\"%s\"", t->ex.engine.ops->name);
@@ -308,7 +320,9 @@ void run_json_print(FILE *f, const trainer_t *t, const run_log_t *log)
     if (t->kind.driver == DRIVER_DIST && t->dist->report.nranks) print_dist(f, t, log->last.epoch_ms + log->last.eval_ms);
     fprintf(f, ",\"profile_events\":%llu,\"profile_dropped\":%llu", (unsigned long long)log->events,
             (unsigned long long)log->dropped);
-    fprintf(f, ",\"losses\":[");
-    for (int i = 0; i < log->n && !t->cfg.simulate; i++) fprintf(f, "%s%.9g", i ? "," : "", log->loss[i]);
-    fprintf(f, "]}\n");
+    int computed = !t->cfg.simulate;
+    print_series(f, "losses", log->loss, computed ? log->n : 0, "%.9g");
+    print_series(f, "test_accs", log->test_acc, computed ? log->n : 0, "%.6f");
+    print_series(f, "epochs_ms", log->ms, log->n, "%.6f");
+    fprintf(f, "}\n");
 }

@@ -12,7 +12,7 @@
 #include "engine/train/train.h"
 
 typedef struct {
-    double *loss, *ms, *eval_ms, *flops;
+    double *loss, *ms, *eval_ms, *flops, *test_acc; /* per epoch of this run */
     int n;
     epoch_stats_t last;
     uint64_t events, dropped; /* profiler events recorded and dropped */

@@ -35,6 +35,9 @@ static double status_bytes(const char *name)
     return kb * 1024.0;
 }
 
+double gs_mem_in_use(void) { return status_bytes("VmRSS"); }
+double gs_mem_high_water(void) { return status_bytes("VmHWM"); }
+
 /* Headroom under a resource limit, given the use it counts. */
 static double under_limit(int resource, double used)
 {

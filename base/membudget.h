@@ -24,6 +24,10 @@ uint64_t gs_phys_mem(void);
 /* GNNSCOPE_MEM_LIMIT in bytes (0 when unset or empty), or GS_EINPUT
  * naming the variable and its value when it is not a size. */
 int gs_mem_limit_env(uint64_t *limit, gs_err_t *err);
+/* Resident bytes the process holds now (VmRSS) and has held at most so far
+ * (VmHWM); 0 where /proc is missing. */
+double gs_mem_in_use(void);
+double gs_mem_high_water(void);
 /* Bytes the process may still allocate under the rule, and the limit
  * that binds (a short phrase such as "ulimit -v"). */
 double gs_mem_headroom(const char **which);

@@ -3,7 +3,9 @@
 PyTorch GCN (torch.sparse) with the same model and hyperparameters as
 `gnnscope train --model gcn`, reading the same OGB raw directory.
 Prints one JSON line: epoch_ms_median (forward + backward + Adam step),
-eval_ms_median, test_acc, peak_rss_bytes."""
+eval_ms_median, test_acc, peak_rss_bytes (the whole run, import and loading
+included), train_peak_rss_bytes (training alone, from peer_io.reset_peak),
+per-epoch test_accs and epochs_ms."""
 import argparse, os, sys
 
 import numpy as np
@@ -17,12 +19,7 @@ import peer_io as io  # noqa: E402
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("dir")
-    ap.add_argument("--epochs", type=int, default=20)
-    ap.add_argument("--hidden", type=int, default=128)
-    ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--lr", type=float, default=0.01)
-    ap.add_argument("--weight-decay", type=float, default=5e-4)
-    ap.add_argument("--dropout", type=float, default=0.5)
+    io.training_flags(ap, hidden=128)
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     torch.manual_seed(0)
@@ -47,8 +44,9 @@ def main():
 
     model = GCN()
     opt = torch.optim.Adam(model.parameters(), lr=a.lr, weight_decay=a.weight_decay)
-    times, evals, pred, loss = io.train_epochs(model, opt, x, y, split, a.epochs)
-    io.report(times, evals, pred, y, split, loss, peak_rss_bytes=io.peak_rss_bytes())
+    times, evals, pred, loss, accs = io.train_epochs(model, opt, x, y, split, a.epochs)
+    io.report(times, evals, pred, y, split, loss, peak_rss_bytes=io.peak_rss_bytes(), train_peak_rss_bytes=io.train_peak_rss_bytes(),
+              test_accs=accs, epochs_ms=times)
 
 
 main()

@@ -68,7 +68,7 @@ def main():
 
     model = GGCN()
     opt = torch.optim.Adam(model.parameters(), lr=0.01, weight_decay=5e-4)
-    times, evals, pred, loss = io.train_epochs(model, opt, x, y, split, a.epochs)
+    times, evals, pred, loss, _ = io.train_epochs(model, opt, x, y, split, a.epochs)
     io.report(times, evals, pred, y, split, loss, peak_rss_bytes=io.peak_rss_bytes())
 
 

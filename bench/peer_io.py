@@ -1,4 +1,4 @@
-"""peer_io.py - shared by the peer benchmarks (peer_gcn.py, peer_ggcn.py,
+"""peer_io.py - shared by the peer benchmarks (peer_gcn.py, peer_conv.py, peer_ggcn.py,
 peer_pyg.py): reads the OGB raw CSVs (plain or gzip), builds the graph as
 gnnscope does, runs the timed training loop and prints the result line."""
 import gzip, json, os, statistics, sys, time
@@ -31,6 +31,16 @@ def load(d, splits=("train", "valid", "test"), dev=None):
     return n, e, x, y, split
 
 
+def training_flags(ap, hidden):
+    """The flags every CPU peer shares with `gnnscope train`, on parser ap."""
+    ap.add_argument("--epochs", type=int, default=20)
+    ap.add_argument("--hidden", type=int, default=hidden)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--lr", type=float, default=0.01)
+    ap.add_argument("--weight-decay", type=float, default=5e-4)
+    ap.add_argument("--dropout", type=float, default=0.5)
+
+
 def report(times, evals, pred, y, split, loss, **extra):
     """Prints the peer's one JSON line: median epoch and evaluation times,
     test accuracy, last loss, torch's version, and extra fields."""
@@ -41,8 +51,31 @@ def report(times, evals, pred, y, split, loss, **extra):
 
 
 def peak_rss_bytes():
+    """The whole run's peak resident bytes (the import and loading included)."""
     import resource
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def reset_peak():
+    """Restarts VmHWM (Linux: 5 into /proc/self/clear_refs), so that
+    train_peak_rss_bytes() sees training alone; False where it cannot."""
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def train_peak_rss_bytes():
+    """VmHWM: the peak resident bytes since reset_peak() (None if unknown)."""
+    try:
+        for line in open("/proc/self/status"):
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
 
 
 def gnnscope_edges(e, n):
@@ -61,12 +94,14 @@ def gnnscope_edges(e, n):
 
 
 def train_epochs(model, opt, x, y, split, epochs, sync=lambda: None):
-    """Full-batch epochs: (times_ms, eval_ms, test predictions, last loss).
+    """Full-batch epochs: (times_ms, eval_ms, test predictions, last loss,
+    test accuracy after each epoch).
     A training step is forward + backward + optimiser step, timed between
     sync() calls (device synchronisation for a GPU peer)."""
     import torch
     import torch.nn.functional as F
-    times, evals = [], []
+    reset_peak()  # train_peak_rss_bytes() from here: training alone
+    times, evals, accs = [], [], []
     for _ in range(epochs):
         sync()
         t0 = time.perf_counter()
@@ -83,4 +118,5 @@ def train_epochs(model, opt, x, y, split, epochs, sync=lambda: None):
         sync()
         evals.append((time.perf_counter() - t1) * 1e3)
         times.append((t1 - t0) * 1e3)
-    return times, evals, pred, float(loss)
+        accs.append(float((pred[split["test"]] == y[split["test"]]).float().mean()))
+    return times, evals, pred, float(loss.detach()), accs

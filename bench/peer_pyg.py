@@ -47,7 +47,7 @@ def main():
 
     model = GCN().to(dev)
     opt = torch.optim.Adam(model.parameters(), lr=0.01, weight_decay=5e-4)
-    times, evals, pred, loss = io.train_epochs(model, opt, x, y, split, a.epochs, torch.cuda.synchronize)
+    times, evals, pred, loss, _ = io.train_epochs(model, opt, x, y, split, a.epochs, torch.cuda.synchronize)
     io.report(times, evals, pred, y, split, loss, edges_with_loops=int(ei.shape[1]) + n, gpu=torch.cuda.get_device_name())
 
 

@@ -2,8 +2,10 @@
 # deps.sh - installs the Debian packages gnnscope needs, if any are missing.
 # Usage: scripts/deps.sh [--check] [--bench]
 #   --check  exit 1 (naming them) if something is missing; install nothing
-#   --bench  also the benchmarks' CPU peer, PyTorch (python3-torch, ~850 MB);
-#            `make test` and `make run` never need it
+#   --bench  also the benchmarks' Debian peer, PyTorch 1.13 (python3-torch,
+#            ~850 MB, and python3-pandas to read the OGB files fast), and
+#            python3-venv for scripts/bench_venvs.sh (PyG and DGL from
+#            PyPI); `make test` and `make run` never need them
 #   --fuzz   also clang and libFuzzer, for `make fuzz` and `make fuzz-ci`
 # apt's output goes to a log; one line says what is installed and where the
 # log is, and a failure prints the log's end.
@@ -14,7 +16,7 @@ check=0
 for a in "$@"; do
     case "$a" in
     --check) check=1 ;;
-    --bench) PKGS+=(python3-torch) ;;
+    --bench) PKGS+=(python3-torch python3-pandas python3-venv) ;;
     --fuzz) PKGS+=(clang libclang-rt-14-dev) ;;
     *) echo "scripts/deps.sh: unknown option '$a' (use --check, --bench, --fuzz)" >&2; exit 2 ;;
     esac

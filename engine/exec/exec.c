@@ -112,10 +112,12 @@ int exec_init(exec_t *ex, const program_t *prog, kplace_t kp, params_t *params, 
     ex->first_src = calloc((size_t)prog->ncode + 1, 1);
     ex->argmax = calloc((size_t)prog->ncode + 1, sizeof(int32_t *));
     ex->argmax_cap = calloc((size_t)prog->ncode + 1, sizeof(int64_t));
+    ex->relu_mask = calloc((size_t)prog->ncode + 1, sizeof(uint64_t *));
+    ex->relu_mask_cap = calloc((size_t)prog->ncode + 1, sizeof(int64_t));
     ex->owned = calloc((size_t)prog->nvals + 1, 1);
     ex->nvals = prog->nvals, ex->ncode = prog->ncode;
     if (!ex->val || !ex->grad || !ex->grad_set || !ex->level || !ex->cap || !ex->hop || !ex->first_src || !ex->argmax ||
-        !ex->argmax_cap || !ex->owned)
+        !ex->argmax_cap || !ex->relu_mask || !ex->relu_mask_cap || !ex->owned)
         return gs_fail(err, GS_EFAIL, "out of memory");
     for (int i = 0; i < prog->nvals; i++) ex->owned[i] = prog->vals[i].dom == DOM_VERTEX || prog->vals[i].dom == DOM_EDGE;
     for (int i = 0; i < prog->nvals; i++)
@@ -127,11 +129,15 @@ void exec_free(exec_t *ex)
 {
     if (!ex->prog) return;
     /* by what exec_init saw: the program may already have been replaced (a rebuild) */
-    for (int i = 0; ex->val && ex->owned && i < ex->nvals; i++)
+    if (ex->share_buffers) slabs_free(&ex->slabs, ex->kp); /* the owned tensors are views of its slabs */
+    for (int i = 0; !ex->share_buffers && ex->val && ex->owned && i < ex->nvals; i++)
         if (ex->owned[i]) place_free(ex->kp, &ex->val[i]), place_free(ex->kp, &ex->grad[i]);
     for (int i = 0; ex->argmax && i < ex->ncode; i++)
         if (ex->argmax[i]) ex->kp.K->release(ex->kp.cx, ex->argmax[i]);
+    for (int i = 0; ex->relu_mask && i < ex->ncode; i++)
+        if (ex->relu_mask[i]) ex->kp.K->release(ex->kp.cx, ex->relu_mask[i]);
     free(ex->val), free(ex->grad), free(ex->grad_set), free(ex->argmax), free(ex->argmax_cap);
+    free(ex->relu_mask), free(ex->relu_mask_cap);
     free(ex->level), free(ex->cap), free(ex->hop), free(ex->first_src), free(ex->owned);
     memset(ex, 0, sizeof *ex);
 }
@@ -149,6 +155,41 @@ static int fit(exec_t *ex, tensor_t *t, int64_t *cap, int64_t room, int64_t rows
     return GS_OK;
 }
 
+int exec_masks_relu(const exec_t *ex, const instr_t *in)
+{
+    return in->op == OP_RELU && ex->share_buffers && ex->kp.K->relu_masks && ex->prog->vals[in->out].requires_grad;
+}
+
+/* A per-instruction side buffer (gather-max winners, ReLU masks) of at least bytes, grown only. */
+static int fit_side(exec_t *ex, void **p, int64_t *cap, int64_t bytes, const char *what, gs_err_t *err)
+{
+    if (*p && bytes <= *cap) return GS_OK;
+    if (*p) ex->kp.K->release(ex->kp.cx, *p);
+    *p = ex->kp.K->alloc(ex->kp.cx, (size_t)(bytes ? bytes : 1));
+    *cap = *p ? bytes : 0;
+    return *p ? GS_OK : gs_fail(err, GS_EFAIL, "out of %s memory for %s", ex->kp.K->name, what);
+}
+
+/* Every owned tensor, value and gradient, as a view of its slab (slabs.h). */
+static int bind_shared(exec_t *ex, gs_err_t *err)
+{
+    const program_t *P = ex->prog;
+    double *bytes = calloc((size_t)P->nvals + 1, sizeof(double));
+    if (!bytes) return gs_fail(err, GS_EFAIL, "out of memory");
+    for (int v = 0; v < P->nvals; v++)
+        if (ex->owned[v]) bytes[v] = 4.0 * (double)room_of(ex, v) * (double)P->vals[v].cols;
+    int rc = slabs_fit(&ex->slabs, P, ex->kp, bytes, ex->kp.K->relu_masks, err);
+    free(bytes);
+    for (int v = 0; !rc && v < P->nvals; v++)
+        if (ex->owned[v]) {
+            int64_t rows = exec_rows_of(ex, v), cols = P->vals[v].cols;
+            ex->val[v] = (tensor_t){rows, cols, slabs_data(&ex->slabs, 2 * v)};
+            ex->grad[v] = (tensor_t){rows, cols, slabs_data(&ex->slabs, 2 * v + 1)};
+            ex->cap[v] = room_of(ex, v);
+        }
+    return rc;
+}
+
 int exec_bind(exec_t *ex, const graph_t *const *block, gs_err_t *err)
 {
     const program_t *P = ex->prog;
@@ -157,7 +198,7 @@ int exec_bind(exec_t *ex, const graph_t *const *block, gs_err_t *err)
             return gs_fail(err, GS_EFAIL, "hop %d: its block's sets are not nested", h);
         ex->block[h] = block[h];
     }
-    for (int v = 0; v < P->nvals; v++) {
+    for (int v = 0; v < P->nvals && !ex->share_buffers; v++) {
         const value_t *val = &P->vals[v];
         if (val->dom == DOM_PARAM || val->dom == DOM_INPUT) continue;
         int64_t rows = exec_rows_of(ex, v), room = room_of(ex, v), grad_cap = ex->cap[v]; /* the gradient's room is the value's */
@@ -165,16 +206,19 @@ int exec_bind(exec_t *ex, const graph_t *const *block, gs_err_t *err)
         if (!rc && val->requires_grad) rc = fit(ex, &ex->grad[v], &grad_cap, room, rows, val->cols, err);
         if (rc) return rc;
     }
-    for (int i = 0; i < P->ncode; i++)
-        if (P->code[i].op == OP_GATHER_MAX || P->code[i].op == OP_GATHER_EDGE_MAX) {
-            int64_t cnt = ex->block[ex->hop[i]]->n * P->vals[P->code[i].out].cols;
-            if (cnt <= ex->argmax_cap[i] && ex->argmax[i]) continue;
-            if (ex->argmax[i]) ex->kp.K->release(ex->kp.cx, ex->argmax[i]);
-            ex->argmax[i] = ex->kp.K->alloc(ex->kp.cx, sizeof(int32_t) * (size_t)(cnt ? cnt : 1));
-            if (!ex->argmax[i]) return gs_fail(err, GS_EFAIL, "out of %s memory for gather-max winners", ex->kp.K->name);
-            ex->argmax_cap[i] = cnt;
-        }
-    return GS_OK;
+    int rc = ex->share_buffers ? bind_shared(ex, err) : GS_OK;
+    if (rc) return rc;
+    for (int i = 0; !rc && i < P->ncode; i++) {
+        const instr_t *in = &P->code[i];
+        int64_t cols = P->vals[in->out].cols;
+        if (in->op == OP_GATHER_MAX || in->op == OP_GATHER_EDGE_MAX)
+            rc = fit_side(ex, (void **)&ex->argmax[i], &ex->argmax_cap[i], sizeof(int32_t) * ex->block[ex->hop[i]]->n * cols,
+                          "gather-max winners", err);
+        else if (exec_masks_relu(ex, in))
+            rc = fit_side(ex, (void **)&ex->relu_mask[i], &ex->relu_mask_cap[i],
+                          sizeof(uint64_t) * exec_rows_of(ex, in->out) * GS_MASK_WORDS(cols), "ReLU masks", err);
+    }
+    return rc;
 }
 
 int exec_bind_graph(exec_t *ex, const graph_t *g, gs_err_t *err)

@@ -12,7 +12,9 @@
  * levels works on the rows of the latest (the sets are nested, each a
  * prefix of the one before). Full-graph training binds the graph itself to
  * every hop, so every tensor has N rows. Dropout masks are keyed by each
- * row's original vertex id through the block's orig_id.
+ * row's original vertex id through the block's orig_id. With share_buffers
+ * a value's or gradient's data is valid only within its life in the step
+ * (buffer_plan.h); the output stays valid after the step.
  *
  * Gathers and matmuls run through the executor's engine (exec_engine.h);
  * every other op runs on the place's compute table (kops.h). Tensors are
@@ -25,6 +27,7 @@
 #include "engine/graph/graph.h"
 #include "engine/kernels/kops.h"
 #include "params.h"
+#include "slabs.h"
 #include "engine/program/program.h"
 #include "engine/graph/tensor.h"
 
@@ -54,6 +57,8 @@ struct exec {
     uint8_t *owned;     /* per value: its tensors are the executor's (vertex and edge values) */
     int32_t **argmax;   /* per instruction: gather_max winners */
     int64_t *argmax_cap;
+    uint64_t **relu_mask; /* per instruction: a RELU's sign bits, with shared buffers on a place that keeps them */
+    int64_t *relu_mask_cap;
     uint64_t seed;
     int64_t epoch;
     int training;
@@ -65,6 +70,12 @@ struct exec {
     struct vclock *clock; /* emulated time (engine/machine/vclock.h): host ops are charged on it; NULL: the wall clock */
     op_hook_t on_op;      /* optional observer (the profiler) */
     void *op_user;
+    /* Set before the first bind by an owner whose engine keeps no copies of
+     * host tensors (the in-memory engine): vertex and edge tensors then
+     * share the slabs of the program's buffer plan (buffer_plan.h), so a
+     * value or gradient holds its data only while the step needs it. */
+    int share_buffers;
+    slabs_t slabs;
     int failed;        /* an engine op failed; err says why */
     gs_err_t err;
 };
@@ -72,6 +83,9 @@ struct exec {
 /* Levels and hops of prog; the engine is set after (the memory engine of kp by default). */
 int exec_init(exec_t *ex, const program_t *prog, kplace_t kp, params_t *params, uint64_t seed, gs_err_t *err);
 void exec_free(exec_t *ex);
+/* Whether instruction in keeps sign bits (a RELU whose output's buffer is
+ * shared, on a place whose kernels keep them): its rule then reads those. */
+int exec_masks_relu(const exec_t *ex, const instr_t *in);
 /* Binds block[1..nhops] (at least block[1]) for the next steps (sizing, and growing, the tensors). */
 int exec_bind(exec_t *ex, const graph_t *const *block, gs_err_t *err);
 /* Binds g to every hop (full-graph training). */

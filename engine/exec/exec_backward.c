@@ -27,6 +27,20 @@ static float *gtarget(exec_t *ex, int v, int *acc, int64_t written)
     return ex->grad[v].data;
 }
 
+/* The rows of operand k's gradient that instruction i's rule writes, when
+ * they may be fewer than the operand has, else -1: an elementwise op over
+ * levels writes its output's rows; a graph op writes a vertex operand it
+ * reads at the destinations (a scatter_dst, a destination leaf) on the
+ * block's n rows only, fewer than a lower level's source rows in a
+ * sampled block. */
+static int64_t rows_written(const exec_t *ex, int i, int k)
+{
+    const instr_t *in = &ex->prog->code[i];
+    if (!ex->hop[i]) return ex->val[in->out].rows;
+    if (ex->prog->vals[in->in[k]].dom != DOM_VERTEX || op_reads_by_source(ex->prog, in, k)) return -1;
+    return ex->block[ex->hop[i]]->n;
+}
+
 /* An instruction's operand gradients in this pass: where they go (NULL:
  * none wanted) and whether each adds. */
 typedef struct {
@@ -135,9 +149,8 @@ static void backward_op(exec_t *ex, int i)
     const instr_t *in = &ex->prog->code[i];
     if (ex->kp.K->annotate) ex->kp.K->annotate(ex->kp.cx, in->layer, 1, op_name(in->op));
     exec_mark_t mark = exec_mark(ex);
-    int64_t written = ex->hop[i] ? -1 : ex->val[in->out].rows; /* a graph op writes its operands' own rows */
     grads_t gr = {{NULL, NULL, NULL}, {0, 0, 0}};
-    for (int k = 0; k < in->nin; k++) gr.d[k] = gtarget(ex, in->in[k], &gr.acc[k], written);
+    for (int k = 0; k < in->nin; k++) gr.d[k] = gtarget(ex, in->in[k], &gr.acc[k], rows_written(ex, i, k));
     const float *dy = ex->grad[in->out].data;
     int engine_op = op_has(in->op, OPF_ENGINE);
     if (engine_op && in->op != OP_MATMUL) { /* a sum gather */

@@ -165,5 +165,6 @@ ew_args_t exec_ew_args(const exec_t *ex, const instr_t *in)
                        .c = in->nin > 2 ? ex->val[in->in[2]].data : NULL, .rows = out->rows, .cols = out->cols,
                        .fp = dropout_p(ex, in), .g = exec_keys_of(ex, in->out),
                        .edge = ex->prog->vals[in->out].dom == DOM_EDGE,
-                       .key = gs_hash3(ex->seed, (uint64_t)ex->epoch, (uint64_t)in->iparam)};
+                       .key = gs_hash3(ex->seed, (uint64_t)ex->epoch, (uint64_t)in->iparam),
+                       .mask = exec_masks_relu(ex, in) ? ex->relu_mask[in - ex->prog->code] : NULL};
 }

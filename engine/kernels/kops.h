@@ -26,7 +26,11 @@
  * ELU, SIGMOID, TANH, DROPOUT) over (rows, cols). Forward reads a, b, c and
  * writes out; backward reads dy (and a, b, c, y as the op needs) and writes
  * whichever of da, db, dc is not NULL, adding where acc_* is set. DROPOUT
- * with fp = 0 is the identity (evaluation). */
+ * with fp = 0 is the identity (evaluation). RELU with a mask (a table whose
+ * relu_masks is set): forward also writes bit (a > 0) of each element, one
+ * row in GS_MASK_WORDS(cols) 64-bit words, and backward reads those bits
+ * instead of y, so y's buffer may be reused once the forward pass is done. */
+#define GS_MASK_WORDS(cols) (((cols) + 63) / 64)
 typedef struct {
     op_kind_t op;
     const float *a, *b, *c, *y, *dy;
@@ -37,6 +41,7 @@ typedef struct {
     const graph_t *g; /* dropout: the block whose orig_id keys the rows (and in_src/in_dst an edge tensor's) */
     int edge;         /* dropout over an edge tensor */
     uint64_t key;     /* dropout: hash of (seed, epoch, site) */
+    uint64_t *mask;   /* RELU: its sign bits, or NULL */
 } ew_args_t;
 
 /* Writes or adds v into dst, as an op's `acc` flag says. */
@@ -120,6 +125,9 @@ typedef struct kops {
     void (*gather_edge_max)(kops_ctx_t *cx, const graph_t *g, const float *m, int64_t f, float *y, int32_t *argmax);
     void (*gather_edge_max_bwd)(kops_ctx_t *cx, const graph_t *g, const int32_t *argmax, const float *dy, int64_t f, float *dm,
                                 int acc);
+    /* 1: the elementwise kernels keep RELU's sign bits (ew_args_t.mask). Last,
+     * so that tables initialised by position (the CUDA plugin's) leave it 0. */
+    int relu_masks;
 } kops_t;
 
 /* Where tensors live: a table and its context. */

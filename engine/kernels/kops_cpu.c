@@ -96,6 +96,17 @@ static uint64_t row_key(const ew_args_t *c, int64_t r)
     return gs_drop_row_key(c->key, c->g->orig_id, c->g->in_src, c->g->in_dst, c->edge, r);
 }
 
+/* RELU's sign bits of row y (kops.h: one row in GS_MASK_WORDS(f) words). */
+static void relu_bits(const float *y, int64_t f, uint64_t *bits)
+{
+    for (int64_t w = 0; w < GS_MASK_WORDS(f); w++) {
+        uint64_t word = 0;
+        int64_t j0 = w * 64, n = f - j0 < 64 ? f - j0 : 64;
+        for (int64_t i = 0; i < n; i++) word |= (uint64_t)(y[j0 + i] > 0) << i;
+        bits[w] = word;
+    }
+}
+
 static void ew_forward_range(void *p, int64_t rb, int64_t re)
 {
     const ew_args_t *c = p;
@@ -112,14 +123,17 @@ static void ew_forward_range(void *p, int64_t rb, int64_t re)
             for (int64_t j = 0; j < f; j++) y[j] = (1.0f - z[j]) * x0[j] + z[j] * x1[j];
             break;
         }
-        case OP_RELU: for (int64_t j = 0; j < f; j++) y[j] = a[j] > 0 ? a[j] : 0.0f; break;
+        case OP_RELU:
+            for (int64_t j = 0; j < f; j++) y[j] = a[j] > 0 ? a[j] : 0.0f;
+            if (c->mask) relu_bits(y, f, c->mask + r * GS_MASK_WORDS(f));
+            break;
         case OP_LEAKY_RELU: for (int64_t j = 0; j < f; j++) y[j] = a[j] > 0 ? a[j] : c->fp * a[j]; break;
         case OP_ELU: for (int64_t j = 0; j < f; j++) y[j] = a[j] > 0 ? a[j] : expm1f(a[j]); break;
         case OP_SIGMOID: for (int64_t j = 0; j < f; j++) y[j] = gs_sigmoidf(a[j]); break;
         case OP_TANH: for (int64_t j = 0; j < f; j++) y[j] = tanhf(a[j]); break;
         case OP_DROPOUT:
             if (c->fp == 0.0f) {
-                memcpy(y, a, sizeof(float) * (size_t)f);
+                if (y != a) memcpy(y, a, sizeof(float) * (size_t)f); /* in place: nothing to do */
             } else {
                 uint64_t rk = row_key(c, r);
                 float scale[GS_DROP_PIECE];
@@ -162,7 +176,14 @@ static void ew_backward_range(void *p, int64_t rb, int64_t re)
             if (dc) for (int64_t j = 0; j < f; j++) GS_PUT(dc[j], c->acc_c, dy[j] * a[j]);
             break;
         }
-        case OP_RELU: for (int64_t j = 0; j < f; j++) GS_PUT(da[j], c->acc_a, y[j] > 0 ? dy[j] : 0.0f); break;
+        case OP_RELU:
+            if (c->mask) {
+                const uint64_t *bits = c->mask + r * GS_MASK_WORDS(f);
+                for (int64_t j = 0; j < f; j++) GS_PUT(da[j], c->acc_a, bits[j >> 6] >> (j & 63) & 1 ? dy[j] : 0.0f);
+            } else {
+                for (int64_t j = 0; j < f; j++) GS_PUT(da[j], c->acc_a, y[j] > 0 ? dy[j] : 0.0f);
+            }
+            break;
         case OP_LEAKY_RELU: for (int64_t j = 0; j < f; j++) GS_PUT(da[j], c->acc_a, a[j] > 0 ? dy[j] : c->fp * dy[j]); break;
         case OP_ELU: for (int64_t j = 0; j < f; j++) GS_PUT(da[j], c->acc_a, a[j] > 0 ? dy[j] : dy[j] * (y[j] + 1.0f)); break;
         case OP_SIGMOID: for (int64_t j = 0; j < f; j++) GS_PUT(da[j], c->acc_a, dy[j] * y[j] * (1.0f - y[j])); break;
@@ -379,6 +400,7 @@ static void adam(kops_ctx_t *cx, float *w, const float *g, float *m, float *v, i
 const kops_t kops_cpu = {
     .name = "cpu",
     .device = 0,
+    .relu_masks = 1,
     .open = host_open,
     .close = host_close,
     .alloc = host_alloc,

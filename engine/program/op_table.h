@@ -55,7 +55,20 @@ typedef struct {
                          int64_t *cols);
     /* FLOPs forward (backward = 0) or backward. */
     double (*flops)(const op_dims_t *d, int backward);
+    /* The forward values its vector-Jacobian rule reads (OPB_*): what must
+     * outlive the forward pass for it (buffer_plan.h). Its output's
+     * gradient it always reads; argmax winners are kept apart. */
+    uint8_t bwd_reads;
 } op_desc_t;
+
+/* op_desc_t.bwd_reads */
+enum {
+    OPB_IN0 = 1, /* operand k's value: bit k */
+    OPB_IN1 = 2,
+    OPB_IN2 = 4,
+    OPB_INS = 7, /* every operand (a fused gather's leaves) */
+    OPB_OUT = 8, /* its own output's value */
+};
 
 /* The op's name ("?" for an unknown op). */
 const char *op_name(op_kind_t op);

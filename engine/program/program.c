@@ -188,21 +188,6 @@ double prog_edge_bytes(const program_t *p, int64_t m)
     return bytes;
 }
 
-double prog_memory_bytes(const program_t *p, int64_t n, int64_t m)
-{
-    double bytes = 0;
-    for (int v = 0; v < p->nvals; v++) {
-        const value_t *val = &p->vals[v];
-        double rows = val->dom == DOM_PARAM ? (double)val->rows : val->dom == DOM_EDGE ? (double)m : (double)n;
-        double copies = val->dom == DOM_PARAM ? 4 : val->dom == DOM_INPUT ? 0 : 1 + (val->requires_grad != 0);
-        bytes += 4.0 * rows * (double)val->cols * copies;
-    }
-    for (int i = 0; i < p->ncode; i++)
-        if (p->code[i].op == OP_GATHER_MAX || p->code[i].op == OP_GATHER_EDGE_MAX) bytes += 4.0 * (double)n * (double)p->vals[p->code[i].out].cols;
-    if (p->output >= 0) bytes += 4.0 * (double)n * (double)p->vals[p->output].cols;
-    return bytes;
-}
-
 int prog_uses_heads(const program_t *p)
 {
     for (int i = 0; i < p->ncode; i++)

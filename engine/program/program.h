@@ -34,11 +34,6 @@ int prog_insert(program_t *p, int pos, instr_t in, val_domain_t dom, int64_t col
 int prog_add_fused(program_t *p, const fused_expr_t *e);
 /* Bytes of every edge value and its gradient on a graph of m edges. */
 double prog_edge_bytes(const program_t *p, int64_t m);
-/* Host bytes training p on a graph of n vertices and m edges allocates:
- * every vertex and edge value and its gradient, the parameters with their
- * gradients and Adam's two moments, gather-max winners and the loss's
- * gradient (n x the output width). For the memory rule (membudget.h). */
-double prog_memory_bytes(const program_t *p, int64_t n, int64_t m);
 /* Whether the program has attention heads (--heads shapes it). */
 int prog_uses_heads(const program_t *p);
 

@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "base/membudget.h"
+#include "engine/program/buffer_plan.h"
+#include "run_kind.h"
 
 /* The plain program, hoisted and fused when fuse is set, then rewritten
  * for dkp, and checked against the memory rule before anything of its size
@@ -31,20 +33,23 @@ static int build(model_state_t *m, dkp_mode_t dkp, int fuse, program_t *prog, dk
     char what[200], heads[32] = "";
     if (prog_uses_heads(prog)) snprintf(heads, sizeof heads, " --heads %d", m->shape.heads);
     snprintf(what, sizeof what, "%s%s%s", m->what, heads, fuse ? "" : " --fuse off");
-    rc = m->simulated ? GS_OK : gs_mem_check(prog_memory_bytes(prog, m->n, m->m), what, err);
+    double need = m->simulated ? 0 : prog_memory_bytes(prog, m->n, m->m, m->shared, m->relu_masks), now = gs_mem_in_use() + need;
+    if (!m->peak_estimate) m->peak_estimate = now > gs_mem_high_water() ? now : gs_mem_high_water(); /* a rebuild holds the old executor */
+    rc = m->simulated ? GS_OK : gs_mem_check(need, what, err);
     if (rc) prog_free(prog);
     return rc;
 }
 
 int model_open(model_state_t *m, const train_cfg_t *c, int64_t feats, int64_t classes, int ntypes, int64_t n,
-               int64_t edges, int fused_kernel, gs_err_t *err)
+               int64_t edges, int fused_kernel, int relu_masks, gs_err_t *err)
 {
     memset(m, 0, sizeof *m);
-    m->fused_kernel = fused_kernel;
+    m->fused_kernel = fused_kernel, m->relu_masks = relu_masks;
     m->def = model_find(c->model);
     if (!m->def) return gs_fail(err, GS_EINPUT, "--model %s: unknown model (choose %s)", c->model, model_names());
     m->shape = (model_cfg_t){feats, classes, c->hidden, c->layers, c->heads, c->dropout};
     m->ntypes = ntypes, m->n = n, m->m = edges, m->simulated = c->simulate;
+    m->shared = run_kind_of(c, 1).engine == ENGINE_MEMORY;
     snprintf(m->what, sizeof m->what, "--model %s --hidden %lld --layers %d", c->model, (long long)c->hidden, c->layers);
     topology_t topo;
     m->dkp_roofline = topology_get(c->topology, &topo) == 0 ? dkp_coef_roofline(topo.gpu_flops, topo.gpu_bw)

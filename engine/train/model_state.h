@@ -32,17 +32,21 @@ typedef struct {
     dkp_shape_t dkp_shape[PROG_MAX_LAYERS]; /* each layer's gather sizes, when dkp_sized */
     int dkp_sized;         /* 0: decided for the whole graph; 1: for dkp_shape (sampled blocks) */
     int fused_kernel;      /* the place has a fused-gather kernel (kops.h) */
+    int relu_masks;        /* the place's kernels keep RELU's sign bits (kops.h) */
     fuse_report_t fuse;    /* what the fusion pass did to the program in force */
     double edge_bytes_plain; /* edge tensors and gradients of the plain program, bytes */
     char what[160];        /* the flags that size the model, for the memory rule's message */
     int simulated;         /* --simulate: its tensors are never touched, so the memory rule leaves them out */
+    int shared;            /* the in-memory engine runs it: its tensors share buffers (buffer_plan.h) */
+    double peak_estimate;  /* the process's peak resident bytes as predicted when the program was built:
+                              what it held then (or had held, if more) plus what training it allocates */
 } model_state_t;
 
 /* Builds c's model for features F, classes C and the graph's shape, and
  * checks that training it fits the memory rule (membudget.h); nothing of
  * the model's size is allocated yet. */
 int model_open(model_state_t *m, const train_cfg_t *c, int64_t feats, int64_t classes, int ntypes, int64_t n,
-               int64_t edges, int fused_kernel, gs_err_t *err);
+               int64_t edges, int fused_kernel, int relu_masks, gs_err_t *err);
 /* Initialises the parameters (seeded) in kp's memory. */
 int model_init_params(model_state_t *m, uint64_t seed, kplace_t kp, gs_err_t *err);
 /* Rebuilds the program for DKP mode dkp and fusion fuse; parameters and

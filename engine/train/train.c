@@ -46,7 +46,8 @@ static int open_model(trainer_t *t, gs_err_t *err)
 {
     const train_cfg_t *cfg = &t->cfg;
     const dataset_t *ds = &t->data.ds;
-    int rc = model_open(&t->model, cfg, ds->f, ds->c, t->data.g.ntypes, t->data.g.n, t->data.g.m, t->kp.K->gather_fused != NULL, err);
+    int rc = model_open(&t->model, cfg, ds->f, ds->c, t->data.g.ntypes, t->data.g.n, t->data.g.m, t->kp.K->gather_fused != NULL,
+                        t->kp.K->relu_masks, err);
     stream_cfg_t sc = stream_cfg_of(t);
     if (!rc && cfg->stream) rc = stream_cap_check(&sc, &t->model.prog, t->data.g.n, t->data.g.m, err); /* the cap, first */
     if (!rc) rc = model_init_params(&t->model, cfg->seed, t->kp, err);

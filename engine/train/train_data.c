@@ -59,7 +59,8 @@ static int ensure(kplace_t kp, void **p, size_t bytes, const char *what, gs_err_
 static void release_copies(train_data_t *d)
 {
     if (!d->kp.K) return;
-    if (d->x.data) d->kp.K->release(d->kp.cx, d->x.data);
+    if (d->x.data && !d->x_is_view) d->kp.K->release(d->kp.cx, d->x.data);
+    d->x_is_view = 0;
     if (d->label_k) d->kp.K->release(d->kp.cx, d->label_k);
     for (int s = 0; s < 3; s++)
         if (d->split_k[s]) d->kp.K->release(d->kp.cx, d->split_k[s]);
@@ -78,14 +79,17 @@ int data_place(train_data_t *d, kplace_t kp, feat_norm_t fn, gs_err_t *err)
     else if ((rc = K->graph_mirror(kp.cx, &d->g, &d->kg_mirror, err))) return rc;
     else d->kg = &d->kg_mirror;
     d->x.rows = d->ds.n, d->x.cols = d->ds.f;
-    if ((rc = ensure(kp, (void **)&d->x.data, tensor_bytes(&d->x), "features", err))) return rc;
-    if (K != &kops_sim) { /* a simulated run never reads them */
-        tensor_t host;
-        if ((rc = tensor_alloc(&host, d->ds.n, d->ds.f, err))) return rc;
-        memcpy(host.data, d->ds.feat, tensor_bytes(&host));
-        normalise_features(&host, fn);
-        K->upload(kp.cx, d->x.data, host.data, tensor_bytes(&host));
-        tensor_free(&host);
+    int simulated = K == &kops_sim; /* a simulated run never reads them */
+    if (!simulated && !d->feat_normalised) {
+        tensor_t feat = {d->ds.n, d->ds.f, d->ds.feat};
+        normalise_features(&feat, fn);
+        d->feat_normalised = 1;
+    }
+    if (!simulated && !K->device) {
+        d->x.data = d->ds.feat, d->x_is_view = 1; /* no second copy of the features */
+    } else {
+        if ((rc = ensure(kp, (void **)&d->x.data, tensor_bytes(&d->x), "features", err))) return rc;
+        if (!simulated) K->upload(kp.cx, d->x.data, d->ds.feat, tensor_bytes(&d->x));
     }
     if ((rc = ensure(kp, (void **)&d->label_k, sizeof(int32_t) * (size_t)d->ds.n, "labels", err))) return rc;
     K->upload(kp.cx, d->label_k, d->ds.label, sizeof(int32_t) * (size_t)d->ds.n);

@@ -20,7 +20,9 @@ typedef struct {
     kplace_t kp;                   /* where the copies below live */
     const graph_t *kg;             /* kp's mirror of g: g itself on the host */
     graph_t kg_mirror;
-    tensor_t x;                    /* (N, F) normalised features, in kp's memory */
+    tensor_t x;                    /* (N, F) normalised features, in kp's memory: on the host, ds.feat itself */
+    int x_is_view;                 /* x is ds.feat (nothing of its own to free) */
+    int feat_normalised;           /* ds.feat was normalised in place (once; the mode is fixed at the start) */
     int32_t *label_k, *split_k[3]; /* labels and splits in kp's memory */
     int64_t split_n[3];            /* entries of each split_k */
     int64_t split_labelled[3];     /* rows of each split with a label (the whole graph's, also on a rank) */
@@ -31,8 +33,9 @@ typedef struct {
 /* Loads c->dataset and builds its graph (host memory only); the loader's
  * warnings (a damaged cache rebuilt) go to warn. */
 int data_open(train_data_t *d, const train_cfg_t *c, gs_warnings_t *warn, gs_err_t *err);
-/* Mirrors the graph and copies features (normalised per fn), labels and
- * splits into kp's memory; again after a renumbering. */
+/* Mirrors the graph and copies features (normalised per fn, in place in
+ * the dataset the first time; the host uses them where they are), labels
+ * and splits into kp's memory; again after a renumbering. */
 int data_place(train_data_t *d, kplace_t kp, feat_norm_t fn, gs_err_t *err);
 /* A rank's share (host memory; after data_place): the feature rows of
  * the given vertices (room for `room` rows, the rest filled later by its

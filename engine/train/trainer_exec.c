@@ -15,6 +15,7 @@ int trainer_exec_open(trainer_t *t, gs_err_t *err)
 {
     exec_free(&t->ex);
     int rc = exec_init(&t->ex, &t->model.prog, t->kp, &t->model.params, t->cfg.seed, err);
+    t->ex.share_buffers = !t->bind.engine.ops; /* the in-memory engine keeps no copies of host tensors */
     if (!rc) rc = t->bind.blocks ? exec_bind(&t->ex, t->bind.blocks, err) : exec_bind_graph(&t->ex, t->data.kg, err);
     if (rc) return rc;
     if (t->bind.engine.ops) t->ex.engine = t->bind.engine;

@@ -9,7 +9,7 @@ oversized=(
     "--hidden 65536 --layers 64"
     "--model resgcn --layers 64 --hidden 4096"
     "--hidden 65536 --device-mem 8M"
-    "--hidden 65536"
+    "--hidden 65536 --fuse off"
     "--chunks 2708 --subchunks 4"
     "--chunks 2000 --subchunks 8"
     "--dataset gen:nodes=100000000,degree=50"

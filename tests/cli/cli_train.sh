@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # cli_train.sh - the train and gen commands end to end: --help lists every
 # flag with its default, --json ends with one JSON object holding the
-# documented fields, a generated graph trains, a checkpointed run resumed
+# documented fields (per-epoch series included), a generated graph trains, a checkpointed run resumed
 # through the CLI repeats the uninterrupted losses, and Ctrl-C stops after
 # the current epoch with the checkpoint on disk; two identical runs on the
 # virtual clock with roofline kernels give identical emulated times.
@@ -20,12 +20,16 @@ $PY - "$out" <<'PYEOF' && ok "JSON summary has every field" || bad "JSON summary
 import json, sys
 d = json.loads(sys.argv[1].strip().splitlines()[-1])
 need = ["dataset", "model", "nodes", "edges", "epochs", "final_loss", "train_acc", "val_acc", "test_acc",
-        "best_val_acc", "test_acc_at_best_val", "epoch_ms_median", "peak_rss_bytes"]
+        "best_val_acc", "test_acc_at_best_val", "epoch_ms_median", "peak_rss_bytes", "losses", "test_accs", "epochs_ms"]
 missing = [k for k in need if k not in d]
 assert not missing, missing
 assert d["nodes"] == 2000 and d["epochs"] == 30
 assert d["edges"] == 2 * 10000 + 2000, d["edges"]   # 10000 pairs both ways, plus self-loops
 assert d["test_acc"] > 0.5, d["test_acc"]             # planted classes are learnable
+for k in ("losses", "test_accs", "epochs_ms"):            # the per-epoch series, one value an epoch
+    assert len(d[k]) == 30, (k, len(d[k]))
+assert d["test_accs"][-1] == round(d["test_acc"], 6) and d["losses"][-1] == d["final_loss"]
+assert d["epochs_ms"][-1] == d["epoch_ms_last"]
 PYEOF
 
 full=$("$BIN" train --model gcn --epochs 6 --json | json_get losses)
