@@ -12,6 +12,7 @@ model and threads, alternating rounds on this noisy VM:
 self-loop each), 128 features, 16 planted classes. GCN: 2 layers, hidden 128,
 dropout 0.5, Adam 0.01, wd 5e-4. GAT: hidden 8 x 8 heads, dropout 0.6,
 Adam 0.005. THREADS (default 2) threads everywhere (OMP_NUM_THREADS too).
+MODELS (default gcn,gat) picks the models.
 Reports per model the median over ROUNDS (default 3) of each side's median
 epoch, the ratio gnnscope / peer, peak RSS (imports included), and time to
 accuracy: the training time (evaluation excluded) until the test accuracy
@@ -103,7 +104,7 @@ def main():
     os.environ["OMP_NUM_THREADS"] = str(threads)
     g = bl.gen_graph(a.work, a.nodes, 24, 128, 16)
     bl.train(g, "--epochs", "1")  # fills the binary cache
-    for name in MODELS:
+    for name in os.environ.get("MODELS", "gcn,gat").split(","):
         bench_model(name, g, a.epochs, threads, rounds)
     bl.finish("bench_cpu_peers")
 
