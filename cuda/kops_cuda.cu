@@ -514,4 +514,5 @@ const kops_t cu_kops = {
     NULL, /* edge_matmul_typed_bwd */
     NULL, /* gather_edge_max: MP-GCN's plain program (--fuse off) is refused on this place */
     NULL, /* gather_edge_max_bwd */
+    0,    /* relu_masks: ReLU's rule reads its output (no sign-bit kernel yet) */
 };

@@ -125,8 +125,7 @@ typedef struct kops {
     void (*gather_edge_max)(kops_ctx_t *cx, const graph_t *g, const float *m, int64_t f, float *y, int32_t *argmax);
     void (*gather_edge_max_bwd)(kops_ctx_t *cx, const graph_t *g, const int32_t *argmax, const float *dy, int64_t f, float *dm,
                                 int acc);
-    /* 1: the elementwise kernels keep RELU's sign bits (ew_args_t.mask). Last,
-     * so that tables initialised by position (the CUDA plugin's) leave it 0. */
+    /* 1: the elementwise kernels keep RELU's sign bits (ew_args_t.mask). */
     int relu_masks;
 } kops_t;
 
