@@ -109,9 +109,10 @@ $(BUILD)/%.o: %.c
 	$(CC) $(CFLAGS) -c -o $@ $<
 
 # the kernels' elementwise loops (fast_math.h's exp and sigmoid) vectorise
-# only when FP compares may be if-converted: gnnscope never traps on FP
-# exceptions, and values are unchanged (no reassociation, NaN kept)
-$(BUILD)/engine/kernels/%.o: CFLAGS += -fno-trapping-math
+# only when FP compares may be if-converted, and Adam's sqrtf only when it
+# need not set errno: gnnscope never traps on FP exceptions nor reads
+# errno after math, and values are unchanged (no reassociation, NaN kept)
+$(BUILD)/engine/kernels/%.o: CFLAGS += -fno-trapping-math -fno-math-errno
 
 # tests link archives, so each takes only the objects it uses: the engine
 # and, for the session and console tests, the app's (all but main)

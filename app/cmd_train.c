@@ -57,13 +57,14 @@ static int open_run(train_run_t *r, gs_err_t *err)
     train_opts_t *o = &r->o;
     static prof_t prof;
     train_env_t env = {.comm = r->comm};
-    r->profiling = o->profile || o->trace[0] || o->metrics[0];
+    r->profiling = o->profile == 1 || o->trace[0] || o->metrics[0];
     metrics_init(&r->mcsv, o->metrics);
     if (r->profiling) {
         if (prof_init(&prof, err)) return err->code;
         r->prof = &prof;
-        env = (train_env_t){sink_task, sink_op, sink_dist_event, sink_stage, &prof, r->comm};
+        env = (train_env_t){sink_task, sink_op, sink_dist_event, sink_stage, &prof, r->comm, 0};
     }
+    env.tally_ops = o->profile == 2; /* --profile ops */
     int rc = trainer_open(&r->t, &o->cfg, &env, err);
     cli_print_warnings(&r->t.warnings);
     if (!rc && o->resume[0]) rc = trainer_resume(&r->t, o->resume, err);

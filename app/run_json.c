@@ -108,6 +108,30 @@ static void print_fusion(FILE *f, const trainer_t *t)
             prog_edge_bytes(&m->prog, m->m));
 }
 
+/* --profile ops: each op's host work per training step, the mean over the
+ * epochs after the first (op_tally.h); kind says which bound applies. */
+static void print_ops(FILE *f, const trainer_t *t)
+{
+    op_tally_t *ty = t->ex.tally;
+    double e = ty->epochs ? (double)ty->epochs : 1;
+    fprintf(f, ",\"ops_epochs\":%lld,\"ops\":[", (long long)ty->epochs);
+    int first = 1;
+    for (int i = -1; i < ty->ncode; i++)
+        for (int phase = 0; phase <= (i < 0 ? 2 : 1); phase += i < 0 ? 2 : 1) {
+            const op_tally_row_t *r = op_tally_row(ty, i, phase);
+            if (!r->calls || !ty->epochs) continue;
+            const instr_t *in = i >= 0 ? &t->model.prog.code[i] : NULL;
+            const char *kind = !in ? (phase ? "optimiser" : "loss") : in->op == OP_MATMUL ? "matmul" : t->ex.hop[i] ? "graph" : "elementwise";
+            fprintf(f, "%s{\"op\":\"%s\",\"instr\":%d,\"layer\":%d,\"phase\":\"%s\",\"kind\":\"%s\",\"calls\":%.6g,"
+                       "\"ms\":%.6f,\"flops\":%.6g,\"stream_bytes\":%.6g,\"row_bytes\":%.6g,\"cols\":%.0f}",
+                    first ? "" : ",", in ? op_name(in->op) : phase ? "adam" : "loss", i, in ? in->layer : -1,
+                    phase == 1 ? "bwd" : phase ? "opt" : "fwd", kind, r->calls / e, 1e3 * r->seconds / e, r->flops / e,
+                    r->stream_bytes / e, r->row_bytes / e, r->cols);
+            first = 0;
+        }
+    fprintf(f, "]");
+}
+
 /* The last epoch's counters flagged for the summary. */
 static void print_stats(FILE *f, const trainer_t *t, const epoch_stats_t *last)
 {
@@ -324,5 +348,6 @@ void run_json_print(FILE *f, const trainer_t *t, const run_log_t *log)
     print_series(f, "losses", log->loss, computed ? log->n : 0, "%.9g");
     print_series(f, "test_accs", log->test_acc, computed ? log->n : 0, "%.6f");
     print_series(f, "epochs_ms", log->ms, log->n, "%.6f");
+    if (t->ex.tally) print_ops(f, t);
     fprintf(f, "}\n");
 }

@@ -223,7 +223,7 @@ int session_open(session_t *s, const train_cfg_t *cfg, struct dist_comm *comm, l
     pthread_cond_init(&s->wake, NULL);
     int rc = prof_init(&s->prof, err);
     if (rc) return rc;
-    s->env = (train_env_t){sink_task, sink_op, sink_dist_event, sink_stage, &s->prof, comm};
+    s->env = (train_env_t){sink_task, sink_op, sink_dist_event, sink_stage, &s->prof, comm, 0};
     if (!(s->t = malloc(sizeof *s->t))) {
         prof_shutdown(&s->prof);
         return gs_fail(err, GS_EFAIL, "out of memory");

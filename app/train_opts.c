@@ -26,7 +26,7 @@ static const opt_t run_flags[] = {
     {"trace-max", OPT_SIZE, F(trace_max), NULL, "none", 1048576, 1099511627776.0, "BYTES",
      "cap a trace's size: at half of it the trace rotates to FILE.json.1, dropping the older part (none: no cap)", NULL, WHEN_START, 0, 0, 0, 0, NULL, NULL},
     {"metrics", OPT_STR, F(metrics), NULL, NULL, 0, 0, "FILE.csv", "write one CSV row per epoch", NULL, WHEN_START, 0, 0, 0, 0, NULL, NULL},
-    {"profile", OPT_CHOICE, F(profile), "off|on", NULL, 0, 0, "MODE", "record profiler events (on with --trace/--metrics)", NULL, WHEN_START, 0, 0, 0, 0, NULL, NULL},
+    {"profile", OPT_CHOICE, F(profile), "off|on|ops", NULL, 0, 0, "MODE", "record profiler events (on with --trace/--metrics); ops: instead, each op's time, FLOPs and bytes in the training steps (epochs after the first, host work) in the JSON", NULL, WHEN_START, 0, 0, 0, 0, NULL, NULL},
     {"ranks", OPT_INT, F(ranks), NULL, "none", 1, 256, "N", "train over N MPI ranks (starts mpirun; NeutronStar's dependency management)", NULL, WHEN_START, 0, 0, 0, 0, NULL, NULL},
     {"hostfile", OPT_STR, F(hostfile), NULL, NULL, 0, 0, "FILE", "with --ranks: the machines mpirun starts ranks on", NULL, WHEN_START, 0, 0, 0, 0, NULL, NULL},
     {"dist", OPT_BOOL, F(dist), NULL, NULL, 0, 0, "", "run as one rank of an MPI job (under your own mpirun)", NULL, WHEN_START, 0, 0, 0, 0, NULL, NULL},

@@ -24,6 +24,16 @@ GS_HD static inline uint64_t gs_mix64(uint64_t x)
     return x ^ (x >> 31);
 }
 
+/* A 32-bit finaliser (two multiply-xorshift rounds): what a loop of 32-bit
+ * lanes vectorises, where gs_mix64's 64-bit products do not (AVX2). */
+GS_HD static inline uint32_t gs_mix32(uint32_t x)
+{
+    x ^= x >> 16;
+    x *= 0x7feb352dU;
+    x ^= x >> 15;
+    x *= 0x846ca68bU;
+    return x ^ (x >> 16);
+}
 GS_HD static inline uint64_t gs_hash2(uint64_t a, uint64_t b) { return gs_mix64(gs_mix64(a) ^ b); }
 GS_HD static inline uint64_t gs_hash3(uint64_t a, uint64_t b, uint64_t c) { return gs_mix64(gs_hash2(a, b) ^ c); }
 GS_HD static inline uint64_t gs_hash4(uint64_t a, uint64_t b, uint64_t c, uint64_t d)

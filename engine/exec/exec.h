@@ -26,6 +26,7 @@
 #include "exec_engine.h"
 #include "engine/graph/graph.h"
 #include "engine/kernels/kops.h"
+#include "op_tally.h"
 #include "params.h"
 #include "slabs.h"
 #include "engine/program/program.h"
@@ -70,6 +71,7 @@ struct exec {
     struct vclock *clock; /* emulated time (engine/machine/vclock.h): host ops are charged on it; NULL: the wall clock */
     op_hook_t on_op;      /* optional observer (the profiler) */
     void *op_user;
+    op_tally_t *tally;    /* optional: the training steps' host work per op (--profile ops), the owner's */
     /* Set before the first bind by an owner whose engine keeps no copies of
      * host tensors (the in-memory engine): vertex and edge tensors then
      * share the slabs of the program's buffer plan (buffer_plan.h), so a
@@ -109,7 +111,7 @@ typedef struct {
     double t0, c0;
 } exec_mark_t;
 exec_mark_t exec_mark(const exec_t *ex);
-void exec_host_work(exec_t *ex, exec_mark_t m, const instr_t *in, int phase, double flops, double bytes);
+void exec_host_work(exec_t *ex, exec_mark_t m, const instr_t *in, int phase, double flops, op_traffic_t bytes);
 /* The tensor of value v (gradient when grad), as the engine sees it. */
 xtensor_t exec_xtensor(const exec_t *ex, int v, int grad);
 

@@ -98,7 +98,7 @@ static void scales_grad_on_host(exec_t *ex, int i, const float *dy, const grads_
     exec_mark_t mark = exec_mark(ex);
     ex->kp.K->sddmm(ex->kp.cx, g, dy, ex->val[in->in[0]].data, k, f / k, gr->d[1], gr->acc[1]);
     double m = (double)g->m, flops = 2.0 * m * (double)f;
-    exec_host_work(ex, mark, in, 1, flops, 4.0 * m * (2.0 * (double)f + (double)k) + 8.0 * m);
+    exec_host_work(ex, mark, in, 1, flops, (op_traffic_t){4.0 * m * (double)k + 8.0 * m, 8.0 * m * (double)f});
 }
 
 /* The dense rules: a matmul on the engine, the elementwise kernel (a

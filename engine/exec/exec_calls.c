@@ -25,13 +25,13 @@ const float *exec_data(exec_t *ex, int v) { return ex->val[v].data; }
 
 /* Bytes an op of the executor reads and writes (the host roofline's
  * memory side): its tensors, and a graph op's per-edge rows. */
-static double bytes_of(const exec_t *ex, const instr_t *in)
+static op_traffic_t bytes_of(const exec_t *ex, const instr_t *in)
 {
     int i = (int)(in - ex->prog->code);
     op_dims_t d = {.cols = (double)ex->val[in->out].cols, .edges = ex->hop[i] ? (double)ex->block[ex->hop[i]]->m : 0,
                    .io_floats = (double)tensor_numel(&ex->val[in->out])};
     for (int k = 0; k < in->nin; k++) d.io_floats += (double)tensor_numel(&ex->val[in->in[k]]);
-    return op_bytes(ex->prog, in, &d);
+    return op_traffic(ex->prog, in, &d);
 }
 
 /* Books op `in` (phase 0 forward, 1 backward) that started at wall time
@@ -40,11 +40,14 @@ static double bytes_of(const exec_t *ex, const instr_t *in)
  * charged by its backend. */
 exec_mark_t exec_mark(const exec_t *ex) { return (exec_mark_t){gs_mono_s(), ex->clock ? vclock_cpu_s() : 0}; }
 
-void exec_host_work(exec_t *ex, exec_mark_t m, const instr_t *in, int phase, double flops, double bytes)
+void exec_host_work(exec_t *ex, exec_mark_t m, const instr_t *in, int phase, double flops, op_traffic_t bytes)
 {
     double t0 = m.t0, t1 = gs_mono_s();
-    if (ex->clock) vclock_host_op(ex->clock, flops, bytes, vclock_cpu_s() - m.c0, &t0, &t1);
+    if (ex->clock) vclock_host_op(ex->clock, flops, op_traffic_bytes(bytes), vclock_cpu_s() - m.c0, &t0, &t1);
     ex->own_s += t1 - t0;
+    if (ex->tally && ex->training)
+        op_tally_add(ex->tally, in ? (int)(in - ex->prog->code) : -1, phase, t1 - t0, flops, bytes,
+                     in ? (double)ex->val[in->out].cols : 0);
     if (ex->on_op && (in || phase == 2)) ex->on_op(ex->op_user, in, phase, t0, t1, flops);
 }
 

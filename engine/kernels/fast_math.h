@@ -13,7 +13,9 @@
 
 #include <stdint.h>
 
-static inline float gs_expf(float x)
+#include "base/rng.h" /* GS_HD */
+
+GS_HD static inline float gs_expf(float x)
 {
     float c = x < -87.3f ? -87.3f : x;
     c = c > 88.3f ? 88.3f : c;
@@ -35,6 +37,6 @@ static inline float gs_expf(float x)
 }
 
 /* The logistic function, 1 / (1 + e^-x), as every host op computes it. */
-static inline float gs_sigmoidf(float x) { return 1.0f / (1.0f + gs_expf(-x)); }
+GS_HD static inline float gs_sigmoidf(float x) { return 1.0f / (1.0f + gs_expf(-x)); }
 
 #endif

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "base/threadpool.h"
+#include "gemm_skinny.h"
 
 #define GRAIN 32
 
@@ -24,6 +25,7 @@ void k_gemm(int trans_a, int trans_b, int64_t m, int64_t n, int64_t k, const flo
         if (!acc) memset(c, 0, sizeof(float) * (size_t)(m * n));
         return;
     }
+    if (k_gemm_skinny(trans_a, trans_b, m, n, k, a, b, c, acc)) return;
     cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, (int)m,
                 (int)n, (int)k, 1.0f, a, trans_a ? (int)m : (int)k, b, trans_b ? (int)k : (int)n, acc ? 1.0f : 0.0f,
                 c, (int)n);
@@ -63,7 +65,55 @@ static void pull_range(void *ctx, int64_t b, int64_t e)
     }
 }
 
-void k_pull(const k_pull_t *p, int64_t rows) { gs_parallel_for(rows, GRAIN, pull_range, (void *)p); }
+/* The common pull (vertex rows, no types, no attention): each output row
+ * summed in registers for widths up to 64, the width a compile-time
+ * constant for the usual ones, no per-entry branches. The same additions
+ * in the same order as pull_range, so the same bits. */
+static inline __attribute__((always_inline)) void pull_plain(const k_pull_t *p, int64_t b, int64_t e, const int64_t f)
+{
+    for (int64_t r = b; r < e; r++) {
+        float *restrict y = p->y + (p->orow ? p->orow[r] : r) * f;
+        float acc[f <= 64 ? f : 1];
+        float *restrict s = f <= 64 ? acc : y;
+        for (int64_t j = 0; j < f && f <= 64; j++) s[j] = p->acc ? y[j] : 0.0f;
+        if (f > 64 && !p->acc) memset(y, 0, sizeof(float) * (size_t)f);
+        int64_t q1 = p->ptr[r + 1];
+        for (int64_t q = p->ptr[r]; q < q1; q++) {
+            if (q + 4 < q1) __builtin_prefetch(p->x + (int64_t)p->nbr[q + 4] * p->x_stride);
+            const float *restrict x = p->x + (int64_t)p->nbr[q] * p->x_stride;
+            float w = p->w ? p->w[q] : 1.0f;
+            for (int64_t j = 0; j < f; j++) s[j] += w * x[j];
+        }
+        for (int64_t j = 0; j < f && f <= 64; j++) y[j] = s[j];
+    }
+}
+
+#define PULL_WIDTH(F) \
+    static void pull_plain_##F(void *ctx, int64_t b, int64_t e) { pull_plain(ctx, b, e, F); }
+PULL_WIDTH(8)
+PULL_WIDTH(16)
+PULL_WIDTH(32)
+PULL_WIDTH(64)
+PULL_WIDTH(128)
+PULL_WIDTH(256)
+
+static void pull_plain_any(void *ctx, int64_t b, int64_t e) { pull_plain(ctx, b, e, ((const k_pull_t *)ctx)->f); }
+
+static gs_range_fn plain_pull_for(const k_pull_t *p)
+{
+    if (p->src_edge || p->typed != TYPED_NONE || p->att || p->y_stride != p->f) return pull_range;
+    switch (p->f) {
+    case 8: return pull_plain_8;
+    case 16: return pull_plain_16;
+    case 32: return pull_plain_32;
+    case 64: return pull_plain_64;
+    case 128: return pull_plain_128;
+    case 256: return pull_plain_256;
+    default: return p->f <= 64 ? pull_range : pull_plain_any;
+    }
+}
+
+void k_pull(const k_pull_t *p, int64_t rows) { gs_parallel_for(rows, GRAIN, plain_pull_for(p), (void *)p); }
 
 /* A pull over the forward CSC (destinations) or the backward CSR (sources). */
 static k_pull_t csc_pull(const graph_t *g, const float *w, const float *x, int64_t x_stride, float *y, int64_t f, int acc)

@@ -107,6 +107,30 @@ static void relu_bits(const float *y, int64_t f, uint64_t *bits)
     }
 }
 
+typedef uint32_t u32x8 __attribute__((vector_size(32), aligned(4)));
+
+/* da (+)= dy where RELU's sign bit is set, else 0 (+0.0f: dy's bits ANDed
+ * with a lane mask, eight lanes from a byte of bits at a time). */
+static void relu_bwd_bits(const float *dy, const uint64_t *bits, int64_t f, float *da, int acc)
+{
+    const u32x8 lane = {0, 1, 2, 3, 4, 5, 6, 7};
+    int64_t j = 0;
+    for (; j + 8 <= f; j += 8) {
+        uint32_t byte = (uint32_t)(bits[j >> 6] >> (j & 63)) & 0xffu;
+        u32x8 keep = -(((u32x8){byte, byte, byte, byte, byte, byte, byte, byte} >> lane) & 1u);
+        u32x8 d;
+        memcpy(&d, dy + j, sizeof d);
+        d &= keep;
+        float v[8];
+        memcpy(v, &d, sizeof v);
+        if (acc)
+            for (int i = 0; i < 8; i++) da[j + i] += v[i];
+        else
+            memcpy(da + j, v, sizeof v);
+    }
+    for (; j < f; j++) GS_PUT(da[j], acc, bits[j >> 6] >> (j & 63) & 1 ? dy[j] : 0.0f);
+}
+
 static void ew_forward_range(void *p, int64_t rb, int64_t re)
 {
     const ew_args_t *c = p;
@@ -159,7 +183,8 @@ static void ew_backward_range(void *p, int64_t rb, int64_t re)
         switch (c->op) {
         case OP_BIAS:
         case OP_ADD:
-            if (da) for (int64_t j = 0; j < f; j++) GS_PUT(da[j], c->acc_a, dy[j]);
+            if (da && !c->acc_a && da != dy) memcpy(da, dy, sizeof(float) * (size_t)f); /* da == dy: in place, nothing to do */
+            else if (da && c->acc_a) for (int64_t j = 0; j < f; j++) da[j] += dy[j];
             if (db && c->op == OP_ADD) for (int64_t j = 0; j < f; j++) GS_PUT(db[j], c->acc_b, dy[j]);
             break;
         case OP_MUL: {
@@ -178,8 +203,7 @@ static void ew_backward_range(void *p, int64_t rb, int64_t re)
         }
         case OP_RELU:
             if (c->mask) {
-                const uint64_t *bits = c->mask + r * GS_MASK_WORDS(f);
-                for (int64_t j = 0; j < f; j++) GS_PUT(da[j], c->acc_a, bits[j >> 6] >> (j & 63) & 1 ? dy[j] : 0.0f);
+                relu_bwd_bits(dy, c->mask + r * GS_MASK_WORDS(f), f, da, c->acc_a);
             } else {
                 for (int64_t j = 0; j < f; j++) GS_PUT(da[j], c->acc_a, y[j] > 0 ? dy[j] : 0.0f);
             }

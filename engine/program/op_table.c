@@ -191,11 +191,11 @@ double op_flops(const program_t *p, const instr_t *in, op_dims_t d, int backward
     return op_desc(in->op)->flops(&d, backward);
 }
 
-double op_bytes(const program_t *p, const instr_t *in, const op_dims_t *d)
+op_traffic_t op_traffic(const program_t *p, const instr_t *in, const op_dims_t *d)
 {
     double rows_per_edge = 1;
     if (in->op == OP_GATHER_FUSED) rows_per_edge = in->nin - __builtin_popcount(p->fused[in->iparam].leaf_dst);
-    return 4.0 * d->io_floats + (d->edges > 0 ? 4.0 * rows_per_edge * d->edges * d->cols : 0);
+    return (op_traffic_t){4.0 * d->io_floats, d->edges > 0 ? 4.0 * rows_per_edge * d->edges * d->cols : 0};
 }
 
 int op_reads_by_source(const program_t *p, const instr_t *in, int k)

@@ -39,7 +39,7 @@ typedef struct {
     double rows, cols, in_rows, in_cols, edges;
     int grads;
     int nstep;
-    double io_floats; /* the floats of its operands and output (op_bytes) */
+    double io_floats; /* the floats of its operands and output (op_traffic) */
 } op_dims_t;
 
 typedef struct {
@@ -81,10 +81,15 @@ static inline int op_has(op_kind_t op, unsigned flag)
 }
 /* FLOPs of instruction in of program p at sizes d. */
 double op_flops(const program_t *p, const instr_t *in, op_dims_t d, int backward);
-/* Bytes instruction in of program p moves at sizes d, forward or
- * backward (the host roofline's memory side): its tensors, and a graph
- * op's rows read per edge (a fused gather: one per source leaf). */
-double op_bytes(const program_t *p, const instr_t *in, const op_dims_t *d);
+/* Bytes instruction in of program p moves at sizes d (the host roofline's
+ * memory side), forward, and backward as the same tensors' gradients:
+ * its tensors streamed once, and a graph op's rows read by index per edge
+ * (a fused gather: one per source leaf). */
+typedef struct {
+    double stream, rows;
+} op_traffic_t;
+op_traffic_t op_traffic(const program_t *p, const instr_t *in, const op_dims_t *d);
+static inline double op_traffic_bytes(op_traffic_t t) { return t.stream + t.rows; }
 /* Whether instruction in of p reads operand k by source index. */
 int op_reads_by_source(const program_t *p, const instr_t *in, int k);
 

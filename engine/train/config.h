@@ -90,6 +90,7 @@ typedef struct {
     void (*on_stage)(void *user, const struct stage_span *sp);
     void *observer;        /* the observers' user pointer */
     struct dist_comm *comm;
+    int tally_ops;         /* keep the training steps' host work per op (--profile ops; trainer_t.tally) */
 } train_env_t;
 
 /* Fills the defaults documented in `gnnscope train --help`. */

@@ -79,6 +79,7 @@ void trainer_close(trainer_t *t)
     if (t->driver) t->driver->close(t);
     part_state_free(&t->part);
     exec_free(&t->ex);
+    op_tally_free(&t->tally);
     model_close(&t->model);
     if (t->kp.K) place_free(t->kp, &t->dlogits);
     data_close(&t->data);
@@ -107,6 +108,7 @@ int trainer_epoch(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
     if (!rc) rc = t->driver->epoch(t, st, err);
     if (rc) return rc;
     st->epoch = ++t->epoch;
+    if (t->ex.tally) op_tally_epoch_done(t->ex.tally);
     st->knob_changed = t->knob_applied, t->knob_applied = 0;
     if (!isfinite(st->loss) && !t->cfg.simulate) return gs_fail(err, GS_EFAIL, "epoch %lld: loss is not finite (try a lower --lr)", (long long)st->epoch);
     if (st->val_acc > t->best_val) {

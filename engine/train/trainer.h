@@ -64,6 +64,7 @@ typedef struct trainer {
     part_state_t part;       /* the partitioner's model and its view of the parts (engine/partition/part_online.h) */
     gs_warnings_t warnings;  /* what went wrong without stopping the run (the app shows them, then clears them) */
     atomic_int abort_epoch;  /* set from another thread: streamed passes stop after the current chunk */
+    op_tally_t tally;        /* env.tally_ops: the host work per op of the current program's steps (op_tally.h) */
 } trainer_t;
 
 /* ---- the execution part (trainer_exec.c) ---- */

@@ -21,6 +21,8 @@ int trainer_exec_open(trainer_t *t, gs_err_t *err)
     if (t->bind.engine.ops) t->ex.engine = t->bind.engine;
     t->ex.clock = t->bind.clock;
     observe_ops(t);
+    if (t->env.tally_ops && (rc = op_tally_start(&t->tally, t->model.prog.ncode, err))) return rc;
+    t->ex.tally = t->env.tally_ops ? &t->tally : NULL;
     return GS_OK;
 }
 

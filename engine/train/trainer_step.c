@@ -29,7 +29,7 @@ double trainer_loss(trainer_t *t, const tensor_t *out, const int32_t *label, con
     exec_mark_t mark = exec_mark(&t->ex);
     double loss = t->kp.K->xent(t->kp.cx, out->data, out->rows, out->cols, label, idx, n, labelled, t->dlogits.data);
     double logit_bytes = 4.0 * (double)tensor_numel(out);
-    exec_host_work(&t->ex, mark, NULL, 0, 6.0 * (double)tensor_numel(out), 2 * logit_bytes);
+    exec_host_work(&t->ex, mark, NULL, 0, 6.0 * (double)tensor_numel(out), (op_traffic_t){2 * logit_bytes, 0});
     return loss;
 }
 
@@ -41,7 +41,7 @@ int trainer_optimise(trainer_t *t, gs_err_t *err)
     model_step(&t->model, t->cfg.lr, t->cfg.weight_decay);
     int rc = K->sync(t->kp.cx, err);
     double nparams = (double)params_count(&t->model.params);
-    exec_host_work(&t->ex, mark, NULL, 2, 10.0 * nparams, 28.0 * nparams); /* w, g, m, v read, w, m, v written */
+    exec_host_work(&t->ex, mark, NULL, 2, 10.0 * nparams, (op_traffic_t){28.0 * nparams, 0}); /* w, g, m, v read, w, m, v written */
     return rc;
 }
 
@@ -51,7 +51,7 @@ int trainer_evaluate(trainer_t *t, const tensor_t *out, epoch_stats_t *st, gs_er
     st->train_acc = split_accuracy(t, out, SPLIT_TRAIN);
     st->val_acc = split_accuracy(t, out, SPLIT_VALID);
     st->test_acc = split_accuracy(t, out, SPLIT_TEST);
-    exec_host_work(&t->ex, mark, NULL, 0, (double)tensor_numel(out), 4.0 * (double)tensor_numel(out));
+    exec_host_work(&t->ex, mark, NULL, 0, (double)tensor_numel(out), (op_traffic_t){4.0 * (double)tensor_numel(out), 0});
     return t->kp.K->sync(t->kp.cx, err);
 }
 

@@ -298,8 +298,8 @@ static void test_gather_typed(void **state)
     free(z), free(dz), free(dref);
 }
 
-/* The dropout mask drawn a row at a time (one hash per four elements) is
- * the per-element mask bit for bit, at every width and piece boundary;
+/* The dropout mask drawn a row at a time (a vectorised pass) is the
+ * per-element mask bit for bit, at every width and piece boundary;
  * the host's dropout op applies it (kept elements scaled by 1/(1-p),
  * about p of them dropped), forward and backward alike. */
 static void test_dropout_rows_match_the_mask(void **state)

@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""bench_roofline.py - the per-op roofline report (issue 28 item 1): each op
+of a training epoch with its FLOPs and bytes, its measured time, and its
+bound on this machine from limits measured in the same run
+(roofline_limits.c, before and after training; the higher rates are kept):
+  - matmul: max(FLOPs / sgemm peak, streamed bytes / streaming bandwidth);
+  - graph ops (gathers): rows read by index / the plain pull's random-row
+    bandwidth at the op's width and direction (forward over the CSC,
+    backward over the CSR), which also streams the output and the weights;
+  - elementwise ops, the loss, the optimiser: streamed bytes / streaming
+    bandwidth (a parallel copy's bytes read plus written per second).
+Bytes are the engine's op model (op_table.h's op_traffic, what the virtual
+clock charges host ops): a backward op is counted as moving the same
+tensors' gradients. Times are `gnnscope train --profile ops`: the mean per
+epoch over the epochs after the first.
+Graph: generated power-law, NODES (default 120K) vertices, average degree
+24, 128 features, 16 classes; GCN (MODEL) 2 layers, hidden 128, dropout
+0.5, THREADS (default 2) threads, EPOCHS (default 8).
+Bars (issue 28): every op within 1.5x of its bound, the training epoch
+within 1.25x of the sum of the bounds, dropout's forward at most 2.5x
+ReLU's forward on the same tensor.
+Usage: bench/bench_roofline.py [WORKDIR] [--epochs E] [--nodes N]"""
+import json, os, statistics, subprocess, sys
+
+import benchlib as bl
+
+
+def build_limits(work):
+    exe = os.path.join(work, "roofline_limits")
+    mpi = subprocess.run(["mpicc", "-showme:link"], capture_output=True, text=True).stdout.split()
+    subprocess.run(["cc", "-O3", "-march=native", "-std=c11", "-D_GNU_SOURCE", f"-I{bl.root}", "-o", exe,
+                    os.path.join(bl.root, "bench", "roofline_limits.c"), os.path.join(bl.root, "build", "libgnnscope.a"),
+                    "-lopenblas", "-lmetis", "-lz", "-lm", "-ldl", "-pthread", *mpi], check=True)
+    return exe
+
+
+def limits(exe, g, threads, widths):
+    out = subprocess.run([exe, g, str(threads), *map(str, widths)], check=True, capture_output=True, text=True).stdout
+    return json.loads(out)
+
+
+def best_limits(a, b):
+    """The higher of two measurements of each rate (the stricter bound)."""
+    m = dict(a)
+    m["stream_gbs"] = max(a["stream_gbs"], b["stream_gbs"])
+    m["sgemm_peak_gflops"] = max(a["sgemm_peak_gflops"], b["sgemm_peak_gflops"])
+    m["gather"] = {f: {d: max(a["gather"][f][d], b["gather"][f][d]) for d in a["gather"][f]} for f in a["gather"]}
+    return m
+
+
+def bound_ms(op, lim):
+    """The op's bound on this machine and what sets it."""
+    stream = op["stream_bytes"] / (lim["stream_gbs"] * 1e9)
+    if op["kind"] == "matmul":
+        flop = op["flops"] / (lim["sgemm_peak_gflops"] * 1e9)
+        return 1e3 * max(flop, stream), "sgemm peak" if flop >= stream else "stream"
+    if op["kind"] == "graph" and op["row_bytes"] > 0:
+        gbs = lim["gather"][str(int(op["cols"]))][op["phase"] + "_gbs"]
+        return 1e3 * op["row_bytes"] / (gbs * 1e9), f"gather {op['phase']} f={int(op['cols'])}"
+    return 1e3 * stream, "stream"
+
+
+def main():
+    a = bl.setup(epochs=int(os.environ.get("EPOCHS", "8")), nodes=120000)
+    threads = int(os.environ.get("THREADS", "2"))
+    model = os.environ.get("MODEL", "gcn")
+    g = bl.gen_graph(a.work, a.nodes, 24, 128, 16)
+    bl.train(g, "--epochs", "1")  # fills the binary cache
+    exe = build_limits(a.work)
+    flags = ["--model", model, "--hidden", "128", "--dropout", "0.5", "--threads", str(threads), "--epochs", str(a.epochs)]
+    run = bl.train(g, *flags, "--profile", "ops")
+    widths = sorted({int(o["cols"]) for o in run["ops"] if o["kind"] == "graph"})
+    lim = best_limits(limits(exe, g, threads, widths), limits(exe, g, threads, widths))
+    print(f"limits ({threads} threads): stream {lim['stream_gbs']:.2f} GB/s, sgemm peak {lim['sgemm_peak_gflops']:.1f} GFLOP/s, "
+          + ", ".join(f"gather f={f} fwd {v['fwd_gbs']:.2f} / bwd {v['bwd_gbs']:.2f} GB/s" for f, v in lim["gather"].items()))
+    print(f"{'op':<10} {'layer':>5} {'phase':<5} {'ms':>9} {'GFLOP':>8} {'MB':>9} {'bound ms':>9} {'ratio':>6}  bound")
+    total_bound, worst = 0.0, []
+    for op in run["ops"]:
+        b, basis = bound_ms(op, lim)
+        total_bound += b
+        ratio = op["ms"] / b if b > 0 else float("inf")
+        worst.append((ratio, op))
+        print(f"{op['op']:<10} {op['layer']:>5} {op['phase']:<5} {op['ms']:9.2f} {op['flops'] / 1e9:8.3f} "
+              f"{(op['stream_bytes'] + op['row_bytes']) / 1e6:9.1f} {b:9.2f} {ratio:6.2f}  {basis}")
+    epoch = statistics.median(run["epochs_ms"][1:] or run["epochs_ms"])
+    print(f"sum of op times {sum(o['ms'] for o in run['ops']):.1f} ms; epoch (median after the first) {epoch:.1f} ms; "
+          f"sum of bounds {total_bound:.1f} ms")
+    for ratio, op in sorted(worst, key=lambda w: -w[0]):
+        bl.check(f"{op['op']} layer {op['layer']} {op['phase']} within 1.5x of its bound", ratio <= 1.5, f"{ratio:.2f}x")
+    bl.check("training epoch within 1.25x of the sum of bounds", epoch <= 1.25 * total_bound,
+             f"{epoch:.1f} / {total_bound:.1f} ms = {epoch / total_bound:.2f}x")
+    drop = [o for o in run["ops"] if o["op"] == "dropout" and o["phase"] == "fwd" and o["layer"] == 1]
+    relu = [o for o in run["ops"] if o["op"] == "relu" and o["phase"] == "fwd" and o["layer"] == 0]
+    if drop and relu:  # layer 1's dropout reads layer 0's ReLU output: the same tensor
+        r = drop[0]["ms"] / relu[0]["ms"]
+        bl.check("dropout forward at most 2.5x ReLU's on the same tensor", r <= 2.5,
+                 f"{drop[0]['ms']:.2f} / {relu[0]['ms']:.2f} ms = {r:.2f}x")
+    bl.finish("bench_roofline")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,173 @@
+/* roofline_limits.c - this machine's limits for the per-op roofline report
+ * (bench_roofline.py), measured on the graph the report trains on, on
+ * THREADS threads through the engine's own pool and OpenBLAS:
+ *   - streaming bandwidth: a parallel copy of an N x 128 float tensor,
+ *     bytes read plus bytes written per second (elementwise ops' bound);
+ *   - random-row gather bandwidth at each width F: a plain weighted pull
+ *     over the graph's CSC (forward: destination rows summing their
+ *     sources' rows) and its CSR (backward), the rows read by index per
+ *     second (graph ops' bound);
+ *   - sgemm: OpenBLAS at the training step's shapes (N x 128 x 128 three
+ *     ways, N x 16 x 128), and the best of them (matmuls' FLOP bound).
+ * Each is the best of 7 runs. Prints one JSON object.
+ * Usage: roofline_limits DATASET THREADS F [F ...] */
+#include <cblas.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/mono_clock.h"
+#include "base/threadpool.h"
+#include "datasets/dataset_load.h"
+#include "engine/graph/graph.h"
+
+#define REPS 7
+
+typedef struct {
+    const int64_t *ptr;
+    const int32_t *nbr;
+    const float *w, *x;
+    float *y;
+    int64_t f;
+} pull_t;
+
+/* Rows [b, e): each a weighted sum of its neighbours' rows, summed in a
+ * local row (registers for narrow widths), the width a constant. */
+static inline __attribute__((always_inline)) void pull_width(const pull_t *p, int64_t b, int64_t e, const int64_t f)
+{
+    for (int64_t r = b; r < e; r++) {
+        float s[f];
+        for (int64_t j = 0; j < f; j++) s[j] = 0;
+        for (int64_t q = p->ptr[r]; q < p->ptr[r + 1]; q++) {
+            if (q + 4 < p->ptr[r + 1]) __builtin_prefetch(p->x + (int64_t)p->nbr[q + 4] * f);
+            const float *restrict x = p->x + (int64_t)p->nbr[q] * f;
+            float w = p->w[q];
+            for (int64_t j = 0; j < f; j++) s[j] += w * x[j];
+        }
+        memcpy(p->y + r * f, s, sizeof(float) * (size_t)f);
+    }
+}
+
+static void pull_rows(void *ctx, int64_t b, int64_t e)
+{
+    const pull_t *p = ctx;
+    switch (p->f) {
+    case 16: pull_width(p, b, e, 16); break;
+    case 32: pull_width(p, b, e, 32); break;
+    case 64: pull_width(p, b, e, 64); break;
+    case 128: pull_width(p, b, e, 128); break;
+    case 256: pull_width(p, b, e, 256); break;
+    default: pull_width(p, b, e, p->f); break;
+    }
+}
+
+typedef struct {
+    const float *a;
+    float *b;
+    int64_t cols;
+} copy_t;
+
+static void copy_rows(void *ctx, int64_t b, int64_t e)
+{
+    const copy_t *c = ctx;
+    memcpy(c->b + b * c->cols, c->a + b * c->cols, sizeof(float) * (size_t)((e - b) * c->cols));
+}
+
+/* Seconds of the best of REPS parallel runs of fn over rows. */
+static double best_of(gs_range_fn fn, const void *ctx, int64_t rows, int64_t grain)
+{
+    double best = 1e30;
+    for (int r = 0; r < REPS; r++) {
+        double t0 = gs_mono_s();
+        gs_parallel_for(rows, grain, fn, (void *)ctx);
+        double t = gs_mono_s() - t0;
+        best = t < best ? t : best;
+    }
+    return best;
+}
+
+/* GFLOP/s of C (m x n) = op(A) op(B), best of REPS. */
+static double sgemm_rate(int ta, int tb, int64_t m, int64_t n, int64_t k)
+{
+    float *a = calloc((size_t)(m * k), sizeof(float)), *b = calloc((size_t)(k * n), sizeof(float));
+    float *c = calloc((size_t)(m * n), sizeof(float));
+    if (!a || !b || !c) return 0;
+    for (int64_t i = 0; i < m * k; i++) a[i] = (float)(i % 7) * 0.1f;
+    for (int64_t i = 0; i < k * n; i++) b[i] = (float)(i % 5) * 0.1f;
+    double best = 1e30;
+    for (int r = 0; r < REPS; r++) {
+        double t0 = gs_mono_s();
+        cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (int)m, (int)n, (int)k, 1.0f, a,
+                    ta ? (int)m : (int)k, b, tb ? (int)k : (int)n, 0.0f, c, (int)n);
+        double t = gs_mono_s() - t0;
+        best = t < best ? t : best;
+    }
+    free(a), free(b), free(c);
+    return 2.0 * (double)m * (double)n * (double)k / best / 1e9;
+}
+
+static void print_gathers(const graph_t *g, char **widths, int nw, float *x, float *y)
+{
+    printf(",\"gather\":{");
+    for (int i = 0; i < nw; i++) {
+        int64_t f = atoll(widths[i]);
+        pull_t fwd = {g->in_ptr, g->in_src, g->w_norm, x, y, f};
+        pull_t bwd = {g->out_ptr, g->out_dst, g->out_w_norm, x, y, f};
+        double rows = 4.0 * (double)g->m * (double)f;
+        printf("%s\"%lld\":{\"fwd_gbs\":%.3f,\"bwd_gbs\":%.3f}", i ? "," : "", (long long)f, rows / best_of(pull_rows, &fwd, g->n, 32) / 1e9,
+               rows / best_of(pull_rows, &bwd, g->nsrc, 32) / 1e9);
+    }
+    printf("}");
+}
+
+static void print_sgemm(int64_t n)
+{
+    struct {
+        const char *name;
+        int ta, tb;
+        int64_t m, n, k;
+    } s[] = {{"N x 128 x 128 (forward)", 0, 0, n, 128, 128},
+             {"N x 128 x 128 (input gradient, B transposed)", 0, 1, n, 128, 128},
+             {"128 x 128 x N (weight gradient, A transposed)", 1, 0, 128, 128, n},
+             {"N x 16 x 128 (a narrow output)", 0, 0, n, 16, 128}};
+    double peak = 0;
+    printf(",\"sgemm_gflops\":{");
+    for (int i = 0; i < 4; i++) {
+        double r = sgemm_rate(s[i].ta, s[i].tb, s[i].m, s[i].n, s[i].k);
+        peak = r > peak ? r : peak;
+        printf("%s\"%s\":%.3f", i ? "," : "", s[i].name, r);
+    }
+    printf("},\"sgemm_peak_gflops\":%.3f", peak);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 4) {
+        fprintf(stderr, "usage: roofline_limits DATASET THREADS F [F ...]\n");
+        return 2;
+    }
+    int threads = atoi(argv[2]);
+    gs_pool_init(threads);
+    openblas_set_num_threads(threads);
+    dataset_t ds;
+    graph_t g;
+    gs_warnings_t warn = {0};
+    gs_err_t err;
+    if (dataset_load(&ds, argv[1], 1, &warn, &err) || graph_build(&g, &ds, &err)) {
+        fprintf(stderr, "roofline_limits: %s\n", err.msg);
+        return 2;
+    }
+    int64_t fmax = 128;
+    for (int i = 3; i < argc; i++) fmax = atoll(argv[i]) > fmax ? atoll(argv[i]) : fmax;
+    int64_t rows = g.nsrc > g.n ? g.nsrc : g.n;
+    float *x = malloc(sizeof(float) * (size_t)(rows * fmax)), *y = malloc(sizeof(float) * (size_t)(rows * fmax));
+    if (!x || !y) return 1;
+    for (int64_t i = 0; i < rows * fmax; i++) x[i] = (float)(i % 11) * 0.1f, y[i] = 0;
+    copy_t c = {x, y, 128};
+    printf("{\"threads\":%d,\"nodes\":%lld,\"edges\":%lld,\"stream_gbs\":%.3f", threads, (long long)g.n, (long long)g.m,
+           2.0 * 4.0 * (double)rows * 128 / best_of(copy_rows, &c, rows, 256) / 1e9);
+    print_gathers(&g, argv + 3, argc - 3, x, y);
+    print_sgemm(rows);
+    printf("}\n");
+    return 0;
+}
