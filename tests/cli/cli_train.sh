@@ -2,7 +2,8 @@
 # cli_train.sh - the train and gen commands end to end: --help lists every
 # flag with its default, --json ends with one JSON object holding the
 # documented fields (per-epoch series included), a generated graph trains, a checkpointed run resumed
-# through the CLI repeats the uninterrupted losses, and Ctrl-C stops after
+# through the CLI repeats the uninterrupted losses, --profile ops tallies
+# each op of the step, and Ctrl-C stops after
 # the current epoch with the checkpoint on disk; two identical runs on the
 # virtual clock with roofline kernels give identical emulated times.
 source "$(dirname "$0")/../lib.sh"
@@ -31,6 +32,31 @@ for k in ("losses", "test_accs", "epochs_ms"):            # the per-epoch series
 assert d["test_accs"][-1] == round(d["test_acc"], 6) and d["losses"][-1] == d["final_loss"]
 assert d["epochs_ms"][-1] == d["epoch_ms_last"]
 PYEOF
+
+# --profile ops: each op of the training step once an epoch, with the op
+# model's FLOPs and bytes (a gather reads a row per edge), times that sum
+# to about the epoch, the first epoch left out
+out=$("$BIN" train --dataset "$tmp/g" --epochs 4 --hidden 32 --dropout 0.5 --profile ops --json --quiet)
+$PY - "$out" <<'PYEOF' && ok "--profile ops: every op of the step, its FLOPs and bytes, the first epoch dropped" || bad "--profile ops"
+import json, sys
+d = json.loads(sys.argv[1].strip().splitlines()[-1])
+assert d["ops_epochs"] == 3, d["ops_epochs"]
+ops = {(o["op"], o["layer"], o["phase"]): o for o in d["ops"]}
+want = {("loss", -1, "fwd"), ("adam", -1, "opt"), ("dropout", 0, "fwd"), ("gather", 0, "fwd"), ("matmul", 0, "fwd"),
+        ("matmul", 0, "bwd"), ("relu", 0, "bwd"), ("dropout", 1, "bwd"), ("gather", 1, "bwd"), ("bias", 1, "bwd")}
+assert want <= set(ops), want - set(ops)
+assert all(o["calls"] == 1 and o["ms"] > 0 for o in d["ops"]), d["ops"]
+m, f0 = d["edges"], d["features"]
+g0 = ops[("gather", 0, "fwd")]          # layer 0 aggregates first: 32 input features wide
+assert g0["kind"] == "graph" and g0["cols"] == f0 and g0["row_bytes"] == 4 * m * f0 and g0["flops"] == 2 * m * f0, g0
+mm = ops[("matmul", 0, "fwd")]
+assert mm["kind"] == "matmul" and mm["flops"] == 2 * d["nodes"] * f0 * 32, mm
+total = sum(o["ms"] for o in d["ops"])
+mean = sum(d["epochs_ms"][1:]) / 3
+assert 0.3 * mean < total <= 1.05 * mean, (total, mean)   # host ops are most of the step, never more than it
+PYEOF
+one=$("$BIN" train --dataset "$tmp/g" --epochs 1 --profile ops --json --quiet | json_get ops_epochs)
+[ "$one" = 0 ] && ok "--profile ops over one epoch counts none (its first is dropped)" || bad "one epoch: ops_epochs $one"
 
 full=$("$BIN" train --model gcn --epochs 6 --json | json_get losses)
 "$BIN" train --model gcn --epochs 4 --checkpoint "$tmp/c.ckpt" --quiet || bad "checkpointed run"
