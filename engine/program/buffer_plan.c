@@ -2,7 +2,9 @@
  * step of n instructions: forward op j reads at 2j (an elementwise op, so
  * that its output may take a dying operand's buffer) or 2j+1 and writes at
  * 2j+1; the loss runs at 2n; the backward rule of op j reads and writes at
- * 2n+1+2(n-1-j). */
+ * b = 2n+1+2(n-1-j), except that an in-place rule (rule_in_place) reads its
+ * output's gradient at b-1, so that its operand's gradient, first written
+ * at b, may take that buffer. */
 #include "buffer_plan.h"
 
 #include <math.h>
@@ -15,6 +17,16 @@ typedef struct {
 } life_t;
 
 static int owned(const program_t *p, int v) { return p->vals[v].dom == DOM_VERTEX || p->vals[v].dom == DOM_EDGE; }
+
+/* Whether in's rule may write its operand's gradient over its output's:
+ * an elementwise op with one vertex or edge operand (a bias's other one is
+ * a parameter, its gradient a column sum taken first), whose kernels read
+ * each element of the output's gradient before writing the operand's. */
+static int rule_in_place(const program_t *p, const instr_t *in)
+{
+    if (!(op_desc(in->op)->flags & OPF_EW)) return 0;
+    return in->nin == 1 || (in->op == OP_BIAS && !owned(p, in->in[1]));
+}
 
 static void extend(life_t *l, int64_t t)
 {
@@ -52,16 +64,37 @@ static void lives(const program_t *p, int relu_masks, life_t *life)
         extend(&life[2 * p->output], 4 * n + 2); /* the caller reads it after the step */
         if (loss < life[2 * p->output + 1].start) life[2 * p->output + 1].start = loss;
     }
+    for (int j = 0; j < p->ncode; j++) { /* in-place rules let go of their output's gradient a half-step early */
+        life_t *g = &life[2 * p->code[j].out + 1];
+        if (rule_in_place(p, &p->code[j]) && g->start < g->end) g->end--;
+    }
     for (int v = 0; v < p->nvals; v++)
         if (!owned(p, v)) life[2 * v] = life[2 * v + 1] = (life_t){never, -1};
 }
 
-/* A planned tensor and what orders it: largest first, then earliest, then by id. */
+/* A planned tensor and what orders it: largest first, then earliest, then
+ * by id; and the tensor whose slab it takes when that slab is free for it
+ * (-1: none), so that an in-place op's output (or rule's gradient) does
+ * alias what it overwrites. */
 typedef struct {
     double bytes;
     int64_t start;
-    int t;
+    int t, prefer;
 } entry_t;
+
+/* Per tensor, the one it would overwrite in place: an elementwise op's
+ * output its first owned operand, an in-place rule's operand gradient its
+ * output's gradient. */
+static void preferences(const program_t *p, int *prefer)
+{
+    for (int t = 0; t < 2 * p->nvals; t++) prefer[t] = -1;
+    for (int j = 0; j < p->ncode; j++) {
+        const instr_t *in = &p->code[j];
+        for (int k = in->nin - 1; k >= 0 && (op_desc(in->op)->flags & OPF_EW); k--)
+            if (owned(p, in->in[k])) prefer[2 * in->out] = 2 * in->in[k];
+        if (rule_in_place(p, in)) prefer[2 * in->in[0] + 1] = 2 * in->out + 1;
+    }
+}
 
 static int by_size(const void *a, const void *b)
 {
@@ -81,9 +114,10 @@ static void place(buffer_plan_t *bp, const life_t *life, const entry_t *order, i
         int u = order[i].t;
         if (life[u].start <= life[t].end && life[t].start <= life[u].end) busy[bp->slab_of[u]] = 1;
     }
-    int best = -1;
+    int best = -1, want = order[placed].prefer >= 0 ? bp->slab_of[order[placed].prefer] : -1;
     for (int s = 0; s < bp->nslab; s++)
         if (!busy[s] && (best < 0 || slab_bytes[s] < slab_bytes[best])) best = s;
+    if (want >= 0 && want < bp->nslab && !busy[want]) best = want;
     if (best < 0) best = bp->nslab++, slab_bytes[best] = order[placed].bytes;
     bp->slab_of[t] = best;
 }
@@ -95,20 +129,22 @@ int buffer_plan_build(const program_t *p, const double *bytes, int relu_masks, b
     life_t *life = malloc(sizeof(life_t) * (size_t)(nt ? nt : 1));
     entry_t *order = malloc(sizeof(entry_t) * (size_t)(nt ? nt : 1));
     double *slab_bytes = malloc(sizeof(double) * (size_t)(nt ? nt : 1));
-    unsigned char *busy = malloc((size_t)(nt ? nt : 1));
+    unsigned char *busy = calloc((size_t)(nt ? nt : 1), 1);
+    int *prefer = malloc(sizeof(int) * (size_t)(nt ? nt : 1));
     int rc = GS_OK, nplan = 0;
-    if (!bp->slab_of || !life || !order || !slab_bytes || !busy) {
+    if (!bp->slab_of || !life || !order || !slab_bytes || !busy || !prefer) {
         rc = gs_fail(err, GS_EFAIL, "out of memory planning the buffers");
     } else {
         lives(p, relu_masks, life);
+        preferences(p, prefer);
         for (int t = 0; t < nt; t++) {
             bp->slab_of[t] = -1;
-            if (life[t].start <= life[t].end) order[nplan++] = (entry_t){bytes[t / 2], life[t].start, t};
+            if (life[t].start <= life[t].end) order[nplan++] = (entry_t){bytes[t / 2], life[t].start, t, prefer[t]};
         }
         qsort(order, (size_t)nplan, sizeof(entry_t), by_size);
         for (int i = 0; i < nplan; i++) place(bp, life, order, i, slab_bytes, busy);
     }
-    free(life), free(order), free(slab_bytes), free(busy);
+    free(life), free(order), free(slab_bytes), free(busy), free(prefer);
     if (rc) buffer_plan_free(bp);
     return rc;
 }

@@ -11,8 +11,9 @@
  * (its last consumer's, or the loss) to the rule of the op that produced
  * its value. An elementwise op's output may take the buffer of an operand
  * it reads for the last time (its kernels read each element before
- * writing it), so ReLU, bias and dropout run in place; nothing else
- * aliases. Tensors whose lives do not overlap share a buffer (a slab),
+ * writing it), so ReLU, bias and dropout run in place, and their rules
+ * write their operand's gradient over their output's (a bias's backward
+ * then copies nothing); nothing else aliases. Tensors whose lives do not overlap share a buffer (a slab),
  * largest first, each into the smallest slab it fits beside.
  *
  * Limits: a plan is for one step of the in-memory engine; engines that

@@ -2,8 +2,9 @@
  * the in-memory executor's shared slabs (exec.h, share_buffers):
  * - GCN at one width everywhere needs exactly as many slabs as tensors are
  *   live at once (6, counted by hand below; 5 with ReLU's sign bits kept),
- *   bias and ReLU run in place on their matmul's buffer, and the memory
- *   rule's estimate is that plan;
+ *   bias and ReLU run in place on their matmul's buffer, their rules write
+ *   their operand's gradient over their output's, and the memory rule's
+ *   estimate is that plan;
  * - every model, plain and fused, computes bit for bit the same output and
  *   parameter gradients with shared slabs as with a buffer per tensor, on
  *   the full graph and then on a sampled block set bound after it (the
@@ -79,6 +80,10 @@ static void test_gcn_needs_the_most_live_tensors(void **state)
     int mm = nth_out(&p, OP_MATMUL, 0), bias = nth_out(&p, OP_BIAS, 0), relu = nth_out(&p, OP_RELU, 0);
     assert_int_equal(bp.slab_of[2 * bias], bp.slab_of[2 * mm]);   /* in place */
     assert_int_equal(bp.slab_of[2 * relu], bp.slab_of[2 * bias]); /* in place */
+    /* and backward: ReLU's rule writes the bias's gradient over its own
+     * output's, the bias's rule the matmul's over that */
+    assert_int_equal(bp.slab_of[2 * bias + 1], bp.slab_of[2 * relu + 1]);
+    assert_int_equal(bp.slab_of[2 * mm + 1], bp.slab_of[2 * bias + 1]);
     for (int t = 0; t < bp.ntensors; t++)
         if (bytes[t / 2] > 0 && (t % 2 == 0 || p.vals[t / 2].requires_grad)) assert_true(bp.slab_of[t] >= 0);
     /* the memory rule's estimate is the plan, plus the parameters (4 copies) and the loss's gradient */
