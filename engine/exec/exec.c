@@ -157,7 +157,7 @@ static int fit(exec_t *ex, tensor_t *t, int64_t *cap, int64_t room, int64_t rows
 
 int exec_masks_relu(const exec_t *ex, const instr_t *in)
 {
-    return in->op == OP_RELU && ex->share_buffers && ex->kp.K->relu_masks && ex->prog->vals[in->out].requires_grad;
+    return ex->share_buffers && plan_keeps_sign_bits(ex->prog, in, ex->kp.K->relu_masks);
 }
 
 /* A per-instruction side buffer (gather-max winners, ReLU masks) of at least bytes, grown only. */

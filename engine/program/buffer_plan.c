@@ -33,6 +33,11 @@ static void extend(life_t *l, int64_t t)
     if (t > l->end) l->end = t;
 }
 
+int plan_keeps_sign_bits(const program_t *p, const instr_t *in, int relu_masks)
+{
+    return relu_masks && in->op == OP_RELU && p->vals[in->out].requires_grad;
+}
+
 /* The lives of every value (life[2v]) and gradient (life[2v+1]). */
 static void lives(const program_t *p, int relu_masks, life_t *life)
 {
@@ -44,8 +49,7 @@ static void lives(const program_t *p, int relu_masks, life_t *life)
         life[2 * in->out] = (life_t){2 * j + 1, 2 * j + 1};
         if (p->vals[in->out].requires_grad) {
             life[2 * in->out + 1] = (life_t){bwd, bwd};
-            int masked = relu_masks && in->op == OP_RELU;
-            if ((op_desc(in->op)->bwd_reads & OPB_OUT) && !masked) extend(&life[2 * in->out], bwd);
+            if ((op_desc(in->op)->bwd_reads & OPB_OUT) && !plan_keeps_sign_bits(p, in, relu_masks)) extend(&life[2 * in->out], bwd);
         }
     }
     for (int j = 0; j < p->ncode; j++) { /* each operand until its last reader, forward and backward */
@@ -187,7 +191,7 @@ double prog_memory_bytes(const program_t *p, int64_t n, int64_t m, int shared, i
         const instr_t *in = &p->code[i];
         int64_t cols = p->vals[in->out].cols;
         if (in->op == OP_GATHER_MAX || in->op == OP_GATHER_EDGE_MAX) bytes += 4.0 * (double)n * (double)cols;
-        if (in->op == OP_RELU && relu_masks && p->vals[in->out].requires_grad) bytes += 8.0 * (double)n * (double)((cols + 63) / 64);
+        if (plan_keeps_sign_bits(p, in, relu_masks)) bytes += 8.0 * (double)n * (double)((cols + 63) / 64);
     }
     if (p->output >= 0) bytes += 4.0 * (double)n * (double)p->vals[p->output].cols;
     return bytes + tensors;

@@ -31,6 +31,9 @@ typedef struct {
     int *slab_of; /* per tensor: its slab, -1 when it is not planned (no memory of its own) */
 } buffer_plan_t;
 
+/* Whether instruction in keeps sign bits for its rule where the place's
+ * kernels keep them (relu_masks): a RELU whose output needs a gradient. */
+int plan_keeps_sign_bits(const program_t *p, const instr_t *in, int relu_masks);
 /* Plans p's tensors; bytes[v] is value v's size (its gradient's too);
  * relu_masks: RELU's rules read sign bits kept apart (kops.h), not its
  * output. GS_EFAIL on out of memory. */
