@@ -8,7 +8,7 @@ int op_tally_start(op_tally_t *t, int ncode, gs_err_t *err)
 {
     free(t->rows);
     t->rows = calloc((size_t)(2 * ncode + 2), sizeof *t->rows);
-    t->ncode = ncode, t->epochs = 0;
+    t->ncode = ncode, t->epochs = 0, t->warm_dropped = 0;
     return t->rows ? GS_OK : gs_fail(err, GS_EFAIL, "out of memory (--profile ops: %d instructions)", ncode);
 }
 

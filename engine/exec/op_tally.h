@@ -6,8 +6,9 @@
  * The executor adds host work (exec_host_work); ops a device engine ran
  * are its backend's and are not in it. The evaluation forward is left out.
  * Keyed by instruction: the owner starts a new tally when the program is
- * rebuilt. The run's first epoch (page faults, DKP's timing syncs) is not
- * counted: a report needs two or more. The executor's thread only. */
+ * rebuilt. The epoch a tally starts in is not counted (the run's first:
+ * page faults, DKP's timing syncs; or one the rebuild cut in two), so a
+ * report needs two epochs or more. The executor's thread only. */
 #ifndef GS_OP_TALLY_H
 #define GS_OP_TALLY_H
 
@@ -26,20 +27,21 @@ typedef struct {
     op_tally_row_t *rows;
     int ncode;
     int64_t epochs;   /* epochs summed in rows */
-    int warm_dropped; /* the run's first epoch has been dropped */
+    int warm_dropped; /* the epoch under way at the start has been dropped */
 } op_tally_t;
 
 enum { OP_TALLY_LOSS = 0, OP_TALLY_OPTIMISER = 1 };
 
-/* A tally for a program of ncode instructions (epochs and the dropped
- * first epoch carried over from *t when it had one). */
+/* A new tally for a program of ncode instructions (an earlier one's rows
+ * and epochs discarded): the epoch under way when it starts is not
+ * counted (part of it ran the old program, or it is the run's first). */
 int op_tally_start(op_tally_t *t, int ncode, gs_err_t *err);
 void op_tally_free(op_tally_t *t);
 /* The row of instruction i (phase 0 forward, 1 backward), or with i < 0
  * the loss (phase 0) or the optimiser (phase 2). */
 op_tally_row_t *op_tally_row(op_tally_t *t, int i, int phase);
 void op_tally_add(op_tally_t *t, int i, int phase, double seconds, double flops, op_traffic_t bytes, double cols);
-/* An epoch ended: counted, or the run's first dropped. */
+/* An epoch ended: counted, or (the first since the start) dropped. */
 void op_tally_epoch_done(op_tally_t *t);
 
 #endif

@@ -72,9 +72,9 @@ static void pull_range(void *ctx, int64_t b, int64_t e)
 static inline __attribute__((always_inline)) void pull_plain(const k_pull_t *p, int64_t b, int64_t e, const int64_t f)
 {
     for (int64_t r = b; r < e; r++) {
-        float *restrict y = p->y + (p->orow ? p->orow[r] : r) * f;
+        float *y = p->y + (p->orow ? p->orow[r] : r) * f;
         float acc[f <= 64 ? f : 1];
-        float *restrict s = f <= 64 ? acc : y;
+        float *s = f <= 64 ? acc : y; /* the sums: a local row, or y itself */
         for (int64_t j = 0; j < f && f <= 64; j++) s[j] = p->acc ? y[j] : 0.0f;
         if (f > 64 && !p->acc) memset(y, 0, sizeof(float) * (size_t)f);
         int64_t q1 = p->ptr[r + 1];
