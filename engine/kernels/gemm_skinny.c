@@ -18,7 +18,8 @@ typedef struct {
     int acc;
 } rows_job_t;
 
-static inline v8 bcast(float x) { return (v8){x, x, x, x, x, x, x, x}; }
+/* x in every lane (a macro: a function returning v8 would change the ABI where AVX is off) */
+#define BCAST(x) ((v8){(x), (x), (x), (x), (x), (x), (x), (x)})
 
 /* C rows [r0, r1) of C (+)= A B with V = n / 8 vectors a row (n <= 32):
  * four rows at a time in registers, so each row of B is loaded once for
@@ -30,17 +31,15 @@ static inline __attribute__((always_inline)) void nn_rows(const rows_job_t *j, i
         int rows = r1 - r < 4 ? (int)(r1 - r) : 4;
         v8 s[4][4];
         for (int i = 0; i < 4; i++)
-            for (int v = 0; v < V; v++) s[i][v] = j->acc && i < rows ? *(const v8 *)(j->c + (r + i) * n + 8 * v) : bcast(0.0f);
+            for (int v = 0; v < V; v++) s[i][v] = j->acc && i < rows ? *(const v8 *)(j->c + (r + i) * n + 8 * v) : BCAST(0.0f);
         const float *ar[4];
         for (int i = 0; i < 4; i++) ar[i] = j->a + (r + (i < rows ? i : 0)) * k;
         for (int64_t q = 0; q < k; q++) {
             v8 bq[4];
-            for (int v = 0; v < V; v++) {
-                bq[v] = *(const v8 *)(j->b + q * n + 8 * v);
-                __asm__("" : "+x"(bq[v])); /* kept in a register: one load of B's row for the four rows */
-            }
+            for (int v = 0; v < V; v++) bq[v] = *(const v8 *)(j->b + q * n + 8 * v);
             for (int i = 0; i < 4; i++) {
-                v8 av = bcast(ar[i][q]);
+                float a1 = ar[i][q];
+                v8 av = BCAST(a1);
                 for (int v = 0; v < V; v++) s[i][v] += av * bq[v];
             }
         }
@@ -66,9 +65,10 @@ static void small_k_rows(void *ctx, int64_t r0, int64_t r1)
         for (int64_t x = 0; x < n; x += 64) {
             float *cr = j->c + r * n + x;
             v8 s[8];
-            for (int v = 0; v < 8; v++) s[v] = j->acc ? *(const v8 *)(cr + 8 * v) : bcast(0.0f);
+            for (int v = 0; v < 8; v++) s[v] = j->acc ? *(const v8 *)(cr + 8 * v) : BCAST(0.0f);
             for (int64_t q = 0; q < k; q++) {
-                v8 av = bcast(ar[q]);
+                float a1 = ar[q];
+                v8 av = BCAST(a1);
                 const float *bq = j->b + q * n + x;
                 for (int v = 0; v < 8; v++) s[v] += av * *(const v8 *)(bq + 8 * v);
             }
