@@ -7,7 +7,11 @@ bound on this machine from limits measured in the same run
   - graph ops (gathers): rows read by index / the plain pull's random-row
     bandwidth at the op's width and direction (forward over the CSC,
     backward over the CSR), which also streams the output and the weights;
-  - elementwise ops, the loss, the optimiser: streamed bytes / streaming
+  - the loss: the larger of its streamed bytes / streaming bandwidth and
+    its exponentials (one per logit: streamed bytes / 8) / the rate of a
+    parallel pass y = gs_expf(x) (an exponential costs more than moving
+    its 8 bytes on a 2-core machine);
+  - elementwise ops, the optimiser: streamed bytes / streaming
     bandwidth (a parallel copy's bytes read plus written per second).
 Bytes are the engine's op model (op_table.h's op_traffic, what the virtual
 clock charges host ops): a backward op is counted as moving the same
@@ -28,7 +32,7 @@ import benchlib as bl
 def build_limits(work):
     exe = os.path.join(work, "roofline_limits")
     mpi = subprocess.run(["mpicc", "-showme:link"], capture_output=True, text=True).stdout.split()
-    subprocess.run(["cc", "-O3", "-march=native", "-std=c11", "-D_GNU_SOURCE", f"-I{bl.root}", "-o", exe,
+    subprocess.run(["cc", "-O3", "-march=native", "-fno-trapping-math", "-fno-math-errno", "-std=c11", "-D_GNU_SOURCE", f"-I{bl.root}", "-o", exe,
                     os.path.join(bl.root, "bench", "roofline_limits.c"), os.path.join(bl.root, "build", "libgnnscope.a"),
                     "-lopenblas", "-lmetis", "-lz", "-lm", "-ldl", "-pthread", *mpi], check=True)
     return exe
@@ -44,6 +48,7 @@ def best_limits(a, b):
     m = dict(a)
     m["stream_gbs"] = max(a["stream_gbs"], b["stream_gbs"])
     m["sgemm_peak_gflops"] = max(a["sgemm_peak_gflops"], b["sgemm_peak_gflops"])
+    m["exp_gps"] = max(a["exp_gps"], b["exp_gps"])
     m["gather"] = {f: {d: max(a["gather"][f][d], b["gather"][f][d]) for d in a["gather"][f]} for f in a["gather"]}
     return m
 
@@ -54,6 +59,9 @@ def bound_ms(op, lim):
     if op["kind"] == "matmul":
         flop = op["flops"] / (lim["sgemm_peak_gflops"] * 1e9)
         return 1e3 * max(flop, stream), "sgemm peak" if flop >= stream else "stream"
+    if op["kind"] == "loss":
+        exps = op["stream_bytes"] / 8 / (lim["exp_gps"] * 1e9)  # logits read, their gradient written: 8 bytes a logit
+        return 1e3 * max(exps, stream), "exp rate" if exps >= stream else "stream"
     if op["kind"] == "graph" and op["row_bytes"] > 0:
         gbs = lim["gather"][str(int(op["cols"]))][op["phase"] + "_gbs"]
         return 1e3 * op["row_bytes"] / (gbs * 1e9), f"gather {op['phase']} f={int(op['cols'])}"
@@ -71,7 +79,7 @@ def main():
     run = bl.train(g, *flags, "--profile", "ops")
     widths = sorted({int(o["cols"]) for o in run["ops"] if o["kind"] == "graph"})
     lim = best_limits(limits(exe, g, threads, widths), limits(exe, g, threads, widths))
-    print(f"limits ({threads} threads): stream {lim['stream_gbs']:.2f} GB/s, sgemm peak {lim['sgemm_peak_gflops']:.1f} GFLOP/s, "
+    print(f"limits ({threads} threads): stream {lim['stream_gbs']:.2f} GB/s, sgemm peak {lim['sgemm_peak_gflops']:.1f} GFLOP/s, exp {lim['exp_gps']:.2f} G/s, "
           + ", ".join(f"gather f={f} fwd {v['fwd_gbs']:.2f} / bwd {v['bwd_gbs']:.2f} GB/s" for f, v in lim["gather"].items()))
     print(f"{'op':<10} {'layer':>5} {'phase':<5} {'ms':>9} {'GFLOP':>8} {'MB':>9} {'bound ms':>9} {'ratio':>6}  bound")
     total_bound, worst = 0.0, []

@@ -8,7 +8,10 @@
  *     sources' rows) and its CSR (backward), the rows read by index per
  *     second (graph ops' bound);
  *   - sgemm: OpenBLAS at the training step's shapes (N x 128 x 128 three
- *     ways, N x 16 x 128), and the best of them (matmuls' FLOP bound).
+ *     ways, N x 16 x 128), and the best of them (matmuls' FLOP bound);
+ *   - exponentials: a parallel pass y = exp(x) over N x 16 floats with the
+ *     engine's vectorised gs_expf, elements per second (the loss's bound:
+ *     an exponential per logit).
  * Each is the best of 7 runs. Prints one JSON object.
  * Usage: roofline_limits DATASET THREADS F [F ...] */
 #include <cblas.h>
@@ -20,6 +23,7 @@
 #include "base/threadpool.h"
 #include "datasets/dataset_load.h"
 #include "engine/graph/graph.h"
+#include "engine/kernels/fast_math.h"
 
 #define REPS 7
 
@@ -71,6 +75,12 @@ static void copy_rows(void *ctx, int64_t b, int64_t e)
 {
     const copy_t *c = ctx;
     memcpy(c->b + b * c->cols, c->a + b * c->cols, sizeof(float) * (size_t)((e - b) * c->cols));
+}
+
+static void exp_rows(void *ctx, int64_t b, int64_t e)
+{
+    const copy_t *c = ctx;
+    for (int64_t i = b * c->cols; i < e * c->cols; i++) c->b[i] = gs_expf(c->a[i]);
 }
 
 /* Seconds of the best of REPS parallel runs of fn over rows. */
@@ -166,6 +176,8 @@ int main(int argc, char **argv)
     copy_t c = {x, y, 128};
     printf("{\"threads\":%d,\"nodes\":%lld,\"edges\":%lld,\"stream_gbs\":%.3f", threads, (long long)g.n, (long long)g.m,
            2.0 * 4.0 * (double)rows * 128 / best_of(copy_rows, &c, rows, 256) / 1e9);
+    copy_t logits = {x, y, 16};
+    printf(",\"exp_gps\":%.3f", (double)rows * 16 / best_of(exp_rows, &logits, rows, 1024) / 1e9);
     print_gathers(&g, argv + 3, argc - 3, x, y);
     print_sgemm(rows);
     printf("}\n");

@@ -15,6 +15,7 @@
 #include "kernels_fused.h"
 #include "engine/graph/tensor.h"
 #include "train_math.h"
+#include "xent_cpu.h"
 #include "base/threadpool.h"
 
 /* ---------------- context and memory ---------------- */
@@ -323,46 +324,13 @@ static void head_dot_bwd(kops_ctx_t *cx, const float *a, const float *w, const f
 
 /* ---------------- loss, accuracy, optimiser ---------------- */
 
-/* The loss over the listed rows: each row's term and its logits' gradient
- * on the pool (two double exp()s an element: single-threaded, the loss
- * paused a streamed epoch on a 1M-vertex graph for 0.17 s), then the terms
- * summed in row order as one loop would, so the total is bit for bit the
- * sequential one. */
-typedef struct {
-    const float *logits;
-    int64_t c, counted;
-    const int32_t *label, *idx;
-    float *dlogits;
-    double *term; /* (n) each listed row's loss, 0 for an unlabelled one */
-} xent_job_t;
-
-static void xent_range(void *ctx, int64_t begin, int64_t end)
-{
-    const xent_job_t *j = ctx;
-    for (int64_t i = begin; i < end; i++) {
-        int64_t v = j->idx[i];
-        j->term[i] = j->label[v] < 0 ? 0.0
-                                     : gs_xent_row(j->logits + v * j->c, j->c, j->label[v], j->counted,
-                                                   j->dlogits ? j->dlogits + v * j->c : NULL);
-    }
-}
-
+/* The loss over the listed rows (xent_cpu.h: vector rows on the pool, the
+ * terms summed in row order, so the total is the sequential loop's). */
 static double xent(kops_ctx_t *cx, const float *logits, int64_t nrows, int64_t c, const int32_t *label,
                    const int32_t *idx, int64_t n, int64_t counted, float *dlogits)
 {
     (void)cx;
-    double total = 0;
-    if (dlogits) memset(dlogits, 0, sizeof(float) * (size_t)(nrows * c));
-    if (counted == 0) return 0;
-    xent_job_t j = {logits, c, counted, label, idx, dlogits, malloc(sizeof(double) * (size_t)(n ? n : 1))};
-    if (j.term) gs_parallel_for(n, 1024, xent_range, &j); /* idx lists each row once: the rows' writes are disjoint */
-    for (int64_t i = 0; i < n; i++) {
-        int64_t v = idx[i];
-        if (label[v] < 0) continue;
-        total += j.term ? j.term[i] : gs_xent_row(logits + v * c, c, label[v], counted, dlogits ? dlogits + v * c : NULL);
-    }
-    free(j.term);
-    return total / (double)counted;
+    return xent_cpu(logits, nrows, c, label, idx, n, counted, dlogits);
 }
 
 /* Correct predictions among the listed rows [begin, end). */

@@ -2,7 +2,8 @@
  * by the host ops (kops_cpu.c) and the CUDA plugin's kernels so that both
  * compute the same function. Softmax cross-entropy with float
  * exponentials (fast_math.h's, vectorised: libm's double exp() twice an
- * element made the loss 17x its memory bound) summed in double;
+ * element made the loss 17x its memory bound) summed in double in eight
+ * lanes, and a float log;
  * Adam as torch.optim.Adam with L2 weight decay added to the gradient. */
 #ifndef GS_TRAIN_MATH_H
 #define GS_TRAIN_MATH_H
@@ -14,23 +15,25 @@
 #include "fast_math.h"
 
 /* Loss of one row of logits z (c classes) with label y; when d is not NULL,
- * adds the row's gradient of the mean over `counted` rows into it. */
+ * adds the row's gradient of the mean over `counted` rows into it. The
+ * reference form of the host's vector code (xent_cpu.c), which must compute
+ * the same bits: element j's exponential is summed (in double) into lane
+ * j % 8, and the lanes fold as 4, 2, 1 (lane i takes lane i + w). */
 GS_HD static inline double gs_xent_row(const float *z, int64_t c, int32_t y, int64_t counted, float *d)
 {
-    float mx = z[0], e[16]; /* exponentials sixteen at a time: a vector loop, then the sum in order */
-    for (int64_t j = 1; j < c; j++) mx = fmaxf(mx, z[j]);
-    double s = 0;
-    for (int64_t j0 = 0; j0 < c; j0 += 16) {
-        int64_t n = c - j0 < 16 ? c - j0 : 16;
-        for (int64_t i = 0; i < n; i++) e[i] = gs_expf(z[j0 + i] - mx);
-        for (int64_t i = 0; i < n; i++) s += (double)e[i];
-    }
+    float mx = z[0];
+    for (int64_t j = 1; j < c; j++) mx = z[j] > mx ? z[j] : mx;
+    double lane[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    for (int64_t j = 0; j < c; j++) lane[j % 8] += (double)gs_expf(z[j] - mx);
+    for (int w = 4; w > 0; w /= 2)
+        for (int i = 0; i < w; i++) lane[i] += lane[i + w];
+    double s = lane[0];
     if (d) {
         float inv = (float)(1.0 / (s * (double)counted)); /* softmax_j / counted = e_j / (s counted) */
         for (int64_t j = 0; j < c; j++) d[j] += gs_expf(z[j] - mx) * inv;
         d[y] -= 1.0f / (float)counted;
     }
-    return log(s) + mx - z[y];
+    return (double)gs_logf((float)s) + mx - z[y]; /* a float log, as PyTorch's float32 log_softmax */
 }
 
 /* One Adam step of element j; c1, c2 are the bias corrections. */

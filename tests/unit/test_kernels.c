@@ -9,6 +9,9 @@
 #include <math.h>
 
 #include "engine/kernels/dropout_mask.h"
+#include "engine/kernels/fast_math_v8.h"
+#include "engine/kernels/train_math.h"
+#include "engine/kernels/xent_cpu.h"
 #include "engine/kernels/kernels.h"
 #include "engine/kernels/kops.h"
 #include "base/threadpool.h"
@@ -334,6 +337,73 @@ static void test_dropout_rows_match_the_mask(void **state)
     assert_in_range(dropped, ROWS * COLS * 45 / 100, ROWS * COLS * 55 / 100);
 }
 
+/* gs_logf within an ulp of libm's log over the positive normal floats, and
+ * the eight-lane exp and log give the scalar functions' bits. */
+static void test_fast_math_lanes_match_the_scalars(void **state)
+{
+    (void)state;
+    double worst = 0;
+    for (float x = 1.2e-38f; x < 3e38f; x *= 1.0009f) {
+        float y = gs_logf(x), ref = (float)log((double)x);
+        double ulp = (double)nextafterf(fabsf(ref), INFINITY) - (double)fabsf(ref);
+        double err = fabs((double)y - log((double)x)) / ulp;
+        worst = err > worst ? err : worst;
+        gs_v8f lg, ex, v = GS_V8_BCAST(x);
+        GS_LOGF_V8(lg, v);
+        GS_EXPF_V8(ex, GS_V8_BCAST(logf(x) / 4));
+        float exs = gs_expf(logf(x) / 4);
+        if (memcmp(&lg[5], &y, sizeof y) || memcmp(&ex[2], &exs, sizeof exs)) fail_msg("lanes differ at x = %g", (double)x);
+    }
+    assert_true(worst <= 1.0);
+    assert_true(isinf(gs_logf(INFINITY)) && isnan(gs_logf(NAN)) && gs_logf(1.0f) == 0.0f);
+}
+
+/* The host loss (vector rows on the pool) against train_math.h's row
+ * function bit for bit and against a double-precision softmax
+ * cross-entropy, at widths around the vector's, with unlabelled and
+ * unlisted rows, sorted and unsorted lists, one and two threads. */
+static void test_loss_rows_match_the_reference(void **state)
+{
+    (void)state;
+    enum { ROWS = 300 };
+    static float z[ROWS * 70], d[ROWS * 70], ref[ROWS * 70];
+    int32_t label[ROWS], idx[ROWS];
+    const int widths[] = {1, 7, 8, 16, 41, 70};
+    for (int w = 0; w < 6; w++)
+        for (int threads = 1; threads <= 2; threads++)
+            for (int sorted = 0; sorted < 2; sorted++) {
+                int64_t c = widths[w], n = 0, counted = 0;
+                gs_pool_init(threads);
+                tu_fill(z, ROWS * c, 31 + w);
+                for (int64_t i = 0; i < ROWS * c; i++) z[i] *= 8.0f;
+                for (int r = 0; r < ROWS; r++) label[r] = r % 9 == 4 ? -1 : (int32_t)((r * 7) % c);
+                for (int r = 0; r < ROWS; r++)
+                    if (r % 5 != 2) idx[n++] = sorted ? r : (int32_t)((r * 37) % ROWS);
+                memset(ref, 0, sizeof ref);
+                double want = 0, exact = 0;
+                for (int64_t i = 0; i < n; i++) counted += label[idx[i]] >= 0;
+                for (int64_t i = 0; i < n; i++) {
+                    int64_t v = idx[i];
+                    if (label[v] < 0) continue;
+                    want += gs_xent_row(z + v * c, c, label[v], counted, ref + v * c);
+                    double mx = z[v * c], s = 0;
+                    for (int64_t j = 0; j < c; j++) mx = z[v * c + j] > mx ? z[v * c + j] : mx;
+                    for (int64_t j = 0; j < c; j++) s += exp((double)z[v * c + j] - mx);
+                    exact += log(s) + mx - z[v * c + label[v]];
+                    for (int64_t j = 0; j < c; j++) {
+                        double g = (exp((double)z[v * c + j] - mx) / s - (j == label[v])) / (double)counted;
+                        assert_true(fabs(ref[v * c + j] - g) <= 1e-6 * fabs(g) + 1e-9);
+                    }
+                }
+                memset(d, 0x7f, sizeof d); /* every row must be written */
+                double got = xent_cpu(z, ROWS, c, label, idx, n, counted, d);
+                assert_memory_equal(&got, &(double){want / (double)counted}, sizeof got);
+                assert_memory_equal(d, ref, sizeof(float) * ROWS * (size_t)c);
+                assert_true(fabs(got - exact / (double)counted) <= 1e-6 * fabs(exact / (double)counted));
+            }
+    gs_pool_init(2);
+}
+
 static void test_threads_bitwise_equal(void **state)
 {
     fixture_t *fx = *state;
@@ -358,7 +428,8 @@ int main(void)
         cmocka_unit_test(test_gather_sum_all_modes), cmocka_unit_test(test_gather_max),
         cmocka_unit_test(test_scatter_and_edge_gather), cmocka_unit_test(test_attention_kernels),
         cmocka_unit_test(test_gather_typed),       cmocka_unit_test(test_threads_bitwise_equal),
-        cmocka_unit_test(test_dropout_rows_match_the_mask),
+        cmocka_unit_test(test_dropout_rows_match_the_mask), cmocka_unit_test(test_fast_math_lanes_match_the_scalars),
+        cmocka_unit_test(test_loss_rows_match_the_reference),
     };
     return cmocka_run_group_tests_name("kernels", tests, setup, teardown);
 }

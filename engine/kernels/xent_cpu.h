@@ -1,0 +1,21 @@
+/* xent_cpu.h - softmax cross-entropy over a list of rows on the host's
+ * thread pool: each row's loss term and its logits' gradient computed by a
+ * vector form of train_math.h's gs_xent_row with the same bits, the terms
+ * then summed in row order (the total is the sequential loop's, whatever
+ * the threads). */
+#ifndef GS_XENT_CPU_H
+#define GS_XENT_CPU_H
+
+#include <stdint.h>
+
+/* Mean loss over the rows of idx (n of them, each listed once) whose label
+ * is not negative, divided by `counted`; when dlogits (nrows x c) is not
+ * NULL it is overwritten with the mean's gradient (zero on other rows). */
+double xent_cpu(const float *logits, int64_t nrows, int64_t c, const int32_t *label, const int32_t *idx, int64_t n,
+                int64_t counted, float *dlogits);
+
+/* gs_xent_row in eight-lane vectors: the same arguments, the same result
+ * bit for bit (exposed for the test that checks it). */
+double xent_row_v8(const float *z, int64_t c, int32_t y, int64_t counted, float *d);
+
+#endif
