@@ -6,41 +6,72 @@
 
 #include "base/threadpool.h"
 
+#if defined(__AVX__)
+#include <immintrin.h>
+#endif
+
 #define NARROW 32
 #define ROW_GRAIN 256
+#define SUM_ROWS_MAX 512 /* A^T B's narrow output: at most this many rows */
 
 typedef float v8 __attribute__((vector_size(32), aligned(4))); /* eight floats, unaligned loads and stores */
 
 typedef struct {
     const float *a, *b;
     float *c;
-    int64_t n, k;
+    int64_t m, n, k;
     int acc;
 } rows_job_t;
 
 /* x in every lane (a macro: a function returning v8 would change the ABI where AVX is off) */
 #define BCAST(x) ((v8){(x), (x), (x), (x), (x), (x), (x), (x)})
 
+/* s + a b, one rounding where the build has FMA (two elsewhere: each build
+ * is consistent with itself, which is what the equivalence tests ask). */
+#if defined(__FMA__)
+#define MADD(a, b, s) ((v8)_mm256_fmadd_ps((__m256)(a), (__m256)(b), (__m256)(s)))
+#else
+#define MADD(a, b, s) ((a) * (b) + (s))
+#endif
+
+/* Non-temporal stores of whole aligned vectors, for an output written
+ * once and not read back soon (only where the build has AVX). */
+#if defined(__AVX__)
+#define STREAM_OK(j) (!(j)->acc && (j)->m * (j)->n >= STREAM_MIN_FLOATS)
+#define STREAM_STORE(p, x) _mm256_stream_ps((p), (__m256)(x))
+#define STREAM_FENCE() _mm_sfence()
+#else
+#define STREAM_OK(j) 0
+#define STREAM_STORE(p, x) (*(v8 *)(p) = (x))
+#define STREAM_FENCE() ((void)0)
+#endif
+#define STREAM_MIN_FLOATS (4 << 20) /* 16 MB: more than a last-level cache holds */
+
+#define TILE_VECTORS 12 /* accumulators a tile holds in registers (of 16) */
+
 /* C rows [r0, r1) of C (+)= A B with V = n / 8 vectors a row (n <= 32):
- * four rows at a time in registers, so each row of B is loaded once for
- * four; each element summed over k in order (a * b, then +). */
+ * R = 12 / V rows at a time in registers, so each row of B is loaded once
+ * for R; each element summed over k in order. */
 static inline __attribute__((always_inline)) void nn_rows(const rows_job_t *j, int64_t r0, int64_t r1, const int V)
 {
     const int64_t k = j->k, n = 8 * V;
-    for (int64_t r = r0; r < r1; r += 4) {
-        int rows = r1 - r < 4 ? (int)(r1 - r) : 4;
-        v8 s[4][4];
-        for (int i = 0; i < 4; i++)
+    const int R = TILE_VECTORS / V;
+    for (int64_t r = r0; r < r1; r += R) {
+        int rows = r1 - r < R ? (int)(r1 - r) : R;
+        v8 s[TILE_VECTORS][4] = {{BCAST(0.0f)}}; /* (all set below; the initialiser quiets a false maybe-uninitialized) */
+        for (int i = 0; i < R; i++)
             for (int v = 0; v < V; v++) s[i][v] = j->acc && i < rows ? *(const v8 *)(j->c + (r + i) * n + 8 * v) : BCAST(0.0f);
-        const float *ar[4];
-        for (int i = 0; i < 4; i++) ar[i] = j->a + (r + (i < rows ? i : 0)) * k;
+        const float *ar[TILE_VECTORS];
+        for (int i = 0; i < R; i++) ar[i] = j->a + (r + (i < rows ? i : 0)) * k;
+        if (r + 2 * R <= r1) /* the next tile's rows, read a column at a time, which the hardware does not prefetch */
+            for (int64_t x = 0; x < R * k; x += 16) __builtin_prefetch(j->a + (r + R) * k + x);
         for (int64_t q = 0; q < k; q++) {
             v8 bq[4];
             for (int v = 0; v < V; v++) bq[v] = *(const v8 *)(j->b + q * n + 8 * v);
-            for (int i = 0; i < 4; i++) {
+            for (int i = 0; i < R; i++) {
                 float a1 = ar[i][q];
                 v8 av = BCAST(a1);
-                for (int v = 0; v < V; v++) s[i][v] += av * bq[v];
+                for (int v = 0; v < V; v++) s[i][v] = MADD(av, bq[v], s[i][v]);
             }
         }
         for (int i = 0; i < rows; i++)
@@ -60,6 +91,7 @@ static void small_k_rows(void *ctx, int64_t r0, int64_t r1)
 {
     const rows_job_t *j = ctx;
     const int64_t n = j->n, k = j->k;
+    const int stream = STREAM_OK(j) && (uintptr_t)(j->c + r0 * n) % 32 == 0;
     for (int64_t r = r0; r < r1; r++) {
         const float *ar = j->a + r * k;
         for (int64_t x = 0; x < n; x += 64) {
@@ -70,18 +102,91 @@ static void small_k_rows(void *ctx, int64_t r0, int64_t r1)
                 float a1 = ar[q];
                 v8 av = BCAST(a1);
                 const float *bq = j->b + q * n + x;
-                for (int v = 0; v < 8; v++) s[v] += av * *(const v8 *)(bq + 8 * v);
+                for (int v = 0; v < 8; v++) s[v] = MADD(av, *(const v8 *)(bq + 8 * v), s[v]);
             }
-            for (int v = 0; v < 8; v++) *(v8 *)(cr + 8 * v) = s[v];
+            if (stream) /* a fresh output bigger than the caches: no read for ownership */
+                for (int v = 0; v < 8; v++) STREAM_STORE(cr + 8 * v, s[v]);
+            else
+                for (int v = 0; v < 8; v++) *(v8 *)(cr + 8 * v) = s[v];
         }
     }
+    if (stream) STREAM_FENCE();
+}
+
+/* The weight gradient's shape, C (m x n) (+)= A^T B with A (k x m) and
+ * B (k x n): the k rows cut in fixed blocks of SUM_BLOCK (from the call's
+ * first row, whatever the threads), each block's partial product summed in
+ * registers (R = 12 / V rows of C at a time, the block's rows in order),
+ * then the partials added to C in block order. */
+#define SUM_BLOCK 1024
+#define SUM_SUB 64 /* rows of A (64 x m floats) swept once per tile of C */
+
+typedef struct {
+    const float *a, *b;
+    float *part; /* (blocks x m x n) */
+    int64_t m, n, k;
+} sum_job_t;
+
+static inline __attribute__((always_inline)) void tn_block(const sum_job_t *j, int64_t blk, const int V)
+{
+    const int64_t m = j->m, n = 8 * V, q0 = blk * SUM_BLOCK, q1 = q0 + SUM_BLOCK < j->k ? q0 + SUM_BLOCK : j->k;
+    const int R = TILE_VECTORS / V;
+    float *part = j->part + blk * m * n;
+    memset(part, 0, sizeof(float) * (size_t)(m * n));
+    for (int64_t s0 = q0; s0 < q1; s0 += SUM_SUB) { /* sub-blocks of A that stay in L1 across the tiles */
+        int64_t s1 = s0 + SUM_SUB < q1 ? s0 + SUM_SUB : q1;
+        uintptr_t next = (uintptr_t)(j->a + s0 * m) + sizeof(float) * (size_t)(SUM_SUB * m); /* the next sub-block's lines, one
+                                           per row step (an integer: it may run past A, which a prefetch never faults on) */
+        for (int64_t i0 = 0; i0 < m; i0 += R) {
+            int rows = m - i0 < R ? (int)(m - i0) : R;
+            v8 s[TILE_VECTORS][4] = {{BCAST(0.0f)}}; /* (all set below; the initialiser quiets a false maybe-uninitialized) */
+            for (int i = 0; i < R; i++)
+                for (int v = 0; v < V; v++) s[i][v] = i < rows ? *(const v8 *)(part + (i0 + i) * n + 8 * v) : BCAST(0.0f);
+            const uintptr_t step = next < (uintptr_t)(j->a + s0 * m) + 2 * sizeof(float) * (size_t)(SUM_SUB * m) ? 64 : 0;
+            for (int64_t q = s0; q < s1; q++) {
+                __builtin_prefetch((const void *)next);
+                next += step;
+                v8 bq[4];
+                for (int v = 0; v < V; v++) bq[v] = *(const v8 *)(j->b + q * n + 8 * v);
+                const float *aq = j->a + q * m + i0;
+                for (int i = 0; i < R; i++) {
+                    float a1 = aq[i < rows ? i : 0];
+                    v8 av = BCAST(a1);
+                    for (int v = 0; v < V; v++) s[i][v] = MADD(av, bq[v], s[i][v]);
+                }
+            }
+            for (int i = 0; i < rows; i++)
+                for (int v = 0; v < V; v++) *(v8 *)(part + (i0 + i) * n + 8 * v) = s[i][v];
+        }
+    }
+}
+
+static void tn_8(void *ctx, int64_t b0, int64_t b1) { for (int64_t b = b0; b < b1; b++) tn_block(ctx, b, 1); }
+static void tn_16(void *ctx, int64_t b0, int64_t b1) { for (int64_t b = b0; b < b1; b++) tn_block(ctx, b, 2); }
+static void tn_24(void *ctx, int64_t b0, int64_t b1) { for (int64_t b = b0; b < b1; b++) tn_block(ctx, b, 3); }
+static void tn_32(void *ctx, int64_t b0, int64_t b1) { for (int64_t b = b0; b < b1; b++) tn_block(ctx, b, 4); }
+
+static int gemm_tn_sum(int64_t m, int64_t n, int64_t k, const float *a, const float *b, float *c, int acc)
+{
+    int64_t blocks = (k + SUM_BLOCK - 1) / SUM_BLOCK;
+    sum_job_t j = {a, b, malloc(sizeof(float) * (size_t)(blocks * m * n)), m, n, k};
+    if (!j.part) return 0;
+    gs_range_fn fn[] = {tn_8, tn_16, tn_24, tn_32};
+    gs_parallel_for(blocks, 1, fn[n / 8 - 1], &j);
+    for (int64_t e = 0; e < m * n; e++) {
+        float t = acc ? c[e] : 0.0f;
+        for (int64_t blk = 0; blk < blocks; blk++) t += j.part[blk * m * n + e];
+        c[e] = t;
+    }
+    free(j.part);
+    return 1;
 }
 
 int k_gemm_skinny(int trans_a, int trans_b, int64_t m, int64_t n, int64_t k, const float *a, const float *b, float *c, int acc)
 {
     /* by shape alone, never by m: a streamed run's row chunks must take the path the whole product takes */
     if (!trans_a && !trans_b && n <= NARROW && n % 8 == 0) {
-        rows_job_t j = {a, b, c, n, k, acc};
+        rows_job_t j = {a, b, c, m, n, k, acc};
         gs_range_fn fn[] = {nn_8, nn_16, nn_24, nn_32};
         gs_parallel_for(m, ROW_GRAIN, fn[n / 8 - 1], &j);
         return 1;
@@ -91,10 +196,11 @@ int k_gemm_skinny(int trans_a, int trans_b, int64_t m, int64_t n, int64_t k, con
         if (!bt) return 0;
         for (int64_t x = 0; x < n; x++)
             for (int64_t q = 0; q < k; q++) bt[q * n + x] = b[x * k + q];
-        rows_job_t j = {a, bt, c, n, k, acc};
+        rows_job_t j = {a, bt, c, m, n, k, acc};
         gs_parallel_for(m, ROW_GRAIN, small_k_rows, &j);
         free(bt);
         return 1;
     }
+    if (trans_a && !trans_b && n <= NARROW && n % 8 == 0 && m <= SUM_ROWS_MAX) return gemm_tn_sum(m, n, k, a, b, c, acc);
     return 0;
 }

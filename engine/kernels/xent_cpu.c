@@ -22,39 +22,46 @@ typedef double v4d __attribute__((vector_size(32), aligned(8)));
 
 #define BLOCK 8 /* rows whose logs are taken together */
 
-/* Vector q of row z: elements [8q, 8q + 8), the tail padded with z[0]. */
-static inline gs_v8f row_vector(const float *z, int64_t c, int64_t q)
+/* Vectors go by pointer: a function taking or returning one by value would
+ * change the ABI where the build has no AVX. */
+
+/* *v = vector q of row z: elements [8q, 8q + 8), the tail padded with z[0]. */
+static inline void row_vector(const float *z, int64_t c, int64_t q, gs_v8f *v)
 {
-    if (c - 8 * q >= 8) return *(const gs_v8f *)(z + 8 * q);
-    gs_v8f v = GS_V8_BCAST(z[0]);
-    for (int64_t j = 8 * q; j < c; j++) v[j - 8 * q] = z[j];
-    return v;
+    if (c - 8 * q >= 8) {
+        *v = *(const gs_v8f *)(z + 8 * q);
+        return;
+    }
+    *v = GS_V8_BCAST(z[0]);
+    for (int64_t j = 8 * q; j < c; j++) (*v)[j - 8 * q] = z[j];
 }
 
-/* The exponentials of vector q less the max, +0 in the padding. */
-static inline gs_v8f row_exp(const float *z, int64_t c, int64_t q, float mx)
+/* *x = the exponentials of vector q less the max, +0 in the padding. */
+static inline void row_exp(const float *z, int64_t c, int64_t q, float mx, gs_v8f *x)
 {
-    gs_v8f x;
-    GS_EXPF_V8(x, row_vector(z, c, q) - mx);
-    if (c - 8 * q >= 8) return x;
+    gs_v8f v;
+    row_vector(z, c, q, &v);
+    GS_EXPF_V8(*x, v - mx);
+    if (c - 8 * q >= 8) return;
     int32_t left = (int32_t)(c - 8 * q);
     gs_v8i live = (gs_v8i){0, 1, 2, 3, 4, 5, 6, 7} < (gs_v8i){left, left, left, left, left, left, left, left};
-    return GS_V8_SELECT(live, x, GS_V8_BCAST(0.0f));
+    *x = GS_V8_SELECT(live, *x, GS_V8_BCAST(0.0f));
 }
 
-/* Vector q's c - 8q <= 8 leading lanes stored at p. */
-static inline void store_lanes(float *p, int64_t c, int64_t q, gs_v8f x)
+/* Vector *x's c - 8q <= 8 leading lanes stored at p + 8q. */
+static inline void store_lanes(float *p, int64_t c, int64_t q, const gs_v8f *x)
 {
-    if (c - 8 * q >= 8) *(gs_v8f *)(p + 8 * q) = x;
+    if (c - 8 * q >= 8) *(gs_v8f *)(p + 8 * q) = *x;
     else
-        for (int64_t j = 8 * q; j < c; j++) p[j] = x[j - 8 * q];
+        for (int64_t j = 8 * q; j < c; j++) p[j] = (*x)[j - 8 * q];
 }
 
 static inline float row_max(const float *z, int64_t c)
 {
     gs_v8f m = GS_V8_BCAST(z[0]);
     for (int64_t q = 0; q < (c + 7) / 8; q++) {
-        gs_v8f v = row_vector(z, c, q);
+        gs_v8f v;
+        row_vector(z, c, q, &v);
         m = GS_V8_SELECT(v > m, v, m);
     }
     gs_v8f t = __builtin_shufflevector(m, m, 4, 5, 6, 7, 0, 1, 2, 3); /* folded by the same select */
@@ -71,8 +78,9 @@ static inline double row_sum(const float *z, int64_t c, float mx, float *e)
 {
     v4d lo = {0, 0, 0, 0}, hi = {0, 0, 0, 0};
     for (int64_t q = 0; q < (c + 7) / 8; q++) {
-        gs_v8f x = row_exp(z, c, q, mx);
-        if (e) store_lanes(e, c, q, x);
+        gs_v8f x;
+        row_exp(z, c, q, mx, &x);
+        if (e) store_lanes(e, c, q, &x);
         lo += __builtin_convertvector(__builtin_shufflevector(x, x, 0, 1, 2, 3), v4d);
         hi += __builtin_convertvector(__builtin_shufflevector(x, x, 4, 5, 6, 7), v4d);
     }
@@ -83,7 +91,12 @@ static inline double row_sum(const float *z, int64_t c, float mx, float *e)
 /* Row d (holding its exponentials) times inv, less `share` (1/counted) at the label. */
 static inline void row_grad(float *d, int64_t c, int32_t y, float inv, float share)
 {
-    for (int64_t q = 0; q < (c + 7) / 8; q++) store_lanes(d, c, q, row_vector(d, c, q) * inv);
+    for (int64_t q = 0; q < (c + 7) / 8; q++) {
+        gs_v8f x;
+        row_vector(d, c, q, &x);
+        x *= inv;
+        store_lanes(d, c, q, &x);
+    }
     d[y] -= share;
 }
 
@@ -95,8 +108,12 @@ double xent_row_v8(const float *z, int64_t c, int32_t y, int64_t counted, float 
     if (d) {
         float inv = (float)(1.0 / (s * (double)counted));
         for (int64_t q = 0; q < (c + 7) / 8; q++) {
-            gs_v8f x = (c <= 64 ? row_vector(e, c, q) : row_exp(z, c, q, mx)) * inv;
-            store_lanes(d, c, q, row_vector(d, c, q) + x);
+            gs_v8f x, dq;
+            if (c <= 64) row_vector(e, c, q, &x);
+            else row_exp(z, c, q, mx, &x);
+            row_vector(d, c, q, &dq);
+            dq += x * inv;
+            store_lanes(d, c, q, &dq);
         }
         d[y] -= 1.0f / (float)counted;
     }
