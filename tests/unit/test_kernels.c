@@ -10,6 +10,8 @@
 
 #include "engine/kernels/dropout_mask.h"
 #include "engine/kernels/fast_math_v8.h"
+#include "engine/kernels/gemm_skinny.h"
+#include "engine/graph/tensor.h"
 #include "engine/kernels/train_math.h"
 #include "engine/kernels/xent_cpu.h"
 #include "engine/kernels/kernels.h"
@@ -123,6 +125,65 @@ static void test_gemm(void **state)
                 k_gemm(ta, tb, 6, 4, 5, a, b, c, acc);
                 assert_close(c, ref, 24, 1e-5);
             }
+}
+
+/* C (m x n) = (acc ? C : 0) + op(A) op(B) in double, the reference. */
+static void gemm_reference(int ta, int tb, int64_t m, int64_t n, int64_t k, const float *a, const float *b, float *c, int acc)
+{
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+            double s = acc ? c[i * n + j] : 0.0;
+            for (int64_t q = 0; q < k; q++) s += (double)(ta ? a[q * m + i] : a[i * k + q]) * (tb ? b[j * k + q] : b[q * n + j]);
+            c[i * n + j] = (float)s;
+        }
+}
+
+/* One shape through k_gemm against the reference, with and without
+ * accumulation; returns whether the skinny path took it. */
+static int gemm_shape_matches(int ta, int tb, int64_t m, int64_t n, int64_t k)
+{
+    float *a = malloc(sizeof(float) * (size_t)(m * k)), *b = malloc(sizeof(float) * (size_t)(k * n));
+    float *c = gs_aligned_alloc(sizeof(float) * (size_t)(m * n)), *ref = malloc(sizeof(float) * (size_t)(m * n));
+    assert_non_null(a), assert_non_null(b), assert_non_null(c), assert_non_null(ref);
+    tu_fill(a, m * k, 5), tu_fill(b, k * n, 6);
+    int skinny = 0;
+    for (int acc = 0; acc < 2; acc++) {
+        tu_fill(c, m * n, 7);
+        memcpy(ref, c, sizeof(float) * (size_t)(m * n));
+        gemm_reference(ta, tb, m, n, k, a, b, ref, acc);
+        skinny = k_gemm_skinny(ta, tb, m, n, k, a, b, c, acc);
+        if (!skinny) k_gemm(ta, tb, m, n, k, a, b, c, acc);
+        assert_close(c, ref, m * n, 1e-4 * sqrt((double)k));
+    }
+    free(a), free(b), free(c), free(ref);
+    return skinny;
+}
+
+/* The narrow products (gemm_skinny.h) at each of their shapes, around
+ * their tiles and blocks: the last layer forward (NN), its input gradient
+ * (NT, with the non-temporal stores of an output over 16 MB) and its weight
+ * gradient (TN, over several 1024-row blocks, the same bits on one thread
+ * and on two). */
+static void test_gemm_skinny(void **state)
+{
+    (void)state;
+    for (int64_t n = 8; n <= 32; n += 8) {
+        assert_true(gemm_shape_matches(0, 0, 37, n, 50));
+        assert_true(gemm_shape_matches(1, 0, n == 16 ? 128 : 13, n, 2500));
+    }
+    assert_true(gemm_shape_matches(0, 1, 37, 64, 5));
+    assert_true(gemm_shape_matches(0, 1, 41, 128, 32));
+    assert_true(gemm_shape_matches(0, 1, 32768 + 3, 128, 16)); /* 16 MB of output: streamed stores */
+    assert_false(gemm_shape_matches(0, 0, 9, 12, 5));          /* not a narrow shape: OpenBLAS */
+    enum { M = 128, NN = 16, K = 3000 };
+    float *a = malloc(sizeof(float) * M * K), *b = malloc(sizeof(float) * K * NN), c1[M * NN], c2[M * NN];
+    tu_fill(a, M * K, 8), tu_fill(b, K * NN, 9);
+    gs_pool_init(1);
+    assert_true(k_gemm_skinny(1, 0, M, NN, K, a, b, c1, 0));
+    gs_pool_init(2);
+    assert_true(k_gemm_skinny(1, 0, M, NN, K, a, b, c2, 0));
+    assert_memory_equal(c1, c2, sizeof c1);
+    free(a), free(b);
 }
 
 static void test_gather_sum_all_modes(void **state)
@@ -425,7 +486,7 @@ static void test_threads_bitwise_equal(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_graph_invariants),   cmocka_unit_test(test_gemm),
+        cmocka_unit_test(test_graph_invariants),   cmocka_unit_test(test_gemm), cmocka_unit_test(test_gemm_skinny),
         cmocka_unit_test(test_gather_sum_all_modes), cmocka_unit_test(test_gather_max),
         cmocka_unit_test(test_scatter_and_edge_gather), cmocka_unit_test(test_attention_kernels),
         cmocka_unit_test(test_gather_typed),       cmocka_unit_test(test_threads_bitwise_equal),
