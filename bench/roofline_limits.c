@@ -12,7 +12,8 @@
  *   - exponentials: a parallel pass y = exp(x) over N x 16 floats with the
  *     engine's vectorised gs_expf, elements per second (the loss's bound:
  *     an exponential per logit).
- * Each is the best of 7 runs. Prints one JSON object.
+ * Each is the best of 7 runs, on tensors from the engine's allocator (huge
+ * pages where the kernel gives them). Prints one JSON object.
  * Usage: roofline_limits DATASET THREADS F [F ...] */
 #include <cblas.h>
 #include <stdio.h>
@@ -23,6 +24,7 @@
 #include "base/threadpool.h"
 #include "datasets/dataset_load.h"
 #include "engine/graph/graph.h"
+#include "engine/graph/tensor.h"
 #include "engine/kernels/fast_math.h"
 
 #define REPS 7
@@ -170,7 +172,7 @@ int main(int argc, char **argv)
     int64_t fmax = 128;
     for (int i = 3; i < argc; i++) fmax = atoll(argv[i]) > fmax ? atoll(argv[i]) : fmax;
     int64_t rows = g.nsrc > g.n ? g.nsrc : g.n;
-    float *x = malloc(sizeof(float) * (size_t)(rows * fmax)), *y = malloc(sizeof(float) * (size_t)(rows * fmax));
+    float *x = gs_aligned_alloc(sizeof(float) * (size_t)(rows * fmax)), *y = gs_aligned_alloc(sizeof(float) * (size_t)(rows * fmax));
     if (!x || !y) return 1;
     for (int64_t i = 0; i < rows * fmax; i++) x[i] = (float)(i % 11) * 0.1f, y[i] = 0;
     copy_t c = {x, y, 128};

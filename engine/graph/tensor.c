@@ -3,12 +3,24 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+
+/* Where the kernel gives transparent huge pages only on request (THP
+ * "madvise", Debian's default), a block of HUGE_MIN or more is aligned to a
+ * huge page and asks for them: a gather reading rows at random from a
+ * 60 MB tensor through 4 KB pages misses the TLB on nearly every row. */
+#define HUGE_PAGE ((size_t)2 << 20)
+#define HUGE_MIN ((size_t)8 << 20)
 
 void *gs_aligned_alloc(size_t bytes)
 {
     void *p = NULL;
     if (bytes == 0) bytes = 64;
-    if (posix_memalign(&p, 64, (bytes + 63) & ~(size_t)63) != 0) return NULL;
+    size_t align = bytes >= HUGE_MIN ? HUGE_PAGE : 64;
+    if (posix_memalign(&p, align, (bytes + 63) & ~(size_t)63) != 0) return NULL;
+#ifdef MADV_HUGEPAGE
+    if (align == HUGE_PAGE) (void)madvise(p, bytes & ~(HUGE_PAGE - 1), MADV_HUGEPAGE); /* a hint: refused, pages stay small */
+#endif
     return p;
 }
 

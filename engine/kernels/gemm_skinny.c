@@ -6,9 +6,7 @@
 
 #include "base/threadpool.h"
 
-#if defined(__AVX__)
-#include <immintrin.h>
-#endif
+#include "stream_store.h"
 
 #define NARROW 32
 #define ROW_GRAIN 256
@@ -33,19 +31,6 @@ typedef struct {
 #else
 #define MADD(a, b, s) ((a) * (b) + (s))
 #endif
-
-/* Non-temporal stores of whole aligned vectors, for an output written
- * once and not read back soon (only where the build has AVX). */
-#if defined(__AVX__)
-#define STREAM_OK(j) (!(j)->acc && (j)->m * (j)->n >= STREAM_MIN_FLOATS)
-#define STREAM_STORE(p, x) _mm256_stream_ps((p), (__m256)(x))
-#define STREAM_FENCE() _mm_sfence()
-#else
-#define STREAM_OK(j) 0
-#define STREAM_STORE(p, x) (*(v8 *)(p) = (x))
-#define STREAM_FENCE() ((void)0)
-#endif
-#define STREAM_MIN_FLOATS (4 << 20) /* 16 MB: more than a last-level cache holds */
 
 #define TILE_VECTORS 12 /* accumulators a tile holds in registers (of 16) */
 
@@ -91,7 +76,7 @@ static void small_k_rows(void *ctx, int64_t r0, int64_t r1)
 {
     const rows_job_t *j = ctx;
     const int64_t n = j->n, k = j->k;
-    const int stream = STREAM_OK(j) && (uintptr_t)(j->c + r0 * n) % 32 == 0;
+    const int stream = !j->acc && gs_stream_output(j->c, j->m * n) && n % 8 == 0; /* (rows of whole vectors) */
     for (int64_t r = r0; r < r1; r++) {
         const float *ar = j->a + r * k;
         for (int64_t x = 0; x < n; x += 64) {
@@ -105,12 +90,12 @@ static void small_k_rows(void *ctx, int64_t r0, int64_t r1)
                 for (int v = 0; v < 8; v++) s[v] = MADD(av, *(const v8 *)(bq + 8 * v), s[v]);
             }
             if (stream) /* a fresh output bigger than the caches: no read for ownership */
-                for (int v = 0; v < 8; v++) STREAM_STORE(cr + 8 * v, s[v]);
+                for (int v = 0; v < 8; v++) GS_STREAM_STORE8(cr + 8 * v, s[v]);
             else
                 for (int v = 0; v < 8; v++) *(v8 *)(cr + 8 * v) = s[v];
         }
     }
-    if (stream) STREAM_FENCE();
+    if (stream) GS_STREAM_FENCE();
 }
 
 /* The weight gradient's shape, C (m x n) (+)= A^T B with A (k x m) and

@@ -13,6 +13,7 @@
 #include "dropout_mask.h"
 #include "fast_math.h"
 #include "fast_math_v8.h"
+#include "stream_store.h"
 #include "kernels_fused.h"
 #include "engine/graph/tensor.h"
 #include "train_math.h"
@@ -133,10 +134,25 @@ static void relu_bwd_bits(const float *dy, const uint64_t *bits, int64_t f, floa
     for (; j < f; j++) GS_PUT(da[j], acc, bits[j >> 6] >> (j & 63) & 1 ? dy[j] : 0.0f);
 }
 
+/* y = a * scale over n elements; with non-temporal stores of whole vectors
+ * when `stream` (y's rows 32-byte aligned). */
+static inline void scale_piece(float *y, const float *a, const float *scale, int64_t n, int stream)
+{
+    int64_t i = 0;
+    if (stream)
+        for (; i + 8 <= n; i += 8) {
+            gs_v8f v = *(const gs_v8f *)(a + i) * *(const gs_v8f *)(scale + i);
+            GS_STREAM_STORE8(y + i, v);
+        }
+    for (; i < n; i++) y[i] = a[i] * scale[i];
+}
+
 static void ew_forward_range(void *p, int64_t rb, int64_t re)
 {
     const ew_args_t *c = p;
     int64_t f = c->cols;
+    /* dropout's fresh output (the input features' copy, kept for the next epoch) written without reading it first */
+    const int stream = c->op == OP_DROPOUT && c->out != c->a && f % 8 == 0 && gs_stream_output(c->out, c->rows * f);
     for (int64_t r = rb; r < re; r++) {
         const float *a = c->a + r * f, *b = c->b ? c->b + r * f : NULL;
         float *y = c->out + r * f;
@@ -166,13 +182,14 @@ static void ew_forward_range(void *p, int64_t rb, int64_t re)
                 for (int64_t j0 = 0; j0 < f; j0 += GS_DROP_PIECE) {
                     int64_t n = f - j0 < GS_DROP_PIECE ? f - j0 : GS_DROP_PIECE;
                     gs_drop_scales(rk, j0, n, c->fp, scale);
-                    for (int64_t i = 0; i < n; i++) y[j0 + i] = a[j0 + i] * scale[i];
+                    scale_piece(y + j0, a + j0, scale, n, stream);
                 }
             }
             break;
         default: break;
         }
     }
+    if (stream) GS_STREAM_FENCE();
 }
 
 static void ew_backward_range(void *p, int64_t rb, int64_t re)

@@ -396,6 +396,23 @@ static void test_dropout_rows_match_the_mask(void **state)
             dropped += s == 0.0f;
         }
     assert_in_range(dropped, ROWS * COLS * 45 / 100, ROWS * COLS * 55 / 100);
+    /* an output over 16 MB, written with non-temporal stores: the same values */
+    enum { BIG_ROWS = 1024, BIG_COLS = 4104 };
+    float *ba = gs_aligned_alloc(sizeof(float) * BIG_ROWS * BIG_COLS), *by = gs_aligned_alloc(sizeof(float) * BIG_ROWS * BIG_COLS);
+    int32_t *big_orig = malloc(sizeof(int32_t) * BIG_ROWS);
+    assert_non_null(ba), assert_non_null(by), assert_non_null(big_orig);
+    tu_fill(ba, (int64_t)BIG_ROWS * BIG_COLS, 12);
+    for (int r = 0; r < BIG_ROWS; r++) big_orig[r] = 3 * r + 1;
+    graph_t bg = {.n = BIG_ROWS, .orig_id = big_orig};
+    ew_args_t big = {.op = OP_DROPOUT, .a = ba, .out = by, .rows = BIG_ROWS, .cols = BIG_COLS, .fp = 0.3f, .g = &bg, .key = 5};
+    kops_cpu.ew_forward(NULL, &big);
+    for (int r = 0; r < BIG_ROWS; r++) {
+        uint64_t rk = gs_drop_row_key(5, big_orig, NULL, NULL, 0, r);
+        for (int j = 0; j < BIG_COLS; j++)
+            if (by[(int64_t)r * BIG_COLS + j] != ba[(int64_t)r * BIG_COLS + j] * gs_drop_scale(rk, j, 0.3f))
+                fail_msg("streamed dropout differs at row %d, column %d", r, j);
+    }
+    free(ba), free(by), free(big_orig);
 }
 
 /* gs_logf within an ulp of libm's log over the positive normal floats, and
