@@ -108,27 +108,36 @@ static void print_fusion(FILE *f, const trainer_t *t)
             prog_edge_bytes(&m->prog, m->m));
 }
 
+/* One row of --profile ops: instruction i's phase (0 forward, 1 backward),
+ * or with i < 0 the loss (phase 0) or the optimiser (phase 2); nothing for
+ * a row that never ran. */
+static void print_op_row(FILE *f, const trainer_t *t, int i, int phase, int *first)
+{
+    op_tally_t *ty = t->ex.tally;
+    const op_tally_row_t *r = op_tally_row(ty, i, phase);
+    if (!r->calls || !ty->epochs) return;
+    double e = (double)ty->epochs;
+    const instr_t *in = i >= 0 ? &t->model.prog.code[i] : NULL;
+    const char *kind = !in ? (phase ? "optimiser" : "loss") : in->op == OP_MATMUL ? "matmul" : t->ex.hop[i] ? "graph" : "elementwise";
+    fprintf(f, "%s{\"op\":\"%s\",\"instr\":%d,\"layer\":%d,\"phase\":\"%s\",\"kind\":\"%s\",\"calls\":%.6g,"
+               "\"ms\":%.6f,\"flops\":%.6g,\"stream_bytes\":%.6g,\"row_bytes\":%.6g,\"cols\":%.0f}",
+            *first ? "" : ",", in ? op_name(in->op) : phase ? "adam" : "loss", i, in ? in->layer : -1,
+            phase == 1 ? "bwd" : phase ? "opt" : "fwd", kind, r->calls / e, 1e3 * r->seconds / e, r->flops / e,
+            r->stream_bytes / e, r->row_bytes / e, r->cols);
+    *first = 0;
+}
+
 /* --profile ops: each op's host work per training step, the mean over the
  * epochs after the first (op_tally.h); kind says which bound applies. */
 static void print_ops(FILE *f, const trainer_t *t)
 {
-    op_tally_t *ty = t->ex.tally;
-    double e = ty->epochs ? (double)ty->epochs : 1;
+    const op_tally_t *ty = t->ex.tally;
     fprintf(f, ",\"ops_epochs\":%lld,\"ops\":[", (long long)ty->epochs);
     int first = 1;
-    for (int i = -1; i < ty->ncode; i++)
-        for (int phase = 0; phase <= (i < 0 ? 2 : 1); phase += i < 0 ? 2 : 1) {
-            const op_tally_row_t *r = op_tally_row(ty, i, phase);
-            if (!r->calls || !ty->epochs) continue;
-            const instr_t *in = i >= 0 ? &t->model.prog.code[i] : NULL;
-            const char *kind = !in ? (phase ? "optimiser" : "loss") : in->op == OP_MATMUL ? "matmul" : t->ex.hop[i] ? "graph" : "elementwise";
-            fprintf(f, "%s{\"op\":\"%s\",\"instr\":%d,\"layer\":%d,\"phase\":\"%s\",\"kind\":\"%s\",\"calls\":%.6g,"
-                       "\"ms\":%.6f,\"flops\":%.6g,\"stream_bytes\":%.6g,\"row_bytes\":%.6g,\"cols\":%.0f}",
-                    first ? "" : ",", in ? op_name(in->op) : phase ? "adam" : "loss", i, in ? in->layer : -1,
-                    phase == 1 ? "bwd" : phase ? "opt" : "fwd", kind, r->calls / e, 1e3 * r->seconds / e, r->flops / e,
-                    r->stream_bytes / e, r->row_bytes / e, r->cols);
-            first = 0;
-        }
+    print_op_row(f, t, -1, 0, &first); /* the loss */
+    print_op_row(f, t, -1, 2, &first); /* the optimiser */
+    for (int i = 0; i < ty->ncode; i++)
+        for (int phase = 0; phase < 2; phase++) print_op_row(f, t, i, phase, &first);
     fprintf(f, "]");
 }
 

@@ -120,17 +120,19 @@ static inline __attribute__((always_inline)) void tn_block(const sum_job_t *j, i
     memset(part, 0, sizeof(float) * (size_t)(m * n));
     for (int64_t s0 = q0; s0 < q1; s0 += SUM_SUB) { /* sub-blocks of A that stay in L1 across the tiles */
         int64_t s1 = s0 + SUM_SUB < q1 ? s0 + SUM_SUB : q1;
-        uintptr_t next = (uintptr_t)(j->a + s0 * m) + sizeof(float) * (size_t)(SUM_SUB * m); /* the next sub-block's lines, one
-                                           per row step (an integer: it may run past A, which a prefetch never faults on) */
+        /* the next sub-block's lines prefetched one per row step until all are asked for (addresses as integers: the
+         * last sub-block's "next" lies past A, which a prefetch never faults on) */
+        const uintptr_t ahead_end = (uintptr_t)(j->a + s0 * m) + 2 * sizeof(float) * (size_t)(SUM_SUB * m);
+        uintptr_t ahead = ahead_end - sizeof(float) * (size_t)(SUM_SUB * m);
         for (int64_t i0 = 0; i0 < m; i0 += R) {
             int rows = m - i0 < R ? (int)(m - i0) : R;
             v8 s[TILE_VECTORS][4] = {{BCAST(0.0f)}}; /* (all set below; the initialiser quiets a false maybe-uninitialized) */
             for (int i = 0; i < R; i++)
                 for (int v = 0; v < V; v++) s[i][v] = i < rows ? *(const v8 *)(part + (i0 + i) * n + 8 * v) : BCAST(0.0f);
-            const uintptr_t step = next < (uintptr_t)(j->a + s0 * m) + 2 * sizeof(float) * (size_t)(SUM_SUB * m) ? 64 : 0;
+            const uintptr_t step = ahead < ahead_end ? 64 : 0; /* (a branch-free inner loop) */
             for (int64_t q = s0; q < s1; q++) {
-                __builtin_prefetch((const void *)next);
-                next += step;
+                __builtin_prefetch((const void *)ahead);
+                ahead += step;
                 v8 bq[4];
                 for (int v = 0; v < V; v++) bq[v] = *(const v8 *)(j->b + q * n + 8 * v);
                 const float *aq = j->a + q * m + i0;
