@@ -100,28 +100,6 @@ static inline void row_grad(float *d, int64_t c, int32_t y, float inv, float sha
     d[y] -= share;
 }
 
-double xent_row_v8(const float *z, int64_t c, int32_t y, int64_t counted, float *d)
-{
-    float mx = row_max(z, c);
-    float e[64];
-    double s = row_sum(z, c, mx, d && c <= 64 ? e : NULL);
-    if (d) {
-        float inv = (float)(1.0 / (s * (double)counted));
-        for (int64_t q = 0; q < (c + 7) / 8; q++) {
-            gs_v8f x, dq;
-            if (c <= 64) row_vector(e, c, q, &x);
-            else row_exp(z, c, q, mx, &x);
-            row_vector(d, c, q, &dq);
-            dq += x * inv;
-            store_lanes(d, c, q, &dq);
-        }
-        d[y] -= 1.0f / (float)counted;
-    }
-    gs_v8f lg;
-    GS_LOGF_V8(lg, GS_V8_BCAST((float)s));
-    return (double)lg[0] + mx - z[y];
-}
-
 typedef struct {
     const float *logits;
     int64_t nrows, c, counted, n;
@@ -131,8 +109,9 @@ typedef struct {
     double *term;   /* (n) each listed row's loss, 0 for an unlabelled one */
 } xent_job_t;
 
-/* Listed rows [i0, i0 + nb), nb <= BLOCK: terms, and gradients overwritten. */
-static void xent_block(const xent_job_t *j, int64_t i0, int nb)
+/* Listed rows [i0, i0 + nb), nb <= BLOCK: their terms in term[0, nb), their
+ * gradients overwritten. */
+static void xent_block(const xent_job_t *j, int64_t i0, int nb, double *term)
 {
     float mx[BLOCK], sf[BLOCK] = {1, 1, 1, 1, 1, 1, 1, 1}, share = 1.0f / (float)j->counted;
     double s[BLOCK];
@@ -153,7 +132,7 @@ static void xent_block(const xent_job_t *j, int64_t i0, int nb)
     for (int r = 0; r < nb; r++) {
         int64_t v = j->idx[i0 + r];
         int32_t y = j->label[v];
-        j->term[i0 + r] = y < 0 ? 0.0 : (double)lg[r] + mx[r] - j->logits[v * j->c + y];
+        term[r] = y < 0 ? 0.0 : (double)lg[r] + mx[r] - j->logits[v * j->c + y];
         if (y >= 0 && j->dlogits)
             row_grad(j->dlogits + v * j->c, j->c, y, (float)(1.0 / (s[r] * (double)j->counted)), share);
     }
@@ -170,7 +149,7 @@ static void xent_range(void *ctx, int64_t begin, int64_t end)
             v = next;
         }
     }
-    for (int64_t i = begin; i < end; i += BLOCK) xent_block(j, i, end - i < BLOCK ? (int)(end - i) : BLOCK);
+    for (int64_t i = begin; i < end; i += BLOCK) xent_block(j, i, end - i < BLOCK ? (int)(end - i) : BLOCK, j->term + i);
 }
 
 static void zero_range(void *ctx, int64_t begin, int64_t end)
@@ -194,10 +173,14 @@ double xent_cpu(const float *logits, int64_t nrows, int64_t c, const int32_t *la
     if (dlogits && !j.zero_gaps) gs_parallel_for(nrows * c, 1 << 16, zero_range, dlogits);
     if (counted == 0) return 0;
     double total = 0;
-    if (!j.term) { /* no memory for the terms: one row after another, in the same order */
-        for (int64_t i = 0; i < n; i++)
-            if (label[idx[i]] >= 0)
-                total += xent_row_v8(logits + idx[i] * c, c, label[idx[i]], counted, dlogits ? dlogits + idx[i] * c : NULL);
+    if (!j.term) { /* no memory for the terms: the blocks one after another, each block's terms summed in order */
+        for (int64_t i = 0; i < n; i += BLOCK) {
+            double term[BLOCK];
+            int nb = n - i < BLOCK ? (int)(n - i) : BLOCK;
+            xent_block(&j, i, nb, term);
+            for (int r = 0; r < nb; r++)
+                if (label[idx[i + r]] >= 0) total += term[r];
+        }
         return total / (double)counted;
     }
     gs_parallel_for(n, 1024, xent_range, &j); /* idx lists each row once: the rows' writes are disjoint */

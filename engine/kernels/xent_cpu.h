@@ -14,8 +14,4 @@
 double xent_cpu(const float *logits, int64_t nrows, int64_t c, const int32_t *label, const int32_t *idx, int64_t n,
                 int64_t counted, float *dlogits);
 
-/* gs_xent_row in eight-lane vectors: the same arguments, the same result
- * bit for bit (exposed for the test that checks it). */
-double xent_row_v8(const float *z, int64_t c, int32_t y, int64_t counted, float *d);
-
 #endif
