@@ -229,8 +229,10 @@ static int build_sets(planner_t *s, const int32_t *dep, int64_t ndep, dep_plan_t
         out->nset[k] = w;
     }
     int64_t own_rows = s->hi - s->lo;
-    for (int k = 0; k <= L; k++)
-        for (int64_t i = 0; i < out->nset[k]; i++) *(i < own_rows ? &out->own_cost : &out->rep_cost) += row_cost(s, k, out->set[k][i]);
+    for (int k = 0; k <= L; k++) {
+        for (int64_t i = 0; i < out->nset[k]; i++) *(i < own_rows ? &out->own_cost : &out->rep_level[k]) += row_cost(s, k, out->set[k][i]);
+        out->rep_cost += out->rep_level[k];
+    }
     for (int l = 1; l <= L; l++) {
         out->extra[l - 1] = malloc(sizeof(int32_t) * (size_t)(ndep + 1));
         if (!out->extra[l - 1]) return -1;

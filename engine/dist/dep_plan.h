@@ -64,6 +64,7 @@ typedef struct {
     double t_r[DEP_MAX_HOPS + 1];     /* sum of t_r^l over R^l, as measured when each was cached */
     double t_c[DEP_MAX_HOPS + 1];     /* |C^l| t_c^l */
     double own_cost, rep_cost;        /* the forward compute of owned rows and of replicated rows (the model's seconds) */
+    double rep_level[DEP_MAX_HOPS + 1]; /* rep_cost by level k = 0..L: what the overlap can hide an exchange behind */
     double cache_bytes;               /* size({R}): replicated rows' values and gradients, features */
     int mem_stopped;                  /* the memory limit ended caching early */
     const char *choice;               /* hybrid's own split: which plan won (NULL otherwise) */

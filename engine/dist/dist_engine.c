@@ -104,6 +104,7 @@ int dist_engine_open(dist_engine_t *de, dist_comm_t *comm, int rank, int nranks,
     memset(de, 0, sizeof *de);
     de->kp = kplace_host(), de->comm = comm, de->rank = rank, de->nranks = nranks, de->bounds = bounds;
     de->nhops = plan->nhops, de->pending_key = -1, de->bwd_key = -1, de->ring = de->overlap = 1;
+    memcpy(de->rep_s, plan->rep_level, sizeof de->rep_s);
     int64_t own = bounds[rank + 1] - bounds[rank];
     for (int h = 1; h <= plan->nhops; h++) {
         dist_route_t *rt = &de->route[h];
@@ -271,17 +272,28 @@ static void wait_until(dist_engine_t *de, double t0, double last)
     } else {
         de->ctr.hidden_s += fmax(0, last - t0);
     }
+    de->sync_t = de->clock->now;
 }
 
 /* Backward: the gradients sent at t0 are all in at `last`; their gather
  * ends at `end`, `compute` of it still to be charged by the executor, so
  * the clock moves to what makes the op end at the later of the two. */
-static void wait_grads(dist_engine_t *de, double t0, double last, double end, double compute)
+static void wait_grads(dist_engine_t *de, double t0, double last, double end, double compute, double replicas)
 {
     if (!de->clock) return;
+    double beside = fmin(replicas, fmax(0, last - end)); /* the replicated rows' backward, run while they travel */
     de->ctr.comm_s += fmax(0, last - t0);
-    de->ctr.hidden_s += fmax(0, fmin(last, end) - t0);
-    if (last > end) de->ctr.stall_s += last - end, de->clock->now = fmax(de->clock->now, last - compute);
+    de->ctr.hidden_s += fmax(0, fmin(last, end) - t0) + beside;
+    if (last - beside > end) de->ctr.stall_s += last - beside - end, de->clock->now = fmax(de->clock->now, last - beside - compute);
+    de->sync_t = de->clock->now;
+}
+
+/* With overlap on, the seconds of level k's replicated rows that can run
+ * beside the exchange of the level's value or its gradient (0 off the
+ * clock or with overlap off). */
+static double replicas_s(const dist_engine_t *de, int k)
+{
+    return de->clock && de->overlap && k >= 0 && k <= DEP_MAX_HOPS ? de->rep_s[k] : 0;
 }
 
 /* Forward: the owners' rows of value v into this rank's mirror rows. */
@@ -305,13 +317,13 @@ static int src_ready(void *self, exec_t *ex, int v, int hop, int gathered, gs_er
         b->recv_bytes[p] = 4 * (rt->recv_off[p + 1] - rt->recv_off[p]) * cols;
     }
     send_order(de, b);
-    double t0 = de->clock ? de->clock->now : 0;
+    double now = de->clock ? de->clock->now : 0, t0 = now - fmin(replicas_s(de, hop - 1), fmax(0, now - de->sync_t)); /* once the owned rows are done */
     stamp_sends(de, b, t0, rt->nsend);
     int rc = dist_batch_post(de->comm, b, err);
     if (rc) return rc;
     count_sends(de, b, hop, 0);
     if (gathered && de->overlap) { /* the gather waits for each owner's rows itself */
-        de->pending_key = 2 * v, de->pending_hop = hop, de->pending_t0 = t0;
+        de->pending_key = 2 * v, de->pending_hop = hop, de->pending_t0 = now, de->pending_sent = t0;
         return GS_OK;
     }
     if ((rc = dist_batch_wait(de->comm, b, err))) return rc;
@@ -376,12 +388,13 @@ static int overlapped_gather(dist_engine_t *de, const gather_call_t *c, gs_err_t
         }
     }
     if (de->clock) { /* the executor charges the gather's compute after this; the rest of t is waiting */
-        double last = de->pending_t0;
+        double last = de->pending_sent;
         for (int i = 0; i < np; i++) last = fmax(last, arrive[peers[i]]);
-        de->ctr.comm_s += last - de->pending_t0;
+        de->ctr.comm_s += last - de->pending_sent;
         double stall = fmax(0, (t - de->pending_t0) - busy);
-        de->ctr.stall_s += stall, de->ctr.hidden_s += fmax(0, (last - de->pending_t0) - stall);
+        de->ctr.stall_s += stall, de->ctr.hidden_s += fmax(0, (last - de->pending_sent) - stall);
         de->clock->now += stall;
+        de->sync_t = de->clock->now + busy; /* the executor charges busy next */
     }
     return rc;
 }
@@ -418,7 +431,7 @@ static int src_grad_ready(void *self, exec_t *ex, int v, int hop, gs_err_t *err)
     if (rc) return rc;
     count_sends(de, b, hop, 1);
     double arrive[DIST_MAX_RANKS];
-    wait_grads(de, t0, arrivals(de, b, arrive, hop, 1), end, compute);
+    wait_grads(de, t0, arrivals(de, b, arrive, hop, 1), end, compute, replicas_s(de, hop - 1));
     double added = 0;
     for (int p = 0; p < de->nranks; p++) {
         if (p == de->rank) continue;
@@ -511,7 +524,7 @@ int dist_engine_allreduce(dist_engine_t *de, void *buf, int64_t count, int f64, 
         if (rc) return rc;
         double bytes = (double)count * (f64 ? 8 : 4), s = net_allreduce_s(&de->nic.net, de->nranks, bytes);
         if (de->nranks > 1) s += 2.0 * nic_load_s(&de->nic, bytes); /* off the GPU and back */
-        de->clock->now = t + s;
+        de->clock->now = de->sync_t = t + s;
         de->ctr.allreduce_s += s;
         log_allreduce(de, t, t + s, bytes);
     }

@@ -15,6 +15,15 @@
  *             chunks' share of the gather's backward is done (NeutronStar
  *             schedules those compute tasks first), and the rest of the
  *             gather computes while they travel.
+ * Overlap on also runs the DepCache tasks beside the messages, as
+ * NeutronStar's Fig. 8 schedules them: on the clock, a value's forward
+ * messages leave once its owned rows are computed, so its replicated rows'
+ * share of the level's compute (the plan's rep_level, bounded by the time
+ * since the last exchange ended) runs while they travel; in the backward,
+ * the replicated rows' share of the level's backward (taken as its forward
+ * cost) runs while the gradients travel. The executor itself computes the
+ * level's rows in one op each (the same values in any order), so this is
+ * the schedule the clock models, not the order the host runs.
  * Send buffers are packed at positions fixed when the routes are built,
  * from the peers' requested row lists, so packing threads never contend.
  * Sends are posted in ring order (rank i sends its j-th chunk to
@@ -91,9 +100,14 @@ typedef struct dist_engine {
     int host_cores;  /* the node's host cores (enqueueing threads) */
     nic_t nic;
     vclock_t *clock; /* the rank's emulated clock (shared with its executor), or NULL */
-    /* the forward exchange an overlapped gather is waiting for */
+    /* the forward exchange an overlapped gather is waiting for: when its
+     * gather's compute may start, and when its messages left */
     int pending_key, pending_hop;
-    double pending_t0;
+    double pending_t0, pending_sent;
+    /* with overlap, the plan's seconds of each level's replicated rows
+     * (dep_plan_t.rep_level), computed while that level's exchange travels */
+    double rep_s[DEP_MAX_HOPS + 1];
+    double sync_t;   /* when the last exchange or all-reduce ended on the clock */
     /* the last backward gather (its sources' gradient key): when it began, its
      * span, its compute (the executor charges it), the mirror chunks' share */
     int bwd_key, bwd_hop;

@@ -70,6 +70,9 @@ static void test_algorithm_4_by_hand(void **state)
     assert_int_equal(plan.set[1][3], 3);
     assert_int_equal(plan.nset[0], 5); /* and its in-neighbours 3, 4 at level 0 */
     assert_int_equal(plan.nextra[0] + plan.nextra[1], 0);
+    /* the replicated rows' compute by level (what --overlap runs beside the messages): vertex 3 at level 1 */
+    assert_true(fabs(plan.rep_level[1] - 70e-9) < 1e-15);
+    assert_true(plan.rep_level[0] == 0 && plan.rep_level[2] == 0 && plan.rep_cost == plan.rep_level[1]);
     dep_plan_free(&plan);
     p.tc = 6.5e-9; /* t_c^2 = 65 ns: communicating is cheaper at hop 2 */
     assert_int_equal(dep_plan(&g, &p, &plan, &err), GS_OK);
@@ -80,6 +83,7 @@ static void test_algorithm_4_by_hand(void **state)
     assert_int_equal(plan.nset[1], 3);
     assert_int_equal(plan.nset[0], 4); /* vertex 3's features, for hop 1 */
     assert_true(fabs(plan.t_c[2] - 65e-9) < 1e-15);
+    assert_true(plan.rep_level[1] == 0 && plan.rep_cost == 0);
     dep_plan_free(&plan);
     graph_free(&g);
 }
