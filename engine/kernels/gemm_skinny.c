@@ -9,6 +9,8 @@
 #include "stream_store.h"
 
 #define NARROW 32
+#define WIDE_MAX 128 /* NN in 32-column panels up to this width, */
+#define WIDE_K 512   /* and this depth (past them OpenBLAS's packed kernels are as fast or faster here) */
 #define ROW_GRAIN 256
 #define SUM_ROWS_MAX 512 /* A^T B's narrow output: at most this many rows */
 
@@ -34,34 +36,60 @@ typedef struct {
 
 #define TILE_VECTORS 12 /* accumulators a tile holds in registers (of 16) */
 
-/* C rows [r0, r1) of C (+)= A B with V = n / 8 vectors a row (n <= 32):
- * R = 12 / V rows at a time in registers, so each row of B is loaded once
- * for R; each element summed over k in order. */
+/* C rows [r0, r1) of C (+)= A B in panels of 8 V columns (V = n / 8 for
+ * n <= 32, else 4), R = 12 / V rows at a time in registers, so each row of
+ * a panel of B is loaded once for R rows; each element summed over k in
+ * order. Rows go in blocks of NN_BLOCK, each block panel by panel, so a
+ * panel of B stays in L1 across the block's tiles. A fresh output bigger
+ * than the caches is written with non-temporal stores. */
+#define NN_BLOCK 48 /* a multiple of every R (12, 6, 4, 3) */
+
+static inline __attribute__((always_inline)) void nn_tile(const rows_job_t *j, int64_t r, int rows, int64_t x, int stream, const int V)
+{
+    const int64_t k = j->k, n = j->n;
+    const int R = TILE_VECTORS / V;
+    const float *ar[TILE_VECTORS];
+    for (int i = 0; i < R; i++) ar[i] = j->a + (r + (i < rows ? i : 0)) * k;
+    v8 s[TILE_VECTORS][4] = {{BCAST(0.0f)}}; /* (all set below; the initialiser quiets a false maybe-uninitialized) */
+    for (int i = 0; i < R; i++)
+        for (int v = 0; v < V; v++) s[i][v] = j->acc && i < rows ? *(const v8 *)(j->c + (r + i) * n + x + 8 * v) : BCAST(0.0f);
+    for (int64_t q = 0; q < k; q++) {
+        v8 bq[4];
+        for (int v = 0; v < V; v++) bq[v] = *(const v8 *)(j->b + q * n + x + 8 * v);
+        for (int i = 0; i < R; i++) {
+            float a1 = ar[i][q];
+            v8 av = BCAST(a1);
+            for (int v = 0; v < V; v++) s[i][v] = MADD(av, bq[v], s[i][v]);
+        }
+    }
+    for (int i = 0; i < rows; i++)
+        for (int v = 0; v < V; v++) {
+            float *cv = j->c + (r + i) * n + x + 8 * v;
+            if (stream)
+                GS_STREAM_STORE8(cv, s[i][v]);
+            else
+                *(v8 *)cv = s[i][v];
+        }
+}
+
 static inline __attribute__((always_inline)) void nn_rows(const rows_job_t *j, int64_t r0, int64_t r1, const int V)
 {
-    const int64_t k = j->k, n = 8 * V;
+    const int64_t k = j->k, n = j->n;
     const int R = TILE_VECTORS / V;
-    for (int64_t r = r0; r < r1; r += R) {
-        int rows = r1 - r < R ? (int)(r1 - r) : R;
-        v8 s[TILE_VECTORS][4] = {{BCAST(0.0f)}}; /* (all set below; the initialiser quiets a false maybe-uninitialized) */
-        for (int i = 0; i < R; i++)
-            for (int v = 0; v < V; v++) s[i][v] = j->acc && i < rows ? *(const v8 *)(j->c + (r + i) * n + 8 * v) : BCAST(0.0f);
-        const float *ar[TILE_VECTORS];
-        for (int i = 0; i < R; i++) ar[i] = j->a + (r + (i < rows ? i : 0)) * k;
-        if (r + 2 * R <= r1) /* the next tile's rows, read a column at a time, which the hardware does not prefetch */
-            for (int64_t x = 0; x < R * k; x += 16) __builtin_prefetch(j->a + (r + R) * k + x);
-        for (int64_t q = 0; q < k; q++) {
-            v8 bq[4];
-            for (int v = 0; v < V; v++) bq[v] = *(const v8 *)(j->b + q * n + 8 * v);
-            for (int i = 0; i < R; i++) {
-                float a1 = ar[i][q];
-                v8 av = BCAST(a1);
-                for (int v = 0; v < V; v++) s[i][v] = MADD(av, bq[v], s[i][v]);
+    const int stream = !j->acc && gs_stream_output(j->c, j->m * n);
+    for (int64_t blk = r0; blk < r1; blk += NN_BLOCK) {
+        int64_t end = r1 - blk < NN_BLOCK ? r1 : blk + NN_BLOCK;
+        for (int64_t x = 0; x < n; x += 8 * V)
+            for (int64_t r = blk; r < end; r += R) {
+                /* the next tile's rows, read a column at a time, which the hardware does not prefetch: in the
+                 * block's first panel, and from the next block in its last (later panels find them cached) */
+                int64_t next = r + R;
+                if (next + R <= r1 && ((x == 0 && next < end) || (x + 8 * V >= n && next >= end)))
+                    for (int64_t y = 0; y < R * k; y += 16) __builtin_prefetch(j->a + next * k + y);
+                nn_tile(j, r, end - r < R ? (int)(end - r) : R, x, stream, V);
             }
-        }
-        for (int i = 0; i < rows; i++)
-            for (int v = 0; v < V; v++) *(v8 *)(j->c + (r + i) * n + 8 * v) = s[i][v];
     }
+    if (stream) GS_STREAM_FENCE();
 }
 
 static void nn_8(void *ctx, int64_t r0, int64_t r1) { nn_rows(ctx, r0, r1, 1); }
@@ -172,10 +200,10 @@ static int gemm_tn_sum(int64_t m, int64_t n, int64_t k, const float *a, const fl
 int k_gemm_skinny(int trans_a, int trans_b, int64_t m, int64_t n, int64_t k, const float *a, const float *b, float *c, int acc)
 {
     /* by shape alone, never by m: a streamed run's row chunks must take the path the whole product takes */
-    if (!trans_a && !trans_b && n <= NARROW && n % 8 == 0) {
+    if (!trans_a && !trans_b && n % 8 == 0 && (n <= NARROW || (n % NARROW == 0 && n <= WIDE_MAX && k <= WIDE_K))) {
         rows_job_t j = {a, b, c, m, n, k, acc};
         gs_range_fn fn[] = {nn_8, nn_16, nn_24, nn_32};
-        gs_parallel_for(m, ROW_GRAIN, fn[n / 8 - 1], &j);
+        gs_parallel_for(m, ROW_GRAIN, fn[(n <= NARROW ? n : NARROW) / 8 - 1], &j);
         return 1;
     }
     if (!trans_a && trans_b && k <= NARROW && n % 64 == 0) {

@@ -160,7 +160,8 @@ static int gemm_shape_matches(int ta, int tb, int64_t m, int64_t n, int64_t k)
 }
 
 /* The narrow products (gemm_skinny.h) at each of their shapes, around
- * their tiles and blocks: the last layer forward (NN), its input gradient
+ * their tiles and blocks: the last layer forward (NN) and the wide NN in
+ * panels (row chunks bitwise the whole product), its input gradient
  * (NT, with the non-temporal stores of an output over 16 MB) and its weight
  * gradient (TN, over several 1024-row blocks, the same bits on one thread
  * and on two). */
@@ -175,6 +176,23 @@ static void test_gemm_skinny(void **state)
     assert_true(gemm_shape_matches(0, 1, 41, 128, 32));
     assert_true(gemm_shape_matches(0, 1, 32768 + 3, 128, 16)); /* 16 MB of output: streamed stores */
     assert_false(gemm_shape_matches(0, 0, 9, 12, 5));          /* not a narrow shape: OpenBLAS */
+    assert_true(gemm_shape_matches(0, 0, 101, 64, 50));        /* wide NN: two 32-column panels */
+    assert_true(gemm_shape_matches(0, 0, 53, 128, 128));       /* four, over two 48-row blocks and a tail */
+    assert_true(gemm_shape_matches(0, 0, 32768 + 5, 128, 16)); /* 16 MB of output: streamed stores */
+    assert_false(gemm_shape_matches(0, 0, 20, 160, 8));        /* wider than the panels go: OpenBLAS */
+    assert_false(gemm_shape_matches(0, 0, 20, 64, 600));       /* deeper: OpenBLAS */
+    { /* a streamed run's row chunks get the whole product's bits (each row summed over k in order) */
+        enum { WM = 301, WN = 128, WK = 96 };
+        float *wa = malloc(sizeof(float) * WM * WK), *wb = malloc(sizeof(float) * WK * WN);
+        float *w1 = malloc(sizeof(float) * WM * WN), *w2 = malloc(sizeof(float) * WM * WN);
+        assert_true(wa && wb && w1 && w2);
+        tu_fill(wa, WM * WK, 10), tu_fill(wb, WK * WN, 11);
+        k_gemm(0, 0, WM, WN, WK, wa, wb, w1, 0);
+        for (int64_t r = 0, len = 1; r < WM; r += len, len = len * 3 % 53 + 1)
+            k_gemm(0, 0, r + len <= WM ? len : WM - r, WN, WK, wa + r * WK, wb, w2 + r * WN, 0);
+        assert_memory_equal(w1, w2, sizeof(float) * WM * WN);
+        free(wa), free(wb), free(w1), free(w2);
+    }
     enum { M = 128, NN = 16, K = 3000 };
     float *a = malloc(sizeof(float) * M * K), *b = malloc(sizeof(float) * K * NN), c1[M * NN], c2[M * NN];
     tu_fill(a, M * K, 8), tu_fill(b, K * NN, 9);
