@@ -62,6 +62,7 @@ int gen_graph(dataset_t *d, const gen_params_t *p, gs_err_t *err)
     if (rc) return rc;
     if (p->like[0]) snprintf(d->name, sizeof d->name, "like-%s-n%lld", p->like, (long long)n);
     else snprintf(d->name, sizeof d->name, "gen-n%lld-d%g%s", (long long)n, p->avg_degree, p->hubs_first ? "-hubs" : "");
+    if (p->local) snprintf(d->name + strlen(d->name), sizeof d->name - strlen(d->name), "-local");
     d->n = n, d->f = p->feats, d->c = c;
     d->label = malloc(sizeof(int32_t) * (size_t)n);
     double *w = malloc(sizeof(double) * (size_t)n);
@@ -70,7 +71,7 @@ int gen_graph(dataset_t *d, const gen_params_t *p, gs_err_t *err)
     uint64_t *keys = malloc(sizeof(uint64_t) * (size_t)(target * 2 + 16));
     if (!d->label || !w || !all.ids || !all.cum || !cls || !keys) goto oom;
     for (int64_t v = 0; v < n; v++) {
-        d->label[v] = (int32_t)(gs_hash3(p->seed, 1, (uint64_t)v) % (uint64_t)c);
+        d->label[v] = p->local ? (int32_t)(v * c / n) : (int32_t)(gs_hash3(p->seed, 1, (uint64_t)v) % (uint64_t)c);
         w[v] = pow(unit(gs_hash3(p->seed, 2, (uint64_t)v)), -1.0 / 1.5); /* Pareto, degree exponent 2.5 */
         cls[d->label[v]].n++;
     }
@@ -80,7 +81,13 @@ int gen_graph(dataset_t *d, const gen_params_t *p, gs_err_t *err)
         if (!cls[k].ids || !cls[k].cum) goto oom;
         cls[k].n = 0;
     }
-    if (p->hubs_first) qsort(w, (size_t)n, sizeof *w, cmp_desc);
+    for (int64_t v = 0; p->hubs_first && v < n;) { /* the whole range, or each class's with local */
+        int64_t end = p->local ? v : n;
+        while (end < n && d->label[end] == d->label[v]) /* with local, a class's range */
+            end++;
+        qsort(w + v, (size_t)(end - v), sizeof *w, cmp_desc);
+        v = end;
+    }
     double acc = 0;
     for (int64_t v = 0; v < n; v++) {
         acc += w[v];
@@ -129,9 +136,9 @@ typedef struct {
 static const gen_key_t gen_keys[] = {
     {"nodes", 2, (double)GS_MAX_NODES, 1}, {"degree", 1e-6, 1e6, 0}, {"feats", 1, 65536, 1},
     {"classes", 2, 1024, 1},               {"seed", 0, 9e18, 1},     {"hubs", 0, 1, 1},
-    {"scale", 1e-9, 16, 0},
+    {"scale", 1e-9, 16, 0},                {"local", 0, 1, 1},
 };
-#define GEN_KEYS "nodes, degree, feats, classes, seed, hubs, like, scale"
+#define GEN_KEYS "nodes, degree, feats, classes, seed, hubs, local, like, scale"
 
 static void gen_set(gen_params_t *p, int k, double v)
 {
@@ -142,7 +149,8 @@ static void gen_set(gen_params_t *p, int k, double v)
     case 3: p->classes = (int64_t)v; break;
     case 4: p->seed = (uint64_t)v; break;
     case 5: p->hubs_first = (int)v; break;
-    default: p->scale = v; break;
+    case 6: p->scale = v; break;
+    default: p->local = (int)v; break;
     }
 }
 

@@ -4,8 +4,14 @@
  * its class (homophily); features are a class centroid plus Gaussian noise,
  * so a GNN beats a feature-only classifier. By default ids carry no
  * degree order; hubs_first numbers the heaviest vertices first, so equal
- * vertex ranges hold very unequal edge counts (the partitioners' case). Everything is a hash of the
- * seed, so the same parameters give the same graph on every machine. */
+ * vertex ranges hold very unequal edge counts (the partitioners' case).
+ * local numbers each class's vertices together (class k takes the k-th
+ * of C equal id ranges), so 80% of the edges join ids in one range, as a
+ * crawl of a graph with communities numbers neighbours near each other
+ * (the locality selective scheduling and DepComm profit from on crawled
+ * graphs); with hubs_first too, each range is in decreasing expected
+ * degree. Everything is a hash of the seed, so the same parameters give
+ * the same graph on every machine. */
 #ifndef GS_GENERATOR_H
 #define GS_GENERATOR_H
 
@@ -20,6 +26,7 @@ typedef struct {
     int64_t classes;    /* C */
     uint64_t seed;
     int hubs_first;     /* 1: ids in decreasing expected degree (as a crawl numbers the hubs it meets first) */
+    int local;          /* 1: each class's vertices numbered together (a crawl's locality) */
     char like[24];      /* the paper's dataset whose shape this is (gen_like.h), "" for none */
     double scale;       /* the shape's vertices times this (its average degree kept) */
     int structure_only; /* 1: the features stay zero pages, never written (--simulate) */
@@ -27,7 +34,7 @@ typedef struct {
 
 int gen_graph(dataset_t *d, const gen_params_t *p, gs_err_t *err);
 
-/* The generator as a dataset name: "gen:nodes=N,degree=D,feats=F,classes=C,seed=S,hubs=0|1"
+/* The generator as a dataset name: "gen:nodes=N,degree=D,feats=F,classes=C,seed=S,hubs=0|1,local=0|1"
  * (any subset, in any order; the rest take gnnscope gen's defaults), or
  * "gen:like=NAME[,scale=S]" for a paper's dataset by shape (gen_like.h),
  * which the other keys may override; scale multiplies the vertices. */

@@ -23,9 +23,10 @@
  * gradient 7.5-9.5 ms -> 5.9-6.5 ms; weight gradient 7-8 ms (OpenBLAS
  * 10-21 ms). Wide NN at 120K x 128 x 128: 36-40 ms against OpenBLAS's
  * 42-62 ms in the same runs (at k = 256 and n = 256 OpenBLAS was as fast
- * or faster, hence the limits). The path is chosen by the shape's narrow sides alone and each
- * NN/NT output row depends on its own input row only, so the streaming
- * engine's row chunks get the same bits as the whole product. */
+ * or faster, hence the limits). The path is chosen by n and k alone (never
+ * by m) and each NN/NT output row depends on its own input row only, so
+ * the streaming engine's row chunks get the same bits as the whole
+ * product. */
 #ifndef GS_GEMM_SKINNY_H
 #define GS_GEMM_SKINNY_H
 

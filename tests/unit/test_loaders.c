@@ -490,6 +490,42 @@ static void test_generator(void **state)
     free(dir);
 }
 
+/* local=1 numbers each class's vertices together: classes are id ranges,
+ * so most edges (the homophilous 80%) join ids of one range of n / C,
+ * where random numbering spreads them; with hubs=1 each range is in
+ * decreasing expected degree; the key parses and is refused out of range. */
+static void test_generator_local_ids(void **state)
+{
+    (void)state;
+    gen_params_t p = {.nodes = 4000, .avg_degree = 16, .feats = 4, .classes = 8, .seed = 3, .local = 1};
+    dataset_t d;
+    gs_err_t err;
+    double near[2];
+    for (int local = 0; local < 2; local++) {
+        p.local = local;
+        assert_int_equal(gen_graph(&d, &p, &err), GS_OK);
+        int64_t in_range = 0;
+        for (int64_t i = 0; i < d.npairs; i++) in_range += d.pair_src[i] / 500 == d.pair_dst[i] / 500;
+        near[local] = (double)in_range / (double)d.npairs;
+        for (int64_t v = 0; local && v < d.n; v++) assert_int_equal(d.label[v], v / 500);
+        if (local) assert_string_equal(d.name, "gen-n4000-d16-local");
+        dataset_free(&d);
+    }
+    assert_true(near[1] > 0.75 && near[0] < 0.25);
+    p.hubs_first = 1;
+    assert_int_equal(gen_graph(&d, &p, &err), GS_OK);
+    int64_t deg[4000] = {0}, first = 0, last = 0;
+    for (int64_t i = 0; i < d.npairs; i++) deg[d.pair_src[i]]++, deg[d.pair_dst[i]]++;
+    for (int k = 0; k < 8; k++)
+        for (int v = 0; v < 50; v++) first += deg[500 * k + v], last += deg[500 * k + 450 + v];
+    assert_true(first > 4 * last); /* each range's hubs first */
+    dataset_free(&d);
+    assert_int_equal(gen_parse_spec("gen:nodes=100,local=1", &p, &err), GS_OK);
+    assert_true(p.local == 1 && p.nodes == 100);
+    assert_int_equal(gen_parse_spec("gen:local=2", &p, &err), GS_EINPUT);
+    assert_non_null(strstr(err.msg, "local=2 is not an integer in [0, 1]"));
+}
+
 /* The generator's guide table (gen_draw.c) picks the vertex a plain binary
  * search over the cumulative weights picks, for every u, on a power-law
  * weight vector with ties and zero weights, at the buckets' edges too. */
@@ -567,6 +603,7 @@ int main(void)
         cmocka_unit_test(test_damaged_cache_is_refused_and_rebuilt),
         cmocka_unit_test(test_generator),
         cmocka_unit_test(test_generator_like_a_paper),
+        cmocka_unit_test(test_generator_local_ids),
         cmocka_unit_test(test_guide_sampling_is_the_binary_search),
     };
     return cmocka_run_group_tests_name("loaders", tests, setup, teardown);
