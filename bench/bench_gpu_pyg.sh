@@ -7,8 +7,10 @@
 # Bar: gnnscope's median epoch time <= 0.5x PyG's.
 # Out of core first: --device-mem at 25% of N x 256 x 4 x 3 bytes (three hidden-width tensors),
 # epoch time against max(H2D bytes / measured H2D bandwidth, in-memory epoch).
-# PEER=0 skips the peer (the out-of-core part alone); OOC_TRACE=FILE traces
-# the out-of-core run.
+# PART=ours runs gnnscope alone (in memory, then out of core); PART=peer the
+# peer alone, against the ours.json a PART=ours run left in WORKDIR (so a
+# batch can put other steps between them); the default runs both.
+# OOC_TRACE=FILE traces the out-of-core run.
 # Usage: bench/bench_gpu_pyg.sh [WORKDIR]   (python: $GNNSCOPE_PY)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -23,6 +25,8 @@ export GNNSCOPE_CACHE_DIR="$work/cache"
 g="$work/gen-$nodes-$degree"
 [ -f "$g/node-label.csv.gz" ] || ./gnnscope gen --nodes "$nodes" --avg-degree "$degree" --feats 128 --classes 16 --seed 1 --out "$g"
 args=(--dataset "$g" --model gcn --layers 2 --hidden 256 --dropout 0.5 --lr 0.01 --weight-decay 5e-4 --epochs "$epochs")
+part=${PART:-all}
+if [ "$part" != peer ]; then
 ours=$(./gnnscope train "${args[@]}" --backend cuda --json --quiet | tail -n 1)
 echo "$ours" >"$work/ours.json"
 # out of core: the pinned H2D bandwidth of this machine, then a streamed run at a quarter of the memory
@@ -47,8 +51,10 @@ print(f"out of core: cap {cap/2**20:.0f} MiB per device, {s['chunks']} chunks, H
       f"at {bw/1e9:.1f} GB/s measured; epoch {1e3*epoch:.1f} ms vs 1.3 x max(transfer, in-memory) = {1.3e3*floor:.1f} ms: "
       f"{'PASS' if epoch <= 1.3 * floor else 'FAIL'}")
 PY
+fi
 # the peer last: the slowest part (its loader parses the CSVs), so a time limit cuts it first
-if [ "${PEER:-1}" = 1 ]; then
+if [ "$part" != ours ]; then
+ours=$(cat "$work/ours.json")
 peer=$($py bench/peer_pyg.py "$g" --epochs "$epochs" --hidden 256 | tail -n 1)
 echo "$peer" >"$work/peer.json"
 $py - "$ours" "$peer" <<'PY'

@@ -10,19 +10,27 @@
 #              test binary, racecheck on those with shared-memory kernels;
 #   test-gpu   every op against the CPU reference, 5-epoch losses against
 #              the cpu backend in memory and streamed, CUPTI spans;
+#   overhead   (not by default) a streamed Cora run untraced, traced, and
+#              in fewer chunks: where a streamed epoch's time goes;
 #   streamed   a streamed GPU run with a trace (CUPTI spans tagged with
 #              chunks) and its JSON; then a tmux capture of the workbench;
 #   calibration the same streamed configuration on the virtual clock
 #              (roofline kernels, CAL_TOPOLOGY: h200-pcie5) beside the GPU's;
 #   big-*      the benchmark's graph in GPU memory, traced, beside the same
 #              run simulated on CAL_TOPOLOGY: per-op times (bench/trace_ops.py);
-#   pyg        bench/bench_gpu_pyg.sh: the out-of-core run at a quarter of
-#              the working set, then speed against torch-geometric's GCNConv
-#              (NODES, DEGREE, EPOCHS as there);
-#   ooc-ops    the out-of-core run's time per op (bench/trace_ops.py).
-# STEPS="tests san streamed workbench pyg big" (the default) picks steps;
-# PEER=0 leaves the PyG peer out of pyg.
-# Ends with one line per step: name, exit status, seconds.
+#   peaks      the GPU's measured ceilings (torch): device-to-device copy
+#              bandwidth (bytes read + written), pinned H2D bandwidth;
+#   pyg        bench/bench_gpu_pyg.sh PART=ours: gnnscope in GPU memory,
+#              then out of core at a quarter of the working set (NODES,
+#              DEGREE, EPOCHS as there); ooc-ops: its time per op;
+#   peer       PART=peer: torch-geometric's GCNConv on the same graph, last
+#              (the slowest: its loader parses the CSVs);
+#   oocsan     (not by default) pyg's out-of-core configuration under
+#              compute-sanitizer memcheck, OOC_SAN_NODES vertices.
+# STEPS="tests san streamed workbench pyg big peer" (the default) picks steps.
+# Ends with one line per step: name, exit status, seconds; with PACK=FILE,
+# every log and trace is packed into that one tar.gz (a device call brings
+# back few files), also when the batch is stopped by a signal.
 # Usage: scripts/gpu_batch.sh [OUTDIR]   (default $OUT, else /tmp/gpu-batch)
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -34,15 +42,22 @@ mkdir -p "$work"
 export GNNSCOPE_CACHE_DIR="$work/cache" GNNSCOPE_PY=${GNNSCOPE_PY:-python3} PYTHONUNBUFFERED=1
 export NODES=${NODES:-1000000} DEGREE=${DEGREE:-25} EPOCHS=${EPOCHS:-10}
 export GNNSCOPE_DATA="$root/datasets" # the shipped datasets, wherever the binaries were built
-steps=" ${STEPS:-tests san streamed workbench pyg big} "
+steps=" ${STEPS:-tests san streamed workbench pyg big peer} "
 want() { [[ $steps == *" $1 "* ]]; }
 summary=()
 status=0
+pack() { [ -n "${PACK:-}" ] && tar -czf "$PACK" -C "$(dirname "$out")" "$(basename "$out")" 2>/dev/null; }
+trap pack EXIT
+trap 'exit 143' TERM INT
 step() { # step NAME LIMIT_S CMD...: runs CMD under a time limit, output into OUTDIR/NAME.log and on screen
     local name=$1 limit=$2 t0=$SECONDS
     shift 2
     echo
     echo "== $name: $*"
+    if declare -F "$1" >/dev/null; then # a function of this script: timeout runs programs only
+        export -f "$1"
+        set -- bash -c '"$@"' "$1" "$@"
+    fi
     timeout -k 5 "$limit" "$@" >"$out/$name.log" 2>&1
     local rc=$?
     tail -n 40 "$out/$name.log"
@@ -88,6 +103,7 @@ want san && (ls build/tests/gpu/test_gpu_* | grep -v '\.d$' | sed 's/^/memcheck 
     xargs -P 6 -L 1 bash -c 'sanitize "$0" "$1"' &
 san_pid=$!
 want tests && step test-gpu 300 tests/run.sh build gpu
+wait "$san_pid" # what follows is timed: the sanitizers' runs (6 at once) slowed a streamed Cora epoch 7x
 streamed=(--backend cuda --devices 1 --chunks 8 --subchunks 2 --selective on --epochs 5)
 want streamed && step streamed 90 ./gnnscope train "${streamed[@]}" --trace "$out/streamed.trace.json" --json
 tail -n 1 "$out/streamed.log" >"$out/streamed.json"
@@ -102,25 +118,54 @@ if want workbench && command -v tmux >/dev/null; then
     tmux -L gpu-batch kill-server
 fi
 emulated=(--devices 1 --chunks 8 --subchunks 2 --selective on --epochs 5 --clock virtual --kernel-time roofline --topology "${CAL_TOPOLOGY:-h200-pcie5}")
+# where a streamed GPU epoch's time goes: the same run untraced, traced, and with 4x fewer chunks
+overhead() {
+    for v in "--chunks 8" "--chunks 8 --trace /tmp/overhead.trace.json" "--chunks 2" "--chunks 2 --subchunks 1 --pipeline off"; do
+        # shellcheck disable=SC2086
+        ./gnnscope train --backend cuda --devices 1 $v --selective on --epochs 5 --json --quiet | tail -n 1 |
+            python3 -c "import json,sys; d=json.load(sys.stdin); print('$v:', 'epochs ms', [round(x, 1) for x in d['epochs_ms']], 'h2d', d['h2d_bytes'], 'busy', d.get('gpu_measured', {}).get('busy'))"
+    done
+}
+want overhead && step overhead 60 overhead
 want streamed && step emulated 90 ./gnnscope train "${emulated[@]}" --json
 tail -n 1 "$out/emulated.log" >"$out/emulated.json"
 want streamed && step calibration 30 ./gnnscope compare "$out/emulated.json" "$out/streamed.json"
-wait "$san_pid"
 for f in $(ls "$out"/san-*.log 2>/dev/null); do
     summary+=("$(printf '%-34s %s' "$(basename "$f" .log)" "$(tail -n 1 "$f")  $(grep -m1 -E 'ERROR SUMMARY|error' "$f")")")
     tail -n 1 "$f" | grep -q "exit 0" || status=1
 done
 wait "$gen_pid"
 tail -n 2 "$out/gen.log"
-if want big; then # the calibration before the benchmark: its peer is the slowest step
+want pyg && step peaks 60 python3 -c "
+import torch
+d = torch.empty(1 << 28, dtype=torch.float32, device='cuda'); e = torch.empty_like(d)
+h = torch.empty(1 << 28, dtype=torch.float32).pin_memory()
+def rate(f, nbytes):
+    for _ in range(3): f()
+    a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    a.record()
+    for _ in range(10): f()
+    b.record(); torch.cuda.synchronize()
+    return 10 * nbytes / (a.elapsed_time(b) / 1e3) / 1e9
+print(f'device copy {rate(lambda: e.copy_(d), 2 * d.numel() * 4):.0f} GB/s (read + written)')
+print(f'pinned H2D {rate(lambda: d.copy_(h, non_blocking=True), h.numel() * 4):.1f} GB/s')"
+want pyg && PART=ours OOC_TRACE="$out/ooc.trace.json" step pyg "${PYG_LIMIT:-240}" bench/bench_gpu_pyg.sh "$work/pyg"
+want pyg && step ooc-ops 60 python3 bench/trace_ops.py "$out/ooc.trace.json" 5
+if want big; then # per-op calibration on the benchmark's graph (its cache now built by pyg)
     big=(--dataset "$g" --model gcn --layers 2 --hidden 256 --epochs 3 --profile on)
     step big-traced 150 ./gnnscope train "${big[@]}" --backend cuda --trace "$out/big-gpu.trace.json" --json
     step big-simulated 120 ./gnnscope train "${big[@]}" --simulate --topology "${CAL_TOPOLOGY:-h200-pcie5}" \
         --trace "$out/big-sim.trace.json" --json
     step big-ops 60 python3 bench/trace_ops.py "$out/big-sim.trace.json" "$out/big-gpu.trace.json" 3
 fi
-want pyg && OOC_TRACE="$out/ooc.trace.json" step pyg "${PYG_LIMIT:-300}" bench/bench_gpu_pyg.sh "$work/pyg"
-want pyg && step ooc-ops 60 python3 bench/trace_ops.py "$out/ooc.trace.json" 5
+want peer && PART=peer step peer "${PEER_LIMIT:-300}" bench/bench_gpu_pyg.sh "$work/pyg"
+# the out-of-core configuration of pyg under memcheck, on a graph made in memory (OOC_SAN_NODES vertices)
+oocsan() {
+    local n=${OOC_SAN_NODES:-2000000}
+    "$san" --tool memcheck --print-limit 4 --error-exitcode 1 ./gnnscope train --dataset "gen:nodes=$n,degree=$DEGREE,feats=128,classes=16,seed=1" \
+        --model gcn --layers 2 --hidden 256 --epochs 1 --backend cuda --device-mem $((n * 256 * 3)) --chunks auto --order metis --json --quiet
+}
+want oocsan && step ooc-memcheck "${OOC_SAN_LIMIT:-150}" oocsan
 echo
 echo "== summary ($out)"
 printf '%s\n' "${summary[@]}"
