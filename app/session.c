@@ -63,6 +63,7 @@ static void publish_run(session_t *s, session_snapshot_t *p)
         session_knob_t *r = &p->knobs[p->nknobs++];
         snprintf(r->name, sizeof r->name, "%s", k[i].name);
         knob_text(&k[i], &t->cfg, &p->facts, r->value, sizeof r->value);
+        r->idle = knob_idle(&k[i], &t->cfg, &p->kind);
     }
 }
 

@@ -19,6 +19,7 @@
 
 typedef struct {
     char name[24], value[48];
+    int idle; /* the run leaves its mechanism unused (a streaming knob of a run in memory) */
 } session_knob_t;
 
 typedef struct {

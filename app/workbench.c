@@ -130,6 +130,7 @@ static void add_knob_row(const session_if_t *s, const session_knob_t *k, view_st
     snprintf(r->value, sizeof r->value, "%s", k->value);
     s->pending(s->self, r->name, r->pending, sizeof r->pending);
     r->key = key_of(k->name);
+    r->idle = k->idle;
 }
 
 /* The knob rows: values in force from the snapshot, pending ones from the

@@ -380,8 +380,10 @@ static void draw_knobs(rect_t r, const view_state_t *v)
         if (k->key) snprintf(name, sizeof name, "[%c]%s", k->key, k->name);
         else snprintf(name, sizeof name, "   %s", k->name);
         char text[128];
-        snprintf(text, sizeof text, "%-13s %s", name, k->value);
+        snprintf(text, sizeof text, "%-13s %s%s", name, k->value, k->idle ? " (idle)" : "");
+        if (k->idle) on(0, A_DIM);
         line(r, i + 1, "%s", text);
+        if (k->idle) off(0, A_DIM);
         int room = r.w - 1 - (int)strlen(text) - 4;
         if (k->pending[0] && room > 0) { /* the value the next epoch brings, in the warning colour */
             on(C_WARN, colors ? 0 : A_BOLD);

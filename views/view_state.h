@@ -21,6 +21,7 @@
 typedef struct {
     char name[24], value[48], pending[96];
     char key; /* the key that cycles it, or 0 */
+    int idle; /* its mechanism unused by the run: drawn dim, marked (idle) */
 } knob_row_t;
 
 typedef struct {

@@ -82,7 +82,8 @@ reopen "$BIN tui --batch-size 64 --fanout 10,5; sleep 30"
 wait_for "epoch [1-9]" || bad "sampled run: no epochs on screen"
 screen_shows "in a sampled run" "sampled batches" "S sample +.*[0-9s]" "R reindex +.*[0-9s]" "K lookup +.*[0-9s]" \
     "T copy +.*[0-9s]" "d0 step +.*[0-9=o-]" "host prep S +[0-9]+% R" "s preprocessing" \
-    && ok "sampled run: S, R, K, T and step lanes with spans, the host's preprocessing busy"
+    "chunks +24 \(idle\)" "fanout +10,5 *$" "topology +pcie-4gpu-2switch *$" \
+    && ok "sampled run: S, R, K, T and step lanes with spans, the host's preprocessing busy; streaming knobs marked idle"
 T send-keys -t tui q
 # a damaged dataset cache: the workbench rebuilds it and says so on its message line
 mkdir -p "$tmp/cache"

@@ -51,6 +51,15 @@ static int wait_epochs(session_t *s, int n)
     return snap.nepochs;
 }
 
+/* The snapshot's row of knob name (the test fails when it is missing). */
+static const session_knob_t *knob_row(const session_snapshot_t *snap, const char *name)
+{
+    for (int i = 0; i < snap->nknobs; i++)
+        if (!strcmp(snap->knobs[i].name, name)) return &snap->knobs[i];
+    fail_msg("no knob row %s", name);
+    return NULL;
+}
+
 static void test_commands_drive_the_engine(void **state)
 {
     (void)state;
@@ -94,7 +103,7 @@ static void test_commands_drive_the_engine(void **state)
     assert_int_equal(session_command(&s, "set swap on", r, sizeof r), 0);
     assert_string_equal(r, "swap = on at the next epoch; note: swap reorders the columns of multidev naive only");
     assert_int_equal(session_command(&s, "set prepro pipelined", r, sizeof r), 0);
-    assert_non_null(strstr(r, "; note: the preprocessing scheduler runs with --batch-size only"));
+    assert_non_null(strstr(r, "; note: the sampler and its preprocessing scheduler run with --batch-size only"));
     /* one that can make things slower points at the counter that shows why (chain with selective: the union rows) */
     assert_int_equal(session_command(&s, "set selective auto", r, sizeof r), 0);
     assert_string_equal(r, "selective = auto at the next epoch; note: with selective scheduling a block passed down a switch "
@@ -116,6 +125,10 @@ static void test_commands_drive_the_engine(void **state)
     assert_int_equal(session_command(&s, "run 2", r, sizeof r), 0);
     wait_idle(&s, &snap);
     assert_int_equal(snap.nepochs, before + 3);
+    /* the workbench's knob rows mark those idle: swap under chain, the sampler without sampling; not the streaming ones */
+    const char *idle[] = {"swap", "prepro", "fanout"}, *live[] = {"fuse", "selective", "devices", "multidev", "lr"};
+    for (int i = 0; i < 3; i++) assert_int_equal(knob_row(&snap, idle[i])->idle, 1);
+    for (int i = 0; i < 5; i++) assert_int_equal(knob_row(&snap, live[i])->idle, 0);
     assert_int_equal(session_command(&s, "get selective", r, sizeof r), 0);
     assert_string_equal(r, "selective = off");
     assert_int_equal(session_command(&s, "set chunks 3", r, sizeof r), 0);
