@@ -37,6 +37,24 @@ int cu_take_error(cu_errors_t *e, gs_err_t *err);
 #else
 #define CU_LAUNCH(kernel, grid, block, shmem, stream, ...) \
     cpurt_launch(#kernel, kernel, (grid), (block), (shmem), (stream), __VA_ARGS__)
+/* The pointers each structure's kernels read, checked at launch by the
+ * CPU test double (cpurt_arg_ok): a chunk gather's, an elementwise op's
+ * (not g, which the kernel points at its by-value graph), that graph's
+ * dropout keys. */
+static inline int cpurt_arg_ok(const kernel_call_t &c)
+{
+    return cpurt_arg_ok(c.ptr) && cpurt_arg_ok(c.orow) && cpurt_arg_ok(c.lidx) && cpurt_arg_ok(c.eid) && cpurt_arg_ok(c.w) &&
+           (!c.typed || cpurt_arg_ok(c.etype)) && cpurt_arg_ok(c.in) && cpurt_arg_ok(c.out);
+}
+static inline int cpurt_arg_ok(const ew_args_t &c)
+{
+    return cpurt_arg_ok(c.a) && cpurt_arg_ok(c.b) && cpurt_arg_ok(c.c) && cpurt_arg_ok(c.y) && cpurt_arg_ok(c.dy) &&
+           cpurt_arg_ok(c.out) && cpurt_arg_ok(c.da) && cpurt_arg_ok(c.db) && cpurt_arg_ok(c.dc) && cpurt_arg_ok(c.mask);
+}
+static inline int cpurt_arg_ok(const graph_t &g)
+{
+    return cpurt_arg_ok(g.orig_id) && cpurt_arg_ok(g.in_src) && cpurt_arg_ok(g.in_dst);
+}
 #endif
 
 /* kops.h's context: a stream and a cuBLAS handle on it, its errors, and

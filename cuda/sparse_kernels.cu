@@ -30,6 +30,14 @@ typedef struct {
     int group;            /* lanes per item (power of two <= 32) */
 } cu_pull_t;
 
+#ifndef __CUDACC__
+static inline int cpurt_arg_ok(const cu_pull_t &p) /* the pointers pull_kernel reads (CU_LAUNCH's check on the CPU) */
+{
+    return cpurt_arg_ok(p.items) && cpurt_arg_ok(p.nbr) && cpurt_arg_ok(p.eid) && cpurt_arg_ok(p.w) && cpurt_arg_ok(p.x) &&
+           cpurt_arg_ok(p.att) && cpurt_arg_ok(p.etype) && cpurt_arg_ok(p.y);
+}
+#endif
+
 template <int VEC>
 __global__ void pull_kernel(cu_pull_t p)
 {

@@ -136,15 +136,30 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end);
  * coordinates set) on st; a bad configuration is the launch's error. */
 void cpurt_enqueue_kernel(const char *name, dim3 grid, dim3 block, size_t shmem, cudaStream_t st, std::function<void()> body);
 
+/* A kernel's pointer must lie in memory a GPU kernel can reach: a live
+ * device allocation or pinned host memory (up to one past its end), or be
+ * NULL. Pageable host memory and freed blocks, where a GPU faults, work on
+ * the CPU; this check makes such a launch fail here as it would there
+ * (cudaErrorIllegalAddress, the kernel and argument named on stderr). A
+ * structure passed by value names the pointers its kernel reads with an
+ * overload of cpurt_arg_ok (cuda_common.h); other arguments pass. */
+int cpurt_kernel_reachable(const void *p);
+void cpurt_bad_kernel_arg(const char *name, int index);
+template <typename T> static inline int cpurt_arg_ok(T *p) { return cpurt_kernel_reachable((const void *)p); }
+template <typename T> static inline int cpurt_arg_ok(const T &) { return 1; }
+
 /* kernel<<<grid, block, shmem, st>>>(args...): the arguments are copied
  * now, as CUDA copies them at the launch, and converted to the kernel's
- * parameter types. */
+ * parameter types; a pointer a GPU could not dereference fails the launch. */
 template <typename... P, typename... A>
 static inline void cpurt_launch(const char *name, void (*kernel)(P...), dim3 grid, dim3 block, size_t shmem, cudaStream_t st,
                                 A &&...args)
 {
     static_assert(sizeof...(P) == sizeof...(A), "kernel launched with the wrong number of arguments");
     std::tuple<typename std::decay<P>::type...> copy(std::forward<A>(args)...);
+    int bad = -1, at = 0;
+    std::apply([&](const auto &...a) { ((bad = bad < 0 && !cpurt_arg_ok(a) ? at : bad, at++), ...); }, copy);
+    if (bad >= 0) return cpurt_bad_kernel_arg(name, bad);
     cpurt_enqueue_kernel(name, grid, block, shmem, st, [kernel, copy]() { std::apply(kernel, copy); });
 }
 

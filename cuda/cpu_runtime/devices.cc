@@ -241,6 +241,23 @@ int cpurt_device_of(const void *p)
     return (uintptr_t)p < it->first + it->second.n ? it->second.dev : -1;
 }
 
+int cpurt_kernel_reachable(const void *p)
+{
+    if (!p) return 1;
+    std::lock_guard<std::mutex> g(rt.lock);
+    auto it = rt.blocks->upper_bound((uintptr_t)p);
+    if (it == rt.blocks->begin()) return 0;
+    --it;
+    return (uintptr_t)p <= it->first + it->second.n;
+}
+
+void cpurt_bad_kernel_arg(const char *name, int index)
+{
+    fprintf(stderr, "cuda test double: kernel %s: argument %d points outside device and pinned memory (a GPU faults there)\n",
+            name, index);
+    cpurt_fail(cudaErrorIllegalAddress);
+}
+
 mem_kind_t cpurt_classify(const void *p, size_t n)
 {
     std::lock_guard<std::mutex> g(rt.lock);

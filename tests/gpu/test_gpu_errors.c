@@ -3,8 +3,9 @@
  * device's cap refuses what would pass it and keeps serving what fits; an
  * allocation larger than the GPU fails without poisoning later work; a
  * copy to memory that was freed is reported by the next sync, naming the
- * copy, and the context works after it; a streamed run whose cap is too
- * small fails with a message, not a crash. Exits 77 when no GPU answers. */
+ * copy, and the context works after it; on the CPU test double, a kernel
+ * given pageable host memory fails its launch as on a GPU; a streamed run
+ * whose cap is too small fails with a message, not a crash. Exits 77 when no GPU answers. */
 #include "gpu_util.h"
 
 static void test_device_mem_past_gpu(void **state)
@@ -71,6 +72,35 @@ static void test_copy_to_freed_memory(void **state)
     K->release(CX, e);
 }
 
+/* On the CPU test double only (a GPU would fault and lose its context): a
+ * kernel given pageable host memory fails its launch, naming the kernel,
+ * as a GPU's would; given device memory, the same launch runs. */
+static void test_kernel_on_host_memory(void **state)
+{
+    (void)state;
+    const char *dbl = getenv("GNNSCOPE_CUDA_TEST_DOUBLE");
+    if (!dbl || strcmp(dbl, "1")) skip();
+    const backend_ops_t *B = cu->backend;
+    backend_t *be;
+    backend_cfg_t cfg = {.ndev = 1, .dev_mem = 1 << 20};
+    gs_err_t err;
+    if (B->open(&be, &cfg, &err)) fail_msg("%s", err.msg);
+    float host[64] = {0};
+    float *d = B->alloc(be, 0, sizeof host), *e = B->alloc(be, 0, sizeof host);
+    assert_true(d && e);
+    chunk_tag_t tag = {-1, PHASE_FWD, -1, -1, -1};
+    kernel_call_t kc = {.id = KERN_ADD, .m = 64, .out = d, .in = host};
+    B->launch(be, 0, &kc, tag);
+    assert_int_equal(B->sync(be, &err), GS_EFAIL);
+    if (!strstr(err.msg, "add")) fail_msg("error does not name the kernel: %s", err.msg);
+    print_message("reported: %s\n", err.msg);
+    kc.in = e;
+    B->launch(be, 0, &kc, tag);
+    if (B->sync(be, &err)) fail_msg("a launch on device memory: %s", err.msg);
+    B->free(be, 0, d, sizeof host), B->free(be, 0, e, sizeof host);
+    B->close(be);
+}
+
 static void test_stream_cap_too_small(void **state)
 {
     (void)state;
@@ -97,6 +127,7 @@ int main(void)
         cmocka_unit_test(test_cap_of_a_logical_device),
         cmocka_unit_test(test_too_large_then_fine),
         cmocka_unit_test(test_copy_to_freed_memory),
+        cmocka_unit_test(test_kernel_on_host_memory),
         cmocka_unit_test(test_stream_cap_too_small),
     };
     return cmocka_run_group_tests(tests, gpu_graph_setup, gpu_graph_teardown);
