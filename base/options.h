@@ -83,6 +83,7 @@ enum {
     OPTF_MODEL = 1, /* shapes the model: `model NAME [OPTION VALUE]...` takes it */
     OPTF_RANKS = 2, /* a streaming-engine flag a distributed run's ranks read too (their clock, the vertex order) */
     OPTF_PATH = 4,  /* OPT_STR with names: a value with a '/' is a file's path instead, which the check reads */
+    OPTF_SAMPLED = 8, /* a streaming-engine flag a sampled run reads too (its steps' modeled GPU and kernel times) */
 };
 
 /* Parses value into base's field. 0, or -1 with why = the reason. */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <iterator>
 #include <map>
 
 #include "internal.h"
@@ -232,23 +233,27 @@ cudaError_t cudaHostAlloc(void **p, size_t bytes, unsigned flags)
 cudaError_t cudaMallocHost(void **p, size_t bytes) { return block_alloc(p, bytes, -1); }
 cudaError_t cudaFreeHost(void *p) { return block_free(p, 1); }
 
+/* The last block starting at or below p (it may end before p), or end();
+ * rt.lock held. */
+static std::map<uintptr_t, block_t>::iterator block_below(const void *p)
+{
+    auto it = rt.blocks->upper_bound((uintptr_t)p);
+    return it == rt.blocks->begin() ? rt.blocks->end() : std::prev(it);
+}
+
 int cpurt_device_of(const void *p)
 {
     std::lock_guard<std::mutex> g(rt.lock);
-    auto it = rt.blocks->upper_bound((uintptr_t)p);
-    if (it == rt.blocks->begin()) return -1;
-    --it;
-    return (uintptr_t)p < it->first + it->second.n ? it->second.dev : -1;
+    auto it = block_below(p);
+    return it != rt.blocks->end() && (uintptr_t)p < it->first + it->second.n ? it->second.dev : -1;
 }
 
 int cpurt_kernel_reachable(const void *p)
 {
     if (!p) return 1;
     std::lock_guard<std::mutex> g(rt.lock);
-    auto it = rt.blocks->upper_bound((uintptr_t)p);
-    if (it == rt.blocks->begin()) return 0;
-    --it;
-    return (uintptr_t)p <= it->first + it->second.n;
+    auto it = block_below(p);
+    return it != rt.blocks->end() && (uintptr_t)p <= it->first + it->second.n;
 }
 
 void cpurt_bad_kernel_arg(const char *name, int index)
@@ -261,9 +266,8 @@ void cpurt_bad_kernel_arg(const char *name, int index)
 mem_kind_t cpurt_classify(const void *p, size_t n)
 {
     std::lock_guard<std::mutex> g(rt.lock);
-    auto it = rt.blocks->upper_bound((uintptr_t)p);
-    if (it == rt.blocks->begin()) return MEM_PAGEABLE;
-    --it;
+    auto it = block_below(p);
+    if (it == rt.blocks->end()) return MEM_PAGEABLE;
     uintptr_t a = it->first, q = (uintptr_t)p;
     if (q >= a + it->second.n + (it->second.n == 0)) return MEM_PAGEABLE;
     if (q + n > a + it->second.n) return MEM_BAD;

@@ -37,7 +37,5 @@ int knob_idle_note(const char *name, const train_cfg_t *next, char *out, size_t 
 int knob_idle(const opt_t *o, const train_cfg_t *c, const run_kind_t *kind)
 {
     int idle = 0;
-    if (!knob_in_force(o, kind)) /* a sampled run's steps run on the topology's first GPU, priced by kernel-time */
-        return !(c->batch_size > 0 && (!strcmp(o->name, "topology") || !strcmp(o->name, "kernel-time")));
-    return why_of(o->name, c, &idle) && idle;
+    return !knob_in_force(o, kind) || (why_of(o->name, c, &idle) && idle);
 }

@@ -20,9 +20,8 @@
 int knob_idle_note(const char *name, const train_cfg_t *next, char *out, size_t n);
 
 /* 1 when knob o's mechanism is unused by a run of this kind under c: a
- * knob not in force for the kind (a streaming knob of a run in memory,
- * except a sampled run's topology and kernel-time, which price its steps),
- * or one of the rules above that leaves it idle. */
+ * knob not in force for the kind (knob_in_force: a streaming knob of a run
+ * in memory), or one of the rules above that leaves it idle. */
 int knob_idle(const opt_t *o, const train_cfg_t *c, const run_kind_t *kind);
 
 #endif

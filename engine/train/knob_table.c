@@ -131,11 +131,11 @@ static const opt_t table[] = {
     {"no-cache", OPT_BOOL, F(no_cache), NULL, NULL, 0, 0, "", "do not read or write the binary dataset cache", NULL, WHEN_START, SCOPE_ANY, 0, 0, 0, NULL, NULL},
     {"devices", OPT_INT, F(devices), NULL, NULL, 1, TOPO_MAX_DEV, "N", "emulated or logical devices", NULL, WHEN_REOPEN, SCOPE_STREAM, 0, 0, .check = check_devices},
     {"device-mem", OPT_SIZE, F(device_mem), NULL, "none", 1024, 1099511627776.0, "BYTES", "memory cap per device", NULL, WHEN_REOPEN, SCOPE_STREAM, 0, 0, .check = check_device_mem},
-    {"topology", OPT_STR, F(topology), NULL, NULL, 0, 0, "NAME|FILE", "the modeled machine: a shipped one (gnnscope topologies) or a machine file", topology_names_joined, WHEN_REOPEN, SCOPE_STREAM, 0, 0, OPTF_PATH | OPTF_RANKS, .check = check_topology},
+    {"topology", OPT_STR, F(topology), NULL, NULL, 0, 0, "NAME|FILE", "the modeled machine: a shipped one (gnnscope topologies) or a machine file", topology_names_joined, WHEN_REOPEN, SCOPE_STREAM, 0, 0, OPTF_PATH | OPTF_RANKS | OPTF_SAMPLED, .check = check_topology},
     {"link-scale", OPT_DOUBLE, F(link_scale), NULL, "auto", 0.01, 1e6, "X", "link bandwidth factor (auto: 1 on the virtual clock, host/GPU FLOP/s on the wall clock)", NULL, WHEN_REOPEN, SCOPE_STREAM, 0, 0, .text = text_link_scale},
     {"links", OPT_CHOICE, F(links_native), "model|native", NULL, 0, 0, "MODE", "native: copies are plain memcpys", NULL, WHEN_REOPEN, SCOPE_STREAM, 0, 0, 0, NULL, NULL},
     {"clock", OPT_CHOICE, F(clock), "virtual|wall", NULL, 0, 0, "CLOCK", "emulated time: the modeled machine's (virtual) or the host's", NULL, WHEN_REOPEN, SCOPE_STREAM, 0, 0, .flags = OPTF_RANKS, .check = check_simulated_clock},
-    {"kernel-time", OPT_CHOICE, F(ktime), "roofline|measured", NULL, 0, 0, "MODEL", "virtual clock: device kernels (a sampled run's steps too) by the GPU's roofline (deterministic) or by measured CPU time; measured times fit DKP's cost model", NULL, WHEN_REOPEN, SCOPE_STREAM, 0, 0, .flags = OPTF_RANKS, .check = check_simulated_clock},
+    {"kernel-time", OPT_CHOICE, F(ktime), "roofline|measured", NULL, 0, 0, "MODEL", "virtual clock: device kernels (a sampled run's steps too) by the GPU's roofline (deterministic) or by measured CPU time; measured times fit DKP's cost model", NULL, WHEN_REOPEN, SCOPE_STREAM, 0, 0, .flags = OPTF_RANKS | OPTF_SAMPLED, .check = check_simulated_clock},
     {"simulate", OPT_BOOL, F(simulate), NULL, NULL, 0, 0, "", "the real schedule on the virtual clock with kernels and copies skipped: emulated times, no losses, paper-size graphs", NULL, WHEN_START, SCOPE_ANY, 0, 0, OPTF_RANKS, NULL, NULL},
     {"chunks", OPT_INT, F(chunks), NULL, "auto", 1, 4096, "P", "vertex intervals (auto: the fewest that fit --device-mem)", NULL, WHEN_REOPEN, SCOPE_STREAM, 0, 0, .check = check_chunks, .text = text_chunks},
     {"order", OPT_CHOICE, F(order), "none|random|metis", NULL, 0, 0, "ORDER", "vertex order before chunking", NULL, WHEN_REOPEN, SCOPE_STREAM, '5', 0, .flags = OPTF_RANKS},
@@ -181,6 +181,7 @@ int knob_applies(const opt_t *o, const run_kind_t *k)
 
 int knob_in_force(const opt_t *o, const run_kind_t *k)
 {
+    if (k->driver == DRIVER_SAMPLED && (o->flags & OPTF_SAMPLED)) return 1;
     int streams = o->scope == SCOPE_STREAM || (o->scope == SCOPE_SPLIT && k->driver != DRIVER_DIST);
     return knob_applies(o, k) && !(streams && k->engine != ENGINE_STREAM);
 }

@@ -38,7 +38,8 @@ const opt_t *knob_find(const char *name);
  * distributed run cannot, a distributed one outside it cannot). */
 int knob_applies(const opt_t *o, const run_kind_t *k);
 /* Whether knob o's value means something in a run of kind k now (a
- * streaming knob only once the run streams). */
+ * streaming knob only once the run streams, or in a sampled run when it
+ * is OPTF_SAMPLED). */
 int knob_in_force(const opt_t *o, const run_kind_t *k);
 /* Parses value into c (a copy of the configuration in force or pending)
  * as knob name, applying its row's rule with the run's facts (NULL: none
