@@ -189,6 +189,7 @@ static void *cb_alloc(backend_t *b, int dev, size_t bytes)
         return NULL;
     }
     b->used[dev] += bytes;
+    if (cu_check_on()) cu_check_alloc(p, bytes ? bytes : 256);
     if (b->used[dev] > b->stats.high_water[dev]) b->stats.high_water[dev] = b->used[dev];
     return p;
 }
@@ -197,6 +198,7 @@ static void cb_free(backend_t *b, int dev, void *p, size_t bytes)
 {
     cudaSetDevice(gpu_of(b, dev));
     cudaFree(p);
+    if (cu_check_on()) cu_check_free(p);
     b->used[dev] -= bytes;
 }
 
@@ -277,6 +279,7 @@ static void cb_copy(backend_t *b, int dev, lane_t lane, int peer, void *dst, con
     host_span_t *span = span_begin(b, dev, lane, tag, lane == LANE_H2D ? "h2d" : lane == LANE_D2H ? "d2h" : "d2d", (double)bytes);
     if (lane == LANE_H2D) {
         h2d_staged(b, dev, dst, src, bytes);
+        if (cu_check_on()) cu_check_h2d(dst, src, bytes, tag, "h2d");
     } else if (lane == LANE_D2H) {
         stage_t *s = &b->d2h[dev];
         for (size_t off = 0; off < bytes; off += STAGE_BYTES) {
@@ -315,6 +318,7 @@ static void cb_copy_rows(backend_t *b, int dev, void *dst, const void *src, size
         stage_queue(b, s, i, st, (char *)dst + (size_t)r0 * row_bytes, (size_t)cnt * row_bytes, 1, "H2D rows");
     }
     span_end(b, dev, LANE_H2D, span);
+    if (cu_check_on()) cu_check_h2d_rows(dst, src, rows, n, row_bytes, tag);
     count(b, dev, LANE_H2D, (double)(row_bytes * (size_t)n));
 }
 
@@ -327,6 +331,7 @@ static void cb_copy_parts(backend_t *b, int dev, void *dst, const copy_part_t *p
     size_t at = 0;
     for (int i = 0; i < n; i++) {
         h2d_staged(b, dev, (char *)dst + at, parts[i].src, parts[i].bytes);
+        if (cu_check_on()) cu_check_h2d((char *)dst + at, parts[i].src, parts[i].bytes, tag, "h2d chunk part");
         at += copy_part_align(parts[i].bytes);
     }
     span_end(b, dev, LANE_H2D, span);
@@ -338,6 +343,7 @@ static void cb_launch(backend_t *b, int dev, const kernel_call_t *call, chunk_ta
     kernel_call_t c = *call;
     cudaSetDevice(gpu_of(b, dev));
     static const char *const names[] = {"chunk_gather", "zero_acc", "gemm", "add"};
+    if (cu_check_on()) cu_check_chunk_call(&c, tag);
     host_span_t *span = span_begin(b, dev, LANE_COMPUTE, tag, names[c.id], 0);
     if (c.id == KERN_GEMM) cu_sgemm(&b->errs, b->blas[dev], c.trans_a, c.trans_b, c.m, c.n, c.k, c.a, c.b, c.out, c.acc);
     else if (c.id == KERN_ADD) cu_add(&b->errs, c.out, c.in, c.m, b->st[dev][LANE_COMPUTE]);

@@ -46,6 +46,33 @@ static inline int cpurt_arg_ok(const kernel_call_t &c)
     return cpurt_arg_ok(c.ptr) && cpurt_arg_ok(c.orow) && cpurt_arg_ok(c.lidx) && cpurt_arg_ok(c.eid) && cpurt_arg_ok(c.w) &&
            (!c.typed || cpurt_arg_ok(c.etype)) && cpurt_arg_ok(c.in) && cpurt_arg_ok(c.out);
 }
+/* Every address a chunk gather (chunk_gather_kernel) will touch, checked
+ * when it is about to run: its offsets, listed rows, edge arrays, the
+ * input rows its indices name and the output rows it adds to. */
+static inline int cpurt_reads_ok(const char *kernel, const kernel_call_t &c)
+{
+    if (c.id != KERN_CHUNK_GATHER || c.nd * c.f == 0) return 1;
+    if (!cpurt_range_ok(c.ptr, sizeof(int64_t) * (size_t)(c.nd + 1))) return cpurt_bad_read(kernel, "ptr", c.ptr, 8 * (c.nd + 1)), 0;
+    if (c.orow && !cpurt_range_ok(c.orow, sizeof(int32_t) * (size_t)c.nd))
+        return cpurt_bad_read(kernel, "orow", c.orow, 4 * (size_t)c.nd), 0;
+    int64_t q0 = c.ptr[0], q1 = c.ptr[c.nd], edges = q1 - q0;
+    if (!cpurt_range_ok(c.lidx + q0, sizeof(int32_t) * (size_t)edges)) return cpurt_bad_read(kernel, "lidx", c.lidx + q0, 4 * edges), 0;
+    if (c.w && !cpurt_range_ok(c.w + q0, sizeof(float) * (size_t)edges)) return cpurt_bad_read(kernel, "w", c.w + q0, 4 * edges), 0;
+    if (c.eid && !cpurt_range_ok(c.eid + q0, sizeof(int32_t) * (size_t)edges)) return cpurt_bad_read(kernel, "eid", c.eid + q0, 4 * edges), 0;
+    int64_t top = -1, ymax = -1, emax = -1;
+    for (int64_t q = q0; q < q1; q++) {
+        top = c.lidx[q] > top ? c.lidx[q] : top;
+        int64_t e = c.eid ? c.eid[q] : q;
+        emax = e > emax ? e : emax;
+    }
+    if (c.typed && emax >= 0 && !cpurt_range_ok(c.etype, sizeof(int32_t) * (size_t)(emax + 1)))
+        return cpurt_bad_read(kernel, "etype", c.etype, 4 * (emax + 1)), 0;
+    for (int64_t r = 0; r < c.nd; r++) ymax = (c.orow ? c.orow[r] : r) > ymax ? (c.orow ? c.orow[r] : r) : ymax;
+    int64_t in_end = top < 0 ? 0 : top * c.in_cols + c.in_cols, out_end = (ymax + 1) * c.out_cols;
+    if (top >= 0 && !cpurt_range_ok(c.in, sizeof(float) * (size_t)in_end)) return cpurt_bad_read(kernel, "in rows", c.in, 4 * in_end), 0;
+    if (!cpurt_range_ok(c.out, sizeof(float) * (size_t)out_end)) return cpurt_bad_read(kernel, "out rows", c.out, 4 * out_end), 0;
+    return 1;
+}
 static inline int cpurt_arg_ok(const ew_args_t &c)
 {
     return cpurt_arg_ok(c.a) && cpurt_arg_ok(c.b) && cpurt_arg_ok(c.c) && cpurt_arg_ok(c.y) && cpurt_arg_ok(c.dy) &&
@@ -174,6 +201,14 @@ void cu_prof_metrics_between(double t0, double t1, gpu_metrics_t *out);
  * host threads (n bytes; or rows[0..nrows) of src, row_bytes each, packed). */
 void cu_fill_copy(void *dst, const void *src, size_t n);
 void cu_fill_rows(void *dst, const void *src, const int32_t *rows, int64_t nrows, size_t row_bytes);
+/* check_calls.cu: GNNSCOPE_CUDA_CHECK=1 reads back each H2D transfer and
+ * each chunk gather's indices and aborts naming the first that is wrong. */
+int cu_check_on(void);
+void cu_check_alloc(void *p, size_t bytes);
+void cu_check_free(void *p);
+void cu_check_h2d(const void *dev, const void *host, size_t n, chunk_tag_t tag, const char *what);
+void cu_check_h2d_rows(const void *dev, const void *src, const int32_t *rows, int64_t n, size_t row_bytes, chunk_tag_t tag);
+void cu_check_chunk_call(const kernel_call_t *c, chunk_tag_t tag);
 /* 1 when CUPTI collects (cu_prof_enable succeeded), else 0. */
 int cu_prof_enabled(void);
 /* host_spans.cu: a span of the work queued on st between open and close,

@@ -42,7 +42,8 @@ static uint64_t generation;
 static void copy_part(const fill_t *f, int k, int parts)
 {
     if (!f->rows) {
-        size_t step = (f->n / (size_t)parts + 63) & ~(size_t)63, lo = step * (size_t)k;
+        /* parts of whole 64-byte lines, rounded up so that they cover n */
+        size_t step = ((f->n + (size_t)parts - 1) / (size_t)parts + 63) & ~(size_t)63, lo = step * (size_t)k;
         size_t hi = lo + step < f->n ? lo + step : f->n;
         if (lo < hi) memcpy((char *)f->dst + lo, (const char *)f->src + lo, hi - lo);
         return;

@@ -26,7 +26,10 @@
 #   peer       PART=peer: torch-geometric's GCNConv on the same graph, last
 #              (the slowest: its loader parses the CSVs);
 #   oocsan     (not by default) pyg's out-of-core configuration under
-#              compute-sanitizer memcheck, OOC_SAN_NODES vertices.
+#              compute-sanitizer memcheck, OOC_SAN_NODES vertices;
+#   ooccheck   (not by default) the same with GNNSCOPE_CUDA_CHECK=1: every
+#              H2D read back and compared, every chunk gather's indices
+#              checked before it runs (cuda/check_calls.cu; slow).
 # STEPS="tests san streamed workbench pyg big peer" (the default) picks steps.
 # Ends with one line per step: name, exit status, seconds; with PACK=FILE,
 # every log and trace is packed into that one tar.gz (a device call brings
@@ -159,13 +162,18 @@ if want big; then # per-op calibration on the benchmark's graph (its cache now b
     step big-ops 60 python3 bench/trace_ops.py "$out/big-sim.trace.json" "$out/big-gpu.trace.json" 3
 fi
 want peer && PART=peer step peer "${PEER_LIMIT:-300}" bench/bench_gpu_pyg.sh "$work/pyg"
-# the out-of-core configuration of pyg under memcheck, on a graph made in memory (OOC_SAN_NODES vertices)
-oocsan() {
+# the out-of-core configuration of pyg (a quarter of the working set), one epoch, on a graph made in memory (OOC_SAN_NODES vertices)
+ooc_run() {
     local n=${OOC_SAN_NODES:-2000000}
-    "$san" --tool memcheck --print-limit 4 --error-exitcode 1 ./gnnscope train --dataset "gen:nodes=$n,degree=$DEGREE,feats=128,classes=16,seed=1" \
-        --model gcn --layers 2 --hidden 256 --epochs 1 --backend cuda --device-mem $((n * 256 * 3)) --chunks auto --order metis --json --quiet
+    "$@" ./gnnscope train --dataset "gen:nodes=$n,degree=$DEGREE,feats=128,classes=16,seed=1" --model gcn --layers 2 --hidden 256 \
+        --dropout 0.5 --epochs 1 --backend cuda --device-mem $((n * 256 * 3)) --chunks auto --order metis --json --quiet
 }
-want oocsan && step ooc-memcheck "${OOC_SAN_LIMIT:-150}" oocsan
+# no launch timeout: the graph and its METIS order take minutes before CUDA starts (the default 10 s gave "No attachable process found")
+oocsan() { ooc_run "$san" --tool memcheck --launch-timeout 0 --print-limit 4 --error-exitcode 1; }
+ooccheck() { ooc_run env GNNSCOPE_CUDA_CHECK=1; }
+export -f ooc_run
+want oocsan && step ooc-memcheck "${OOC_SAN_LIMIT:-400}" oocsan
+want ooccheck && step ooc-check "${OOC_SAN_LIMIT:-400}" ooccheck
 echo
 echo "== summary ($out)"
 printf '%s\n' "${summary[@]}"

@@ -133,8 +133,11 @@ cudaError_t cudaEventQuery(cudaEvent_t ev);
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end);
 
 /* Queues body (one emulated thread; run grid x block times with the
- * coordinates set) on st; a bad configuration is the launch's error. */
-void cpurt_enqueue_kernel(const char *name, dim3 grid, dim3 block, size_t shmem, cudaStream_t st, std::function<void()> body);
+ * coordinates set) on st; a bad configuration is the launch's error. When
+ * the stream reaches it, reads_ok runs first: false fails the kernel as a
+ * GPU's out-of-bounds read would (cudaErrorIllegalAddress) and skips it. */
+void cpurt_enqueue_kernel(const char *name, dim3 grid, dim3 block, size_t shmem, cudaStream_t st, std::function<void()> body,
+                          std::function<bool()> reads_ok);
 
 /* A kernel's pointer must lie in memory a GPU kernel can reach: a live
  * device allocation or pinned host memory (up to one past its end), or be
@@ -148,6 +151,16 @@ void cpurt_bad_kernel_arg(const char *name, int index);
 template <typename T> static inline int cpurt_arg_ok(T *p) { return cpurt_kernel_reachable((const void *)p); }
 template <typename T> static inline int cpurt_arg_ok(const T &) { return 1; }
 
+/* Whether [p, p + bytes) lies inside one live device or pinned block. A
+ * structure whose kernel reads by index (a chunk gather's edge lists)
+ * overloads cpurt_reads_ok to check, when the kernel is about to run and
+ * its indices have arrived, that every address it will read or write is
+ * inside its buffer; a GPU faults (or silently reads a neighbour) there.
+ * On failure it names the buffer on stderr (cpurt_bad_read). */
+int cpurt_range_ok(const void *p, size_t bytes);
+void cpurt_bad_read(const char *kernel, const char *what, const void *p, size_t bytes);
+template <typename T> static inline int cpurt_reads_ok(const char *, const T &) { return 1; }
+
 /* kernel<<<grid, block, shmem, st>>>(args...): the arguments are copied
  * now, as CUDA copies them at the launch, and converted to the kernel's
  * parameter types; a pointer a GPU could not dereference fails the launch. */
@@ -160,7 +173,10 @@ static inline void cpurt_launch(const char *name, void (*kernel)(P...), dim3 gri
     int bad = -1, at = 0;
     std::apply([&](const auto &...a) { ((bad = bad < 0 && !cpurt_arg_ok(a) ? at : bad, at++), ...); }, copy);
     if (bad >= 0) return cpurt_bad_kernel_arg(name, bad);
-    cpurt_enqueue_kernel(name, grid, block, shmem, st, [kernel, copy]() { std::apply(kernel, copy); });
+    auto reads_ok = [name, copy]() {
+        return std::apply([name](const auto &...a) { return (... && cpurt_reads_ok(name, a)); }, copy);
+    };
+    cpurt_enqueue_kernel(name, grid, block, shmem, st, [kernel, copy]() { std::apply(kernel, copy); }, reads_ok);
 }
 
 /* atomics: real ones, on the host's memory model (relaxed, as CUDA's) */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <atomic>
 #include <iterator>
 #include <map>
 
@@ -70,6 +71,18 @@ cudaError_t cpurt_fail(cudaError_t e)
     if (e != cudaSuccess) last_error = e;
     return e;
 }
+
+/* A fault inside a kernel, as a GPU's: sticky for the process (every
+ * synchronising call and every later kernel sees it). */
+static std::atomic<int> sticky_error{cudaSuccess};
+
+void cpurt_fail_async(cudaError_t e)
+{
+    int none = cudaSuccess;
+    sticky_error.compare_exchange_strong(none, (int)e);
+}
+
+cudaError_t cpurt_sticky(void) { return (cudaError_t)sticky_error.load(); }
 
 static void setup(void)
 {
@@ -161,10 +174,10 @@ cudaError_t cudaGetLastError(void)
 {
     cudaError_t e = last_error;
     last_error = cudaSuccess;
-    return e;
+    return e != cudaSuccess ? e : cpurt_sticky();
 }
 
-cudaError_t cudaPeekAtLastError(void) { return last_error; }
+cudaError_t cudaPeekAtLastError(void) { return last_error != cudaSuccess ? last_error : cpurt_sticky(); }
 
 const char *cudaGetErrorString(cudaError_t e)
 {
@@ -254,6 +267,20 @@ int cpurt_kernel_reachable(const void *p)
     std::lock_guard<std::mutex> g(rt.lock);
     auto it = block_below(p);
     return it != rt.blocks->end() && (uintptr_t)p <= it->first + it->second.n;
+}
+
+int cpurt_range_ok(const void *p, size_t bytes)
+{
+    if (!p || !bytes) return 1;
+    std::lock_guard<std::mutex> g(rt.lock);
+    auto it = block_below(p);
+    return it != rt.blocks->end() && (uintptr_t)p + bytes <= it->first + it->second.n;
+}
+
+void cpurt_bad_read(const char *kernel, const char *what, const void *p, size_t bytes)
+{
+    fprintf(stderr, "cuda test double: kernel %s: %s [%p, +%zu bytes) leaves its device buffer (a GPU faults there)\n", kernel, what,
+            p, bytes);
 }
 
 void cpurt_bad_kernel_arg(const char *name, int index)

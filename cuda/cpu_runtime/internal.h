@@ -16,6 +16,9 @@
 
 /* Sets the calling thread's last error (cudaGetLastError) and returns e. */
 cudaError_t cpurt_fail(cudaError_t e);
+/* A kernel's fault: sticky, returned by every later synchronisation. */
+void cpurt_fail_async(cudaError_t e);
+cudaError_t cpurt_sticky(void);
 /* 0 when the double may answer (GNNSCOPE_CUDA_TEST_DOUBLE=1), else why not. */
 cudaError_t cpurt_ready(void);
 int cpurt_device_count(void);

@@ -18,6 +18,7 @@
 
 static std::mutex registry_lock;
 static std::vector<cudaStream_t> blocking; /* streams the legacy default stream synchronises with */
+static std::vector<cudaStream_t> every;    /* every stream: cudaDeviceSynchronize waits for its device's */
 
 static void stream_main(cudaStream_t s)
 {
@@ -67,9 +68,10 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t *st, unsigned flags)
     cudaStream_t s = new cpurt_stream;
     s->dev = cpurt_current_device(), s->flags = flags;
     s->worker = std::thread(stream_main, s);
-    if (!(flags & cudaStreamNonBlocking)) {
+    {
         std::lock_guard<std::mutex> r(registry_lock);
-        blocking.push_back(s);
+        every.push_back(s);
+        if (!(flags & cudaStreamNonBlocking)) blocking.push_back(s);
     }
     *st = s;
     return cudaSuccess;
@@ -82,8 +84,9 @@ cudaError_t cudaStreamDestroy(cudaStream_t st)
     if (!st) return cpurt_fail(cudaErrorInvalidResourceHandle);
     {
         std::lock_guard<std::mutex> r(registry_lock);
-        for (size_t i = 0; i < blocking.size(); i++)
-            if (blocking[i] == st) blocking.erase(blocking.begin() + (long)i);
+        for (std::vector<cudaStream_t> *v : {&blocking, &every})
+            for (size_t i = 0; i < v->size(); i++)
+                if ((*v)[i] == st) v->erase(v->begin() + (long)i);
     }
     { /* CUDA lets queued work finish after a destroy; so does this */
         std::lock_guard<std::mutex> g(st->lock);
@@ -98,13 +101,19 @@ cudaError_t cudaStreamDestroy(cudaStream_t st)
 cudaError_t cudaStreamSynchronize(cudaStream_t st)
 {
     cpurt_drain(st);
-    return cudaSuccess;
+    return cpurt_sticky();
 }
 
-cudaError_t cudaDeviceSynchronize(void)
+cudaError_t cudaDeviceSynchronize(void) /* every stream of the device, non-blocking ones too, as CUDA's */
 {
-    cpurt_drain(NULL);
-    return cudaSuccess;
+    std::vector<cudaStream_t> mine;
+    {
+        std::lock_guard<std::mutex> r(registry_lock);
+        for (cudaStream_t st : every)
+            if (st->dev == cpurt_current_device()) mine.push_back(st);
+    }
+    for (cudaStream_t st : mine) cpurt_drain(st);
+    return cpurt_sticky();
 }
 
 cudaError_t cudaLaunchHostFunc(cudaStream_t st, cudaHostFn_t fn, void *user)
@@ -181,7 +190,7 @@ cudaError_t cudaEventSynchronize(cudaEvent_t ev)
         upto = ev->s->recorded;
     }
     event_wait(ev->s, upto);
-    return cudaSuccess;
+    return cpurt_sticky();
 }
 
 cudaError_t cudaEventQuery(cudaEvent_t ev)
@@ -278,7 +287,8 @@ cudaError_t cudaMemset(void *p, int value, size_t n) { return cudaMemsetAsync(p,
 
 /* ---------------- launches ---------------- */
 
-void cpurt_enqueue_kernel(const char *name, dim3 grid, dim3 block, size_t shmem, cudaStream_t st, std::function<void()> body)
+void cpurt_enqueue_kernel(const char *name, dim3 grid, dim3 block, size_t shmem, cudaStream_t st, std::function<void()> body,
+                          std::function<bool()> reads_ok)
 {
     (void)name;
     unsigned long long threads = (unsigned long long)block.x * block.y * block.z;
@@ -295,7 +305,12 @@ void cpurt_enqueue_kernel(const char *name, dim3 grid, dim3 block, size_t shmem,
         cpurt_fail(cudaErrorInvalidResourceHandle);
         return;
     }
-    cpurt_enqueue(st, [grid, block, body] {
+    cpurt_enqueue(st, [grid, block, body, reads_ok] {
+        if (cpurt_sticky() != cudaSuccess) return; /* the context is lost: nothing more runs */
+        if (!reads_ok()) {
+            cpurt_fail_async(cudaErrorIllegalAddress);
+            return;
+        }
         gridDim = grid, blockDim = block;
         for (unsigned bz = 0; bz < grid.z; bz++)
             for (unsigned by = 0; by < grid.y; by++)

@@ -3,7 +3,8 @@
 # trains in GPU memory to the CPU run's losses and accuracy, a streamed run on two
 # logical devices of one GPU reports real (not emulated) counters, and its
 # trace holds kernel and copy spans (CUPTI's, or
-# the host-function stamps where CUPTI is absent) with chunk coordinates. Exits 77
+# the host-function stamps where CUPTI is absent) with chunk coordinates,
+# and the same run under GNNSCOPE_CUDA_CHECK=1 finds nothing wrong. Exits 77
 # (skipped) when no GPU answers, after checking that --backend cuda then
 # fails cleanly and --backend auto falls back.
 source "$(dirname "$0")/../lib.sh"
@@ -46,5 +47,13 @@ copies = [e for e in x if e["name"] in ("h2d", "h2d_rows", "d2h") and e["args"][
 assert kern and copies, (len(kern), len(copies))
 print(f"{len(kern)} tagged kernel spans, {len(copies)} copy spans; last epoch on {g['gpu']}: busy {100 * g['busy']:.1f}%, "
       f"H2D {g['h2d_Bps'] / 1e6:.1f} MB/s, D2H {g['d2h_Bps'] / 1e6:.1f} MB/s")
+PYEOF
+# GNNSCOPE_CUDA_CHECK=1 reads every H2D back and checks every chunk gather's indices: none fires, and the result is the run's
+GNNSCOPE_CUDA_CHECK=1 "$BIN" train --backend cuda --devices 2 --chunks 4 --subchunks 4 --selective on --epochs 1 --quiet --json \
+    >"$tmp/c.json" 2>"$tmp/c.err" || bad "checked streamed run failed: $(tail -n 2 "$tmp/c.err")"
+$PY - "$tmp/s.json" "$tmp/c.json" <<'PYEOF' && ok "checked streamed run: every copy and gather index verified, the same first loss" || bad "checked run"
+import json, sys
+s, c = (json.loads(open(a).read().strip().splitlines()[-1]) for a in sys.argv[1:3])
+assert c["losses"][0] == s["losses"][0], (c["losses"], s["losses"])
 PYEOF
 finish

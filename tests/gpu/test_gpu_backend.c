@@ -2,7 +2,8 @@
  * directly, as the streamer drives it: copies through the pinned staging
  * buffers (larger than one buffer), a kernel on the compute stream that
  * waits for the copies' event, a device-to-device copy to another logical
- * device, filtered row copies, packed copies and a gemm; every result read
+ * device, filtered row copies, packed copies, copies of lengths the
+ * staging pool splits unevenly, and a gemm; every result read
  * back exactly. Each step crosses streams only through record/wait, so a
  * wait the backend dropped shows as a wrong result or, on the CPU test
  * double, a data race. Exits 77 when no GPU answers. */
@@ -101,6 +102,37 @@ static void test_rows_and_parts(void **state)
     free(table), free(got), free(list);
 }
 
+/* Copies of 1 MB and more are filled by the staging pool's threads, each
+ * taking a part (stage_fill.cu). For each pool of 2 to 9 parts one length
+ * here is parts x 512 KiB + 1 bytes: a split that rounds each part down
+ * to 64 bytes leaves the last bytes unfilled (on an H200's 9 parts a
+ * chunk structure's last index arrived stale and a gather faulted). Each
+ * length goes H2D plainly and as a part of a packed copy, and comes back
+ * D2H; every byte must arrive. */
+static void test_copy_every_byte(void **state)
+{
+    (void)state;
+    for (int parts = 2; parts <= 9; parts++) {
+        size_t n = (size_t)parts * (512u << 10) + 1;
+        unsigned char *src = malloc(n), *back = malloc(n), *back2 = malloc(n);
+        for (size_t i = 0; i < n; i++) src[i] = (unsigned char)(i * 2654435761u >> 13 | 1);
+        unsigned char *d = B->alloc(be, 0, n), *d2 = B->alloc(be, 0, n);
+        assert_non_null(d), assert_non_null(d2);
+        copy_part_t part = {src, n};
+        B->copy(be, 0, LANE_H2D, -1, d, src, n, TAG);
+        B->copy_parts(be, 0, d2, &part, 1, TAG);
+        B->wait(be, 0, LANE_D2H, B->record(be, 0, LANE_H2D));
+        B->copy(be, 0, LANE_D2H, -1, back, d, n, TAG);
+        B->copy(be, 0, LANE_D2H, -1, back2, d2, n, TAG);
+        synced();
+        for (size_t i = 0; i < n; i++)
+            if (back[i] != src[i] || back2[i] != src[i])
+                fail_msg("%zu-byte copy: byte %zu came back as %u and %u, sent %u", n, i, back[i], back2[i], src[i]);
+        B->free(be, 0, d, n), B->free(be, 0, d2, n);
+        free(src), free(back), free(back2);
+    }
+}
+
 /* KERN_GEMM on the compute stream: row-major, accumulating, as the CPU computes it. */
 static void test_gemm_launch(void **state)
 {
@@ -129,6 +161,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_copy_add_peer),
         cmocka_unit_test(test_rows_and_parts),
+        cmocka_unit_test(test_copy_every_byte),
         cmocka_unit_test(test_gemm_launch),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -75,16 +75,25 @@ static void test_copy_to_freed_memory(void **state)
 /* On the CPU test double only (a GPU would fault and lose its context): a
  * kernel given pageable host memory fails its launch, naming the kernel,
  * as a GPU's would; given device memory, the same launch runs. */
-static void test_kernel_on_host_memory(void **state)
+/* The streaming backend with one 1 MB device, on the CPU test double only
+ * (the test is skipped elsewhere). */
+static backend_t *open_on_double(void)
 {
-    (void)state;
     const char *dbl = getenv("GNNSCOPE_CUDA_TEST_DOUBLE");
     if (!dbl || strcmp(dbl, "1")) skip();
-    const backend_ops_t *B = cu->backend;
     backend_t *be;
     backend_cfg_t cfg = {.ndev = 1, .dev_mem = 1 << 20};
     gs_err_t err;
-    if (B->open(&be, &cfg, &err)) fail_msg("%s", err.msg);
+    if (cu->backend->open(&be, &cfg, &err)) fail_msg("%s", err.msg);
+    return be;
+}
+
+static void test_kernel_on_host_memory(void **state)
+{
+    (void)state;
+    const backend_ops_t *B = cu->backend;
+    backend_t *be = open_on_double();
+    gs_err_t err;
     float host[64] = {0};
     float *d = B->alloc(be, 0, sizeof host), *e = B->alloc(be, 0, sizeof host);
     assert_true(d && e);
@@ -98,6 +107,34 @@ static void test_kernel_on_host_memory(void **state)
     B->launch(be, 0, &kc, tag);
     if (B->sync(be, &err)) fail_msg("a launch on device memory: %s", err.msg);
     B->free(be, 0, d, sizeof host), B->free(be, 0, e, sizeof host);
+    B->close(be);
+}
+
+/* On the CPU test double only, and last (the fault is sticky, as a
+ * GPU's: the context is lost): a chunk gather whose edge index names a
+ * row past its input buffer fails when it runs, as a GPU faults there,
+ * and the stderr line names the buffer. */
+static void test_gather_index_past_its_rows(void **state)
+{
+    (void)state;
+    const backend_ops_t *B = cu->backend;
+    backend_t *be = open_on_double();
+    gs_err_t err;
+    int64_t ptr[2] = {0, 1};
+    int32_t lidx[1] = {100}; /* in holds 16 rows of 4 */
+    int64_t *dptr = B->alloc(be, 0, sizeof ptr);
+    int32_t *dlidx = B->alloc(be, 0, sizeof lidx);
+    float *in = B->alloc(be, 0, 64 * sizeof(float)), *out = B->alloc(be, 0, 4 * sizeof(float));
+    chunk_tag_t tag = {0, PHASE_FWD, 0, 0, 0};
+    B->copy(be, 0, LANE_H2D, -1, dptr, ptr, sizeof ptr, tag);
+    B->copy(be, 0, LANE_H2D, -1, dlidx, lidx, sizeof lidx, tag);
+    B->wait(be, 0, LANE_COMPUTE, B->record(be, 0, LANE_H2D));
+    kernel_call_t kc = {.id = KERN_CHUNK_GATHER, .ptr = dptr, .lidx = dlidx, .nd = 1, .nnz = 1, .f = 4, .in_cols = 4, .out_cols = 4,
+                        .in = in, .out = out};
+    B->launch(be, 0, &kc, tag);
+    assert_int_equal(B->sync(be, &err), GS_EFAIL);
+    if (!strstr(err.msg, "illegal")) fail_msg("not reported as an illegal address: %s", err.msg);
+    print_message("reported: %s\n", err.msg);
     B->close(be);
 }
 
@@ -129,6 +166,7 @@ int main(void)
         cmocka_unit_test(test_copy_to_freed_memory),
         cmocka_unit_test(test_kernel_on_host_memory),
         cmocka_unit_test(test_stream_cap_too_small),
+        cmocka_unit_test(test_gather_index_past_its_rows), /* last: it loses the context */
     };
     return cmocka_run_group_tests(tests, gpu_graph_setup, gpu_graph_teardown);
 }
