@@ -107,20 +107,6 @@ void cu_check_h2d_rows(const void *dev, const void *src, const int32_t *rows, in
     free(h);
 }
 
-/* The largest value of n int32s on the device (-1 for none). */
-static int64_t device_max(const int32_t *dev, int64_t n, chunk_tag_t tag, const char *what, int64_t *lowest)
-{
-    int32_t *h = (int32_t *)read_back(dev, sizeof(int32_t) * (size_t)n, tag, what);
-    int64_t top = -1, low = 0;
-    for (int64_t i = 0; i < n; i++) {
-        if (h[i] > top) top = h[i];
-        if (h[i] < low) low = h[i];
-    }
-    free(h);
-    *lowest = low;
-    return top;
-}
-
 /* A product's or an add's operands lie inside their allocations. */
 static void check_dense(const kernel_call_t *c, chunk_tag_t tag)
 {
@@ -140,21 +126,23 @@ void cu_check_chunk_call(const kernel_call_t *c, chunk_tag_t tag)
     if (c->id == KERN_GEMM || c->id == KERN_ADD) return check_dense(c, tag);
     if (c->id != KERN_CHUNK_GATHER || c->nd * c->f == 0) return;
     int64_t *ptr = (int64_t *)read_back(c->ptr, sizeof(int64_t) * (size_t)(c->nd + 1), tag, "ptr");
-    int64_t q0 = ptr[0], q1 = ptr[c->nd];
     for (int64_t r = 0; r < c->nd; r++)
         if (ptr[r + 1] < ptr[r]) fail(tag, "ptr[%lld] = %lld < ptr[%lld] = %lld", (long long)r + 1, (long long)ptr[r + 1], (long long)r, (long long)ptr[r]);
-    free(ptr);
-    if (q0 != 0 || q1 != c->nnz) fail(tag, "ptr spans edges %lld..%lld of a sub-chunk of %lld", (long long)q0, (long long)q1, (long long)c->nnz);
+    if (ptr[0] != 0 || ptr[c->nd] != c->nnz)
+        fail(tag, "ptr spans edges %lld..%lld of a sub-chunk of %lld", (long long)ptr[0], (long long)ptr[c->nd], (long long)c->nnz);
     long long lidx_room = bytes_after(c->lidx), in_room = bytes_after(c->in), out_room = bytes_after(c->out);
     if (lidx_room < (long long)(4 * c->nnz)) fail(tag, "lidx: %lld edges, %lld bytes left in its allocation", (long long)c->nnz, lidx_room);
-    int64_t low = 0, ylow = 0, top = device_max(c->lidx, c->nnz, tag, "lidx", &low);
-    int64_t ytop = c->orow ? device_max(c->orow, c->nd, tag, "orow", &ylow) : c->nd - 1;
-    long long in_need = 4LL * (top + 1) * c->in_cols, out_need = 4LL * (ytop + 1) * c->out_cols;
-    if (low < 0 || ylow < 0) fail(tag, "a negative index (lidx %lld, orow %lld)", (long long)low, (long long)ylow);
-    if (in_room < in_need)
-        fail(tag, "in: the largest index %lld (x %lld columns) needs %lld bytes, its allocation has %lld after in (nd %lld, nnz %lld)",
-             (long long)top, (long long)c->in_cols, in_need, in_room, (long long)c->nd, (long long)c->nnz);
-    if (out_room < out_need)
-        fail(tag, "out: the largest row %lld (x %lld columns) needs %lld bytes, its allocation has %lld after out", (long long)ytop,
-             (long long)c->out_cols, out_need, out_room);
+    int32_t *lidx = (int32_t *)read_back(c->lidx, sizeof(int32_t) * (size_t)c->nnz, tag, "lidx");
+    int32_t *orow = c->orow ? (int32_t *)read_back(c->orow, sizeof(int32_t) * (size_t)c->nd, tag, "orow") : NULL;
+    int64_t *eid = c->eid ? (int64_t *)read_back(c->eid, sizeof(int64_t) * (size_t)c->nnz, tag, "eid") : NULL;
+    cu_reach_t r = cu_gather_reach(c, ptr, orow, lidx, eid);
+    free(ptr), free(lidx), free(orow), free(eid);
+    if (r.lowest < 0) fail(tag, "a negative index of in or out (%lld)", (long long)r.lowest);
+    if (in_room < r.in_bytes)
+        fail(tag, "in: its indices reach %lld bytes (%lld columns a row), its allocation has %lld after in (nd %lld, nnz %lld)", r.in_bytes,
+             (long long)c->in_cols, in_room, (long long)c->nd, (long long)c->nnz);
+    if (out_room < r.out_bytes)
+        fail(tag, "out: its rows reach %lld bytes (%lld columns a row), its allocation has %lld after out", r.out_bytes,
+             (long long)c->out_cols, out_room);
+    if (c->typed && r.etype_bytes && bytes_after(c->etype) < r.etype_bytes) fail(tag, "etype: its edges reach %lld bytes", r.etype_bytes);
 }

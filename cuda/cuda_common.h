@@ -29,6 +29,32 @@ void cu_note_blas(cu_errors_t *e, cublasStatus_t s, const char *what);
 int cu_take_error(cu_errors_t *e, gs_err_t *err);
 #define CU_LAUNCHED(errs, what) cu_note(errs, cudaGetLastError(), what)
 
+/* What a chunk gather (chunk_gather_kernel) reaches, from host copies of
+ * its offsets (nd + 1), listed rows (NULL: rows 0..nd), edge indices and
+ * edge ids (NULL: edge q is q): the bytes of in, out and etype from their
+ * starts up to the furthest element touched, and the lowest index seen (a
+ * negative one reaches before them). For the CPU double's run-time check
+ * and GNNSCOPE_CUDA_CHECK's (check_calls.cu). Host code. */
+typedef struct {
+    long long in_bytes, out_bytes, etype_bytes;
+    int64_t lowest;
+} cu_reach_t;
+
+static inline cu_reach_t cu_gather_reach(const kernel_call_t *c, const int64_t *ptr, const int32_t *orow, const int32_t *lidx,
+                                         const int64_t *eid)
+{
+    int64_t top = -1, ytop = -1, etop = -1, low = 0;
+    for (int64_t q = ptr[0]; q < ptr[c->nd]; q++) {
+        int64_t e = eid ? eid[q] : q;
+        top = lidx[q] > top ? lidx[q] : top, low = lidx[q] < low ? lidx[q] : low, etop = e > etop ? e : etop;
+    }
+    for (int64_t r = 0; r < c->nd; r++) {
+        int64_t y = orow ? orow[r] : r;
+        ytop = y > ytop ? y : ytop, low = y < low ? y : low;
+    }
+    return (cu_reach_t){4LL * (top + 1) * c->in_cols, 4LL * (ytop + 1) * c->out_cols, 4LL * (etop + 1), low};
+}
+
 /* kernel<<<grid, block, shmem, stream>>>(args) under nvcc; under a host
  * compiler, the CPU test double's launch (cuda/cpu_runtime/cuda_runtime.h),
  * so the same kernels run on the CPU in make test-cuda-cpu. */
@@ -48,29 +74,23 @@ static inline int cpurt_arg_ok(const kernel_call_t &c)
 }
 /* Every address a chunk gather (chunk_gather_kernel) will touch, checked
  * when it is about to run: its offsets, listed rows, edge arrays, the
- * input rows its indices name and the output rows it adds to. */
+ * input rows its indices name and the output rows it adds to
+ * (cu_gather_reach, with check_calls.cu). */
 static inline int cpurt_reads_ok(const char *kernel, const kernel_call_t &c)
 {
     if (c.id != KERN_CHUNK_GATHER || c.nd * c.f == 0) return 1;
     if (!cpurt_range_ok(c.ptr, sizeof(int64_t) * (size_t)(c.nd + 1))) return cpurt_bad_read(kernel, "ptr", c.ptr, 8 * (c.nd + 1)), 0;
     if (c.orow && !cpurt_range_ok(c.orow, sizeof(int32_t) * (size_t)c.nd))
         return cpurt_bad_read(kernel, "orow", c.orow, 4 * (size_t)c.nd), 0;
-    int64_t q0 = c.ptr[0], q1 = c.ptr[c.nd], edges = q1 - q0;
+    int64_t q0 = c.ptr[0], edges = c.ptr[c.nd] - q0;
     if (!cpurt_range_ok(c.lidx + q0, sizeof(int32_t) * (size_t)edges)) return cpurt_bad_read(kernel, "lidx", c.lidx + q0, 4 * edges), 0;
     if (c.w && !cpurt_range_ok(c.w + q0, sizeof(float) * (size_t)edges)) return cpurt_bad_read(kernel, "w", c.w + q0, 4 * edges), 0;
-    if (c.eid && !cpurt_range_ok(c.eid + q0, sizeof(int32_t) * (size_t)edges)) return cpurt_bad_read(kernel, "eid", c.eid + q0, 4 * edges), 0;
-    int64_t top = -1, ymax = -1, emax = -1;
-    for (int64_t q = q0; q < q1; q++) {
-        top = c.lidx[q] > top ? c.lidx[q] : top;
-        int64_t e = c.eid ? c.eid[q] : q;
-        emax = e > emax ? e : emax;
-    }
-    if (c.typed && emax >= 0 && !cpurt_range_ok(c.etype, sizeof(int32_t) * (size_t)(emax + 1)))
-        return cpurt_bad_read(kernel, "etype", c.etype, 4 * (emax + 1)), 0;
-    for (int64_t r = 0; r < c.nd; r++) ymax = (c.orow ? c.orow[r] : r) > ymax ? (c.orow ? c.orow[r] : r) : ymax;
-    int64_t in_end = top < 0 ? 0 : top * c.in_cols + c.in_cols, out_end = (ymax + 1) * c.out_cols;
-    if (top >= 0 && !cpurt_range_ok(c.in, sizeof(float) * (size_t)in_end)) return cpurt_bad_read(kernel, "in rows", c.in, 4 * in_end), 0;
-    if (!cpurt_range_ok(c.out, sizeof(float) * (size_t)out_end)) return cpurt_bad_read(kernel, "out rows", c.out, 4 * out_end), 0;
+    if (c.eid && !cpurt_range_ok(c.eid + q0, sizeof(int64_t) * (size_t)edges)) return cpurt_bad_read(kernel, "eid", c.eid + q0, 8 * edges), 0;
+    cu_reach_t r = cu_gather_reach(&c, c.ptr, c.orow, c.lidx, c.eid);
+    if (r.lowest < 0) return cpurt_bad_read(kernel, "a negative index of in or out", c.lidx, 0), 0;
+    if (c.typed && r.etype_bytes && !cpurt_range_ok(c.etype, (size_t)r.etype_bytes)) return cpurt_bad_read(kernel, "etype", c.etype, r.etype_bytes), 0;
+    if (!cpurt_range_ok(c.in, (size_t)r.in_bytes)) return cpurt_bad_read(kernel, "in rows", c.in, r.in_bytes), 0;
+    if (!cpurt_range_ok(c.out, (size_t)r.out_bytes)) return cpurt_bad_read(kernel, "out rows", c.out, r.out_bytes), 0;
     return 1;
 }
 static inline int cpurt_arg_ok(const ew_args_t &c)

@@ -261,21 +261,16 @@ int cpurt_device_of(const void *p)
     return it != rt.blocks->end() && (uintptr_t)p < it->first + it->second.n ? it->second.dev : -1;
 }
 
-int cpurt_kernel_reachable(const void *p)
+/* Whether [p, p + bytes] ends inside (or one past) one live block. */
+static int within_block(const void *p, size_t bytes)
 {
-    if (!p) return 1;
-    std::lock_guard<std::mutex> g(rt.lock);
-    auto it = block_below(p);
-    return it != rt.blocks->end() && (uintptr_t)p <= it->first + it->second.n;
-}
-
-int cpurt_range_ok(const void *p, size_t bytes)
-{
-    if (!p || !bytes) return 1;
     std::lock_guard<std::mutex> g(rt.lock);
     auto it = block_below(p);
     return it != rt.blocks->end() && (uintptr_t)p + bytes <= it->first + it->second.n;
 }
+
+int cpurt_kernel_reachable(const void *p) { return !p || within_block(p, 0); }
+int cpurt_range_ok(const void *p, size_t bytes) { return !p || !bytes || within_block(p, bytes); }
 
 void cpurt_bad_read(const char *kernel, const char *what, const void *p, size_t bytes)
 {
