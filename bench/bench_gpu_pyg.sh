@@ -50,6 +50,10 @@ floor = max(s["h2d_bytes"] / bw, o["epoch_ms_median"] / 1e3)
 print(f"out of core: cap {cap/2**20:.0f} MiB per device, {s['chunks']} chunks, H2D {s['h2d_bytes']/1e9:.2f} GB per epoch "
       f"at {bw/1e9:.1f} GB/s measured; epoch {1e3*epoch:.1f} ms vs 1.3 x max(transfer, in-memory) = {1.3e3*floor:.1f} ms: "
       f"{'PASS' if epoch <= 1.3 * floor else 'FAIL'}")
+n = min(len(o["losses"]), len(s["losses"]))
+gap = max(abs(a - b) / abs(a) for a, b in zip(o["losses"][:n], s["losses"][:n]))
+print(f"losses, first {n} epochs: in memory {[round(x, 5) for x in o['losses'][:n]]}, out of core "
+      f"{[round(x, 5) for x in s['losses'][:n]]}: largest relative gap {gap:.2e}")
 PY
 fi
 # the peer last: the slowest part (its loader parses the CSVs), so a time limit cuts it first

@@ -2,12 +2,13 @@
  * devices: device d runs on GPU d % (GPUs present), so one GPU can act as
  * several devices, each with its own memory cap (allocations past it fail),
  * its own four streams (H2D, D2H, D2D, compute) and its share of pinned
- * staging buffers. Copies go through the staging buffers, so the DMA runs
- * asynchronously to the host; the host's side of each (an H2D's read of its
- * source, the rows a filtered copy gathers, a D2H's write of its result) is
- * a host function in stream order, so it honours the stream's event waits as
- * backend.h's in-order streams must, and splits its copy over a pool of
- * host threads (stage_fill.cu). Events are CUDA events. Busy times come
+ * staging buffers. Copies go through the staging buffers (staging.cu), so
+ * the DMA runs asynchronously to the host; the host's side of each (an
+ * H2D's read of its source, the rows a filtered copy gathers, a D2H's write
+ * of its result) is a host function in stream order, so it honours the
+ * stream's event waits as backend.h's in-order streams must, splits its
+ * copy over a pool of host threads (stage_fill.cu), and overlaps the DMA
+ * of the piece before it. Events are CUDA events. Busy times come
  * from CUPTI's records of this backend's streams (cupti_prof.cu), which also
  * feed the task hook; where CUPTI is unavailable, from host functions around
  * each piece of work (host_spans.cu). A chunk's edge structure arrives in
@@ -16,33 +17,10 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cuda_common.h"
 
-#define STAGE_BYTES (16u << 20)
-#define NSTAGE 3
 #define MAX_EVENTS 65536
-
-/* A host-side copy into or out of a staging buffer, run by a host
- * function in stream order: n bytes from src, or the listed rows of src. */
-typedef struct {
-    backend_t *b;
-    int dev;
-    void *dst;
-    const void *src;
-    size_t n;
-    const int32_t *rows; /* non-NULL: copy rows[0..nrows) of row_bytes each */
-    int64_t nrows;
-    size_t row_bytes;
-} stage_job_t;
-
-typedef struct {
-    char *buf[NSTAGE];
-    cudaEvent_t free_ev[NSTAGE];
-    stage_job_t job[NSTAGE];
-    int next;
-} stage_t;
 
 struct backend {
     cu_errors_t errs; /* the first failure since the last sync */
@@ -51,7 +29,7 @@ struct backend {
     uint64_t used[TOPO_MAX_DEV];
     cudaStream_t st[TOPO_MAX_DEV][LANE__COUNT];
     cublasHandle_t blas[TOPO_MAX_DEV]; /* on the device's compute stream */
-    stage_t h2d[TOPO_MAX_DEV], d2h[TOPO_MAX_DEV];
+    cu_stage_t h2d[TOPO_MAX_DEV], d2h[TOPO_MAX_DEV];
     cudaEvent_t ev[MAX_EVENTS];
     int ev_gpu[MAX_EVENTS]; /* the GPU each was made on: an event records only on its own GPU's streams */
     int nev, made_ev;
@@ -61,13 +39,6 @@ struct backend {
     void *hook_user;
     int cupti; /* 1: spans from CUPTI's records, 0: from host functions in stream order */
 };
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static int gpu_of(const backend_t *b, int dev) { return dev % b->ngpu; }
 
@@ -91,10 +62,19 @@ static host_span_t *span_begin(backend_t *b, int dev, lane_t lane, chunk_tag_t t
     return b->cupti ? NULL : cu_span_open(b->st[dev][lane], dev, lane, tag, name, bytes, on_span, b);
 }
 
+/* The stream of (dev, lane), once it waits for the pieces its copies left
+ * on a staging side stream: an event recorded on it follows all its work. */
+static cudaStream_t lane_joined(backend_t *b, int dev, lane_t lane)
+{
+    if (lane == LANE_H2D) cu_stage_join(&b->h2d[dev], b->st[dev][lane], &b->errs);
+    if (lane == LANE_D2H) cu_stage_join(&b->d2h[dev], b->st[dev][lane], &b->errs);
+    return b->st[dev][lane];
+}
+
 static void span_end(backend_t *b, int dev, lane_t lane, host_span_t *s)
 {
     cu_prof_untag();
-    if (s) cu_span_close(b->st[dev][lane], s);
+    if (s) cu_span_close(lane_joined(b, dev, lane), s);
 }
 
 static int cb_open(backend_t **out, const backend_cfg_t *cfg, gs_err_t *err)
@@ -131,12 +111,7 @@ static int cb_open(backend_t **out, const backend_cfg_t *cfg, gs_err_t *err)
         if (cublasCreate(&b->blas[d]) != CUBLAS_STATUS_SUCCESS) goto fail;
         cublasSetStream(b->blas[d], b->st[d][LANE_COMPUTE]);
         cublasSetMathMode(b->blas[d], CUBLAS_PEDANTIC_MATH);
-        stage_t *sts[2] = {&b->h2d[d], &b->d2h[d]};
-        for (int k = 0; k < 2; k++)
-            for (int i = 0; i < NSTAGE; i++)
-                if (cudaHostAlloc((void **)&sts[k]->buf[i], STAGE_BYTES, cudaHostAllocPortable) != cudaSuccess ||
-                    cudaEventCreateWithFlags(&sts[k]->free_ev[i], cudaEventDisableTiming) != cudaSuccess)
-                    goto fail;
+        if (cu_stage_init(&b->h2d[d], 1) != 0 || cu_stage_init(&b->d2h[d], 0) != 0) goto fail;
     }
     cudaSetDevice(0);
     return GS_OK;
@@ -153,17 +128,17 @@ static void cb_close(backend_t *b)
     for (int d = 0; d < b->ndev; d++)
         for (int l = 0; l < LANE__COUNT; l++)
             if (b->st[d][l]) cudaStreamSynchronize(b->st[d][l]);
+    for (int d = 0; d < b->ndev; d++) {
+        if (b->h2d[d].side) cudaStreamSynchronize(b->h2d[d].side);
+        if (b->d2h[d].side) cudaStreamSynchronize(b->d2h[d].side);
+    }
     cu_prof_flush();
     for (int d = 0; d < b->ndev; d++) {
         if (b->blas[d]) cublasDestroy(b->blas[d]);
         for (int l = 0; l < LANE__COUNT; l++)
             if (b->st[d][l]) cudaStreamDestroy(b->st[d][l]);
-        stage_t *sts[2] = {&b->h2d[d], &b->d2h[d]};
-        for (int k = 0; k < 2; k++)
-            for (int i = 0; i < NSTAGE; i++) {
-                if (sts[k]->buf[i]) cudaFreeHost(sts[k]->buf[i]);
-                if (sts[k]->free_ev[i]) cudaEventDestroy(sts[k]->free_ev[i]);
-            }
+        cu_stage_free(&b->h2d[d]);
+        cu_stage_free(&b->d2h[d]);
     }
     for (int i = 0; i < b->made_ev; i++)
         if (b->ev[i]) cudaEventDestroy(b->ev[i]);
@@ -202,56 +177,6 @@ static void cb_free(backend_t *b, int dev, void *p, size_t bytes)
     b->used[dev] -= bytes;
 }
 
-/* The next staging buffer of a lane, once its previous use has finished. */
-static int stage_take(backend_t *b, stage_t *s)
-{
-    int i = s->next;
-    s->next = (i + 1) % NSTAGE;
-    cu_note(&b->errs, cudaEventSynchronize(s->free_ev[i]), "staging");
-    return i;
-}
-
-static double stage_filter_s(stage_job_t *j);
-
-/* The host's side of a staged copy, when the stream reaches it: an H2D
- * reads its host source only after the waits queued before it (another
- * stream's D2H into that memory, say), as backend.h's in-order streams do. */
-static void CUDART_CB stage_fill(void *p)
-{
-    stage_job_t *j = (stage_job_t *)p;
-    if (!j->rows) {
-        cu_fill_copy(j->dst, j->src, j->n);
-        return;
-    }
-    double t = stage_filter_s(j);
-    pthread_mutex_lock(&j->b->lock);
-    j->b->stats.filter_s[j->dev] += t;
-    pthread_mutex_unlock(&j->b->lock);
-}
-
-/* Gathers a job's listed rows into its staging buffer; the host time taken. */
-static double stage_filter_s(stage_job_t *j)
-{
-    double t0 = now_s();
-    cu_fill_rows(j->dst, j->src, j->rows, j->nrows, j->row_bytes);
-    return now_s() - t0;
-}
-
-/* Queues job (for staging buffer i of s) and the DMA of its n bytes between
- * the buffer and device memory dev_ptr, then frees the buffer's turn. */
-static void stage_queue(backend_t *b, stage_t *s, int i, cudaStream_t st, void *dev_ptr, size_t n, int to_device, const char *what)
-{
-    stage_job_t *j = &s->job[i];
-    if (to_device) {
-        cu_note(&b->errs, cudaLaunchHostFunc(st, stage_fill, j), what);
-        cu_note(&b->errs, cudaMemcpyAsync(dev_ptr, s->buf[i], n, cudaMemcpyHostToDevice, st), what);
-    } else {
-        cu_note(&b->errs, cudaMemcpyAsync(s->buf[i], dev_ptr, n, cudaMemcpyDeviceToHost, st), what);
-        cu_note(&b->errs, cudaLaunchHostFunc(st, stage_fill, j), what);
-    }
-    cu_note(&b->errs, cudaEventRecord(s->free_ev[i], st), "event");
-}
-
 static void count(backend_t *b, int dev, lane_t lane, double bytes)
 {
     pthread_mutex_lock(&b->lock);
@@ -259,17 +184,12 @@ static void count(backend_t *b, int dev, lane_t lane, double bytes)
     pthread_mutex_unlock(&b->lock);
 }
 
-/* H2D of bytes from pageable host memory through the pinned staging buffers. */
-static void h2d_staged(backend_t *b, int dev, void *dst, const void *src, size_t bytes)
+/* bytes between pageable host memory and device memory, through the lane's staging buffers. */
+static void copy_staged(backend_t *b, int dev, lane_t lane, void *dst, const void *src, size_t bytes)
 {
-    cudaStream_t st = b->st[dev][LANE_H2D];
-    stage_t *s = &b->h2d[dev];
-    for (size_t off = 0; off < bytes; off += STAGE_BYTES) {
-        size_t n = bytes - off < STAGE_BYTES ? bytes - off : STAGE_BYTES;
-        int i = stage_take(b, s);
-        s->job[i] = (stage_job_t){b, dev, s->buf[i], (const char *)src + off, n, NULL, 0, 0};
-        stage_queue(b, s, i, st, (char *)dst + off, n, 1, "H2D");
-    }
+    cu_stage_job_t job = {{dst, src, 0, NULL, 0, 0}, NULL, NULL};
+    if (lane == LANE_H2D) cu_stage_bytes(&b->h2d[dev], b->st[dev][lane], &b->errs, &job, dst, bytes, "H2D");
+    else cu_stage_bytes(&b->d2h[dev], b->st[dev][lane], &b->errs, &job, (void *)src, bytes, "D2H");
 }
 
 static void cb_copy(backend_t *b, int dev, lane_t lane, int peer, void *dst, const void *src, size_t bytes, chunk_tag_t tag)
@@ -277,17 +197,9 @@ static void cb_copy(backend_t *b, int dev, lane_t lane, int peer, void *dst, con
     cudaStream_t st = b->st[dev][lane];
     cudaSetDevice(gpu_of(b, dev));
     host_span_t *span = span_begin(b, dev, lane, tag, lane == LANE_H2D ? "h2d" : lane == LANE_D2H ? "d2h" : "d2d", (double)bytes);
-    if (lane == LANE_H2D) {
-        h2d_staged(b, dev, dst, src, bytes);
-        if (cu_check_on()) cu_check_h2d(dst, src, bytes, tag, "h2d");
-    } else if (lane == LANE_D2H) {
-        stage_t *s = &b->d2h[dev];
-        for (size_t off = 0; off < bytes; off += STAGE_BYTES) {
-            size_t n = bytes - off < STAGE_BYTES ? bytes - off : STAGE_BYTES;
-            int i = stage_take(b, s);
-            s->job[i] = (stage_job_t){b, dev, (char *)dst + off, s->buf[i], n, NULL, 0, 0};
-            stage_queue(b, s, i, st, (char *)src + off, n, 0, "D2H");
-        }
+    if (lane == LANE_H2D || lane == LANE_D2H) {
+        copy_staged(b, dev, lane, dst, src, bytes);
+        if (lane == LANE_H2D && cu_check_on()) cu_check_h2d(dst, src, bytes, tag, "h2d");
     } else if (gpu_of(b, peer) == gpu_of(b, dev)) {
         cu_note(&b->errs, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, st), "D2D");
     } else {
@@ -300,8 +212,6 @@ static void cb_copy(backend_t *b, int dev, lane_t lane, int peer, void *dst, con
 static void cb_copy_rows(backend_t *b, int dev, void *dst, const void *src, size_t row_bytes, const int32_t *rows, int64_t n,
                          chunk_tag_t tag)
 {
-    cudaStream_t st = b->st[dev][LANE_H2D];
-    stage_t *s = &b->h2d[dev];
     int64_t per = (int64_t)(STAGE_BYTES / row_bytes);
     if (per < 1) { /* rows wider than a staging buffer: one plain copy each */
         for (int64_t r = 0; r < n; r++)
@@ -313,9 +223,9 @@ static void cb_copy_rows(backend_t *b, int dev, void *dst, const void *src, size
     host_span_t *span = span_begin(b, dev, LANE_H2D, tag, "h2d_rows", (double)(row_bytes * (size_t)n));
     for (int64_t r0 = 0; r0 < n; r0 += per) {
         int64_t cnt = n - r0 < per ? n - r0 : per;
-        int i = stage_take(b, s);
-        s->job[i] = (stage_job_t){b, dev, s->buf[i], src, 0, rows + r0, cnt, row_bytes};
-        stage_queue(b, s, i, st, (char *)dst + (size_t)r0 * row_bytes, (size_t)cnt * row_bytes, 1, "H2D rows");
+        cu_stage_job_t job = {{NULL, src, 0, rows + r0, cnt, row_bytes}, &b->stats.filter_s[dev], &b->lock};
+        cu_stage_piece(&b->h2d[dev], b->st[dev][LANE_H2D], &b->errs, &job, (char *)dst + (size_t)r0 * row_bytes,
+                       (size_t)cnt * row_bytes, n > per, "H2D rows");
     }
     span_end(b, dev, LANE_H2D, span);
     if (cu_check_on()) cu_check_h2d_rows(dst, src, rows, n, row_bytes, tag);
@@ -330,7 +240,7 @@ static void cb_copy_parts(backend_t *b, int dev, void *dst, const copy_part_t *p
     host_span_t *span = span_begin(b, dev, LANE_H2D, tag, "h2d_chunk", (double)total);
     size_t at = 0;
     for (int i = 0; i < n; i++) {
-        h2d_staged(b, dev, (char *)dst + at, parts[i].src, parts[i].bytes);
+        copy_staged(b, dev, LANE_H2D, (char *)dst + at, parts[i].src, parts[i].bytes);
         if (cu_check_on()) cu_check_h2d((char *)dst + at, parts[i].src, parts[i].bytes, tag, "h2d chunk part");
         at += copy_part_align(parts[i].bytes);
     }
@@ -372,12 +282,13 @@ static int event_slot(backend_t *b, int id, int gpu)
 static int cb_record(backend_t *b, int dev, lane_t lane)
 {
     cudaSetDevice(gpu_of(b, dev));
+    cudaStream_t st = lane_joined(b, dev, lane);
     if (b->nev == MAX_EVENTS || event_slot(b, b->nev, gpu_of(b, dev)) != 0) {
-        cudaStreamSynchronize(b->st[dev][lane]);
+        cudaStreamSynchronize(st);
         return -1;
     }
     int id = b->nev++;
-    cu_note(&b->errs, cudaEventRecord(b->ev[id], b->st[dev][lane]), "event");
+    cu_note(&b->errs, cudaEventRecord(b->ev[id], st), "event");
     return id;
 }
 
@@ -390,7 +301,7 @@ static void cb_wait(backend_t *b, int dev, lane_t lane, int event)
 static int cb_sync(backend_t *b, gs_err_t *err)
 {
     for (int d = 0; d < b->ndev; d++)
-        for (int l = 0; l < LANE__COUNT; l++) cu_note(&b->errs, cudaStreamSynchronize(b->st[d][l]), "stream");
+        for (int l = 0; l < LANE__COUNT; l++) cu_note(&b->errs, cudaStreamSynchronize(lane_joined(b, d, (lane_t)l)), "stream");
     cu_prof_flush(); /* the task hook sees this pass's spans before the caller reads them */
     b->nev = 0;
     return cu_take_error(&b->errs, err);

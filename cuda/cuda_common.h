@@ -218,9 +218,51 @@ void cu_prof_metrics(gpu_metrics_t *out);
 /* The same over [t0, t1] in CLOCK_MONOTONIC seconds (an epoch, say). */
 void cu_prof_metrics_between(double t0, double t1, gpu_metrics_t *out);
 /* stage_fill.cu: a staging buffer's host-side copy, split over a pool of
- * host threads (n bytes; or rows[0..nrows) of src, row_bytes each, packed). */
-void cu_fill_copy(void *dst, const void *src, size_t n);
-void cu_fill_rows(void *dst, const void *src, const int32_t *rows, int64_t nrows, size_t row_bytes);
+ * host threads: n bytes of src to dst, or (rows non-NULL) rows[0..nrows) of
+ * src, row_bytes each, packed into dst. */
+typedef struct {
+    void *dst;
+    const void *src;
+    size_t n;
+    const int32_t *rows;
+    int64_t nrows;
+    size_t row_bytes;
+} cu_fill_t;
+void cu_fill(const cu_fill_t *f);
+/* staging.cu: a copy lane's staged transfers through pinned buffers; the
+ * lane's stream runs each piece's first half (H2D fill, D2H DMA), and runs
+ * the second (H2D DMA, D2H drain) too for a copy of one piece; a longer
+ * copy's second halves go to a side stream, so its pieces overlap. */
+#define STAGE_BYTES (16u << 20)
+#define NSTAGE 3
+typedef struct { /* a piece's host side */
+    cu_fill_t fill;
+    double *filter_s; /* rows: host time added here, under filter_lock */
+    pthread_mutex_t *filter_lock;
+} cu_stage_job_t;
+typedef struct {
+    char *buf[NSTAGE];
+    cudaEvent_t free_ev[NSTAGE];  /* buffer i's piece finished */
+    cudaEvent_t ready_ev[NSTAGE]; /* buffer i's first half done (lane stream), for the side stream */
+    cu_stage_job_t job[NSTAGE];
+    cudaStream_t side;
+    cudaEvent_t side_done; /* the side stream's last piece finished */
+    int next, to_device, side_pending;
+} cu_stage_t;
+int cu_stage_init(cu_stage_t *s, int to_device); /* 0, or -1 (cu_stage_free cleans up) */
+void cu_stage_free(cu_stage_t *s);
+/* One piece (n <= STAGE_BYTES) between job's host side and dev_ptr, its
+ * second half on the side stream when pipelined; the job's buffer end (dst
+ * of an H2D, src of a D2H) is the staging buffer's. */
+void cu_stage_piece(cu_stage_t *s, cudaStream_t lane, cu_errors_t *e, const cu_stage_job_t *job, void *dev_ptr, size_t n,
+                    int pipelined, const char *what);
+/* bytes between job.fill.src (H2D) or job.fill.dst (D2H) and dev_ptr, in pieces
+ * (pipelined when more than one). */
+void cu_stage_bytes(cu_stage_t *s, cudaStream_t lane, cu_errors_t *e, const cu_stage_job_t *job, void *dev_ptr, size_t bytes,
+                    const char *what);
+/* Makes the lane's stream wait for the side stream's pieces queued so far
+ * (before an event or a span's end on the lane). */
+void cu_stage_join(cu_stage_t *s, cudaStream_t lane, cu_errors_t *e);
 /* check_calls.cu: GNNSCOPE_CUDA_CHECK=1 reads back each H2D transfer and
  * each chunk gather's indices and aborts naming the first that is wrong. */
 int cu_check_on(void);

@@ -19,27 +19,17 @@
 #define FILL_MAX_THREADS 8
 #define FILL_SPLIT_BYTES (1u << 20)
 
-/* One fill: bytes [0, n) of src to dst, or rows[0, nrows) of row_bytes each. */
-typedef struct {
-    void *dst;
-    const void *src;
-    size_t n;
-    const int32_t *rows;
-    int64_t nrows;
-    size_t row_bytes;
-} fill_t;
-
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t serve = PTHREAD_MUTEX_INITIALIZER; /* one fill at a time */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t work_cv = PTHREAD_COND_INITIALIZER, done_cv = PTHREAD_COND_INITIALIZER;
 static int nthreads;      /* workers started, besides the caller */
-static fill_t cur;        /* the fill being served */
+static cu_fill_t cur;        /* the fill being served */
 static int nparts, next_part, parts_done;
 static uint64_t generation;
 
 /* Part k of nparts of fill f. */
-static void copy_part(const fill_t *f, int k, int parts)
+static void copy_part(const cu_fill_t *f, int k, int parts)
 {
     if (!f->rows) {
         /* parts of whole 64-byte lines, rounded up so that they cover n */
@@ -58,7 +48,7 @@ static void take_parts(void)
 {
     while (next_part < nparts) {
         int k = next_part++;
-        fill_t f = cur;
+        cu_fill_t f = cur;
         int parts = nparts;
         pthread_mutex_unlock(&lock);
         copy_part(&f, k, parts);
@@ -96,8 +86,9 @@ static void start_pool(void)
     pthread_attr_destroy(&attr);
 }
 
-static void fill(const fill_t *f, size_t bytes)
+void cu_fill(const cu_fill_t *f)
 {
+    size_t bytes = f->rows ? (size_t)f->nrows * f->row_bytes : f->n;
     pthread_once(&once, start_pool);
     if (nthreads == 0 || bytes < FILL_SPLIT_BYTES) {
         copy_part(f, 0, 1);
@@ -112,16 +103,4 @@ static void fill(const fill_t *f, size_t bytes)
     while (parts_done < nparts) pthread_cond_wait(&done_cv, &lock);
     pthread_mutex_unlock(&lock);
     pthread_mutex_unlock(&serve);
-}
-
-void cu_fill_copy(void *dst, const void *src, size_t n)
-{
-    fill_t f = {dst, src, n, NULL, 0, 0};
-    fill(&f, n);
-}
-
-void cu_fill_rows(void *dst, const void *src, const int32_t *rows, int64_t nrows, size_t row_bytes)
-{
-    fill_t f = {dst, src, 0, rows, nrows, row_bytes};
-    fill(&f, (size_t)nrows * row_bytes);
 }

@@ -79,6 +79,7 @@ cuda-cpu-asan | cuda-cpu-tsan) # the plugin on the CPU test double of the CUDA r
     # under ASan, two emulated GPUs: the logical devices spread over both (peer copies, per-GPU events)
     [ "$san" = asan ] && export GNNSCOPE_CPU_GPUS=2
     export TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1 suppressions=$root/tests/tsan.supp"
+    [ "$san" = tsan ] && export OPENBLAS_NUM_THREADS=1 # see tests/tsan.supp
     must_run=1
     run_all gpu gpu
     ;;
@@ -86,6 +87,7 @@ asan) export GNNSCOPE_BIN="$root/gnnscope-asan"; run_all unit cli tui dist ;;
 tsan)
     export GNNSCOPE_BIN="$root/gnnscope-tsan"
     export TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1 suppressions=$root/tests/tsan.supp"
+    export OPENBLAS_NUM_THREADS=1 # see tests/tsan.supp
     run_all unit cli tui dist
     ;;
 *)

@@ -6,6 +6,7 @@
 #include <cblas.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -64,7 +65,8 @@ int trainer_open(trainer_t *t, const train_cfg_t *cfg, const train_env_t *env, g
     if (rc) return rc;
     int threads = cfg->threads > 0 ? cfg->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (gs_pool_init(threads) != 0) return gs_fail(err, GS_EFAIL, "cannot start %d threads", threads);
-    openblas_set_num_threads(threads);
+    /* OpenBLAS's threads follow --threads unless OPENBLAS_NUM_THREADS names a count (the TSan runs set 1) */
+    if (!getenv("OPENBLAS_NUM_THREADS")) openblas_set_num_threads(threads);
     if ((rc = data_open(&t->data, cfg, &t->warnings, err))) return rc;
     t->kind = (run_kind_t){run_kind_of(cfg, 0).driver, ENGINE_MEMORY, PLACE_HOST, 0, 0};
     if ((rc = trainer_place(t, err)) || (rc = open_model(t, err))) return rc;

@@ -5,7 +5,8 @@
 # (a larger cap: its first layer's products are 1433 wide), on 2 devices
 # under a cap that forces several chunks, naive with selective scheduling and swap,
 # then ring, train the in-memory losses (max and edge ops bitwise in the
-# naive order; within 1e-5 where the ring reassociates sums), move their
+# naive order, GAT and G-GCN within 1e-6; within 1e-5 where the ring
+# reassociates sums), move their
 # rows host-to-device (gather_h2d_bytes > 0), and leave the host at most
 # a quarter of the epoch's busy time (virtual clock, roofline).
 source "$(dirname "$0")/../lib.sh"
@@ -29,6 +30,9 @@ for m in "mpgcn" "gat" "gcn --fuse off" "ggcn"; do
     run "$name-ring" "${model[@]}" "${dev[@]}" --multidev ring
     tol=0
     [ "$m" = gat ] && tol=1e-6 # the attention sums reassociate in the last digit (README, "Partitioners")
+    # G-GCN's 1433-wide products are OpenBLAS's, whose weight gradient summed chunk by chunk rounds unlike the
+    # whole product's: the 9th digit of a loss matched on AVX2 hosts by chance, not with AVX-512 kernels (5e-9)
+    [ "$m" = ggcn ] && tol=1e-6
     same_losses "$tmp/$name-memory.csv" "$tmp/$name-naive.csv" "$tol" && same_losses "$tmp/$name-memory.csv" "$tmp/$name-ring.csv" 1e-5 \
         && ok "$m: streamed naive and ring train the in-memory losses ($(losses "$tmp/$name-naive.csv"))" \
         || bad "$m: memory $(losses "$tmp/$name-memory.csv") / naive $(losses "$tmp/$name-naive.csv") / ring $(losses "$tmp/$name-ring.csv")"
