@@ -124,7 +124,7 @@ static void check_dense(const kernel_call_t *c, chunk_tag_t tag)
 void cu_check_chunk_call(const kernel_call_t *c, chunk_tag_t tag)
 {
     if (c->id == KERN_GEMM || c->id == KERN_ADD) return check_dense(c, tag);
-    if (c->id != KERN_CHUNK_GATHER || c->nd * c->f == 0) return;
+    if ((c->id != KERN_CHUNK_GATHER && c->id != KERN_CHUNK_ATTN) || c->nd * c->f == 0) return;
     int64_t *ptr = (int64_t *)read_back(c->ptr, sizeof(int64_t) * (size_t)(c->nd + 1), tag, "ptr");
     for (int64_t r = 0; r < c->nd; r++)
         if (ptr[r + 1] < ptr[r]) fail(tag, "ptr[%lld] = %lld < ptr[%lld] = %lld", (long long)r + 1, (long long)ptr[r + 1], (long long)r, (long long)ptr[r]);
@@ -132,6 +132,9 @@ void cu_check_chunk_call(const kernel_call_t *c, chunk_tag_t tag)
         fail(tag, "ptr spans edges %lld..%lld of a sub-chunk of %lld", (long long)ptr[0], (long long)ptr[c->nd], (long long)c->nnz);
     long long lidx_room = bytes_after(c->lidx), in_room = bytes_after(c->in), out_room = bytes_after(c->out);
     if (lidx_room < (long long)(4 * c->nnz)) fail(tag, "lidx: %lld edges, %lld bytes left in its allocation", (long long)c->nnz, lidx_room);
+    if (c->att && bytes_after(c->att) < (long long)(4 * c->nnz * c->att_k))
+        fail(tag, "att: %lld edges of %lld heads, %lld bytes left in its allocation", (long long)c->nnz, (long long)c->att_k,
+             bytes_after(c->att));
     int32_t *lidx = (int32_t *)read_back(c->lidx, sizeof(int32_t) * (size_t)c->nnz, tag, "lidx");
     int32_t *orow = c->orow ? (int32_t *)read_back(c->orow, sizeof(int32_t) * (size_t)c->nd, tag, "orow") : NULL;
     int64_t *eid = c->eid ? (int64_t *)read_back(c->eid, sizeof(int64_t) * (size_t)c->nnz, tag, "eid") : NULL;

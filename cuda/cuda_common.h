@@ -70,7 +70,7 @@ static inline cu_reach_t cu_gather_reach(const kernel_call_t *c, const int64_t *
 static inline int cpurt_arg_ok(const kernel_call_t &c)
 {
     return cpurt_arg_ok(c.ptr) && cpurt_arg_ok(c.orow) && cpurt_arg_ok(c.lidx) && cpurt_arg_ok(c.eid) && cpurt_arg_ok(c.w) &&
-           (!c.typed || cpurt_arg_ok(c.etype)) && cpurt_arg_ok(c.in) && cpurt_arg_ok(c.out);
+           (!c.typed || cpurt_arg_ok(c.etype)) && cpurt_arg_ok(c.att) && cpurt_arg_ok(c.in) && cpurt_arg_ok(c.out);
 }
 /* Every address a chunk gather (chunk_gather_kernel) will touch, checked
  * when it is about to run: its offsets, listed rows, edge arrays, the
@@ -78,7 +78,7 @@ static inline int cpurt_arg_ok(const kernel_call_t &c)
  * (cu_gather_reach, with check_calls.cu). */
 static inline int cpurt_reads_ok(const char *kernel, const kernel_call_t &c)
 {
-    if (c.id != KERN_CHUNK_GATHER || c.nd * c.f == 0) return 1;
+    if ((c.id != KERN_CHUNK_GATHER && c.id != KERN_CHUNK_ATTN) || c.nd * c.f == 0) return 1;
     if (!cpurt_range_ok(c.ptr, sizeof(int64_t) * (size_t)(c.nd + 1))) return cpurt_bad_read(kernel, "ptr", c.ptr, 8 * (c.nd + 1)), 0;
     if (c.orow && !cpurt_range_ok(c.orow, sizeof(int32_t) * (size_t)c.nd))
         return cpurt_bad_read(kernel, "orow", c.orow, 4 * (size_t)c.nd), 0;
@@ -86,6 +86,8 @@ static inline int cpurt_reads_ok(const char *kernel, const kernel_call_t &c)
     if (!cpurt_range_ok(c.lidx + q0, sizeof(int32_t) * (size_t)edges)) return cpurt_bad_read(kernel, "lidx", c.lidx + q0, 4 * edges), 0;
     if (c.w && !cpurt_range_ok(c.w + q0, sizeof(float) * (size_t)edges)) return cpurt_bad_read(kernel, "w", c.w + q0, 4 * edges), 0;
     if (c.eid && !cpurt_range_ok(c.eid + q0, sizeof(int64_t) * (size_t)edges)) return cpurt_bad_read(kernel, "eid", c.eid + q0, 8 * edges), 0;
+    if (c.att && !cpurt_range_ok(c.att + q0 * c.att_k, sizeof(float) * (size_t)(edges * c.att_k)))
+        return cpurt_bad_read(kernel, "att", c.att + q0 * c.att_k, 4 * edges * c.att_k), 0;
     cu_reach_t r = cu_gather_reach(&c, c.ptr, c.orow, c.lidx, c.eid);
     if (r.lowest < 0) return cpurt_bad_read(kernel, "a negative index of in or out", c.lidx, 0), 0;
     if (c.typed && r.etype_bytes && !cpurt_range_ok(c.etype, (size_t)r.etype_bytes)) return cpurt_bad_read(kernel, "etype", c.etype, r.etype_bytes), 0;

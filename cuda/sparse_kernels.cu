@@ -357,7 +357,9 @@ void cu_sddmm(kops_ctx_t *cx, const graph_t *g, const float *p, const float *q, 
 /* ---------------- the streaming backend's chunk gather ---------------- */
 
 /* out[orow[r]] += sum over the chunk's edges of listed row r: w[k] * in[lidx[k]],
- * with the typed variants of backend.h. Edge-balanced, as the in-memory
+ * with the typed variants of backend.h, and KERN_CHUNK_ATTN's (each head's
+ * att_h values of an edge scaled by its attention, att[k * att_k + head],
+ * times w[k]). Edge-balanced, as the in-memory
  * pull is: the chunk's edge positions are cut into pieces of CHUNK_PIECE,
  * a group of lanes takes a piece and runs along the features (16-byte
  * loads where the shapes allow). A row of at most CHUNK_LONG edges belongs
@@ -384,6 +386,7 @@ __device__ void chunk_row(const kernel_call_t &c, int64_t r, int64_t q0, int64_t
             int64_t e = c.eid ? c.eid[q] : q, col = j0;
             if (c.typed == TYPED_IN) col += (int64_t)c.etype[e] * c.f;
             float w = c.w ? c.w[q] : 1.0f;
+            if (c.att) w *= c.att[q * c.att_k + j0 / c.att_h]; /* VEC lanes lie in one head (cu_chunk_gather) */
             const float *xr = c.in + (int64_t)c.lidx[q] * c.in_cols + col;
             if (c.typed == TYPED_OUT) {
                 float *yr = c.out + y * c.out_cols + (int64_t)c.etype[e] * c.f + j0;
@@ -449,7 +452,7 @@ void cu_chunk_gather(cu_errors_t *e, const kernel_call_t *c, cudaStream_t st)
         CU_LAUNCH(zero_kernel, cu_blocks(c->nd * c->out_cols, 256), 256, 0, st, c->out, c->nd * c->out_cols);
     } else {
         if (c->nd * c->f == 0 || c->nnz == 0) return;
-        int vec4 = c->f % 4 == 0 && c->in_cols % 4 == 0 && aligned16(c->in);
+        int vec4 = c->f % 4 == 0 && c->in_cols % 4 == 0 && aligned16(c->in) && (!c->att || c->att_h % 4 == 0);
         int group = group_for(c->f, vec4 ? 4 : 1);
         int64_t threads = (c->nnz + CHUNK_PIECE - 1) / CHUNK_PIECE * group;
         if (vec4) CU_LAUNCH(chunk_gather_kernel<4>, cu_blocks(threads, 256), 256, 0, st, *c, group);

@@ -120,7 +120,7 @@ static const opt_t table[] = {
     {"weight-decay", OPT_FLOAT, F(weight_decay), NULL, NULL, 0, 10, "X", "L2 weight decay added to gradients", NULL, WHEN_START, SCOPE_ANY, 0, 0, 0, NULL, NULL},
     {"dropout", OPT_FLOAT, F(dropout), NULL, NULL, 0, 0.99, "X", "dropout probability", NULL, WHEN_START, SCOPE_ANY, 0, 0, .flags = OPTF_MODEL},
     {"seed", OPT_U64, F(seed), NULL, NULL, 0, 9e18, "S", "seed for initialisation and dropout masks", NULL, WHEN_START, SCOPE_ANY, 0, 0, 0, NULL, NULL},
-    {"threads", OPT_INT, F(threads), NULL, "all", 0, 1024, "T", "worker threads (all: one per core)", NULL, WHEN_START, SCOPE_ANY, 0, 0, 0, NULL, NULL},
+    {"threads", OPT_INT, F(threads), NULL, "all", 0, 1024, "T", "worker threads, OpenBLAS's too unless OPENBLAS_NUM_THREADS is set (all: one per core)", NULL, WHEN_START, SCOPE_ANY, 0, 0, 0, NULL, NULL},
     {"dkp", OPT_CHOICE, F(dkp), "off|on|auto", NULL, 0, 0, "MODE", "reorder aggregation and combination (auto: by GraphTensor's cost model, per layer, for a sampled run's block sizes too)", NULL, WHEN_PROGRAM, SCOPE_ANY, '7', 0, 0, NULL, NULL},
     {"fuse", OPT_CHOICE, F(fuse), "off|on", NULL, 0, 0, "MODE", "NeuGraph 3.4: hoist src/dst-only ops out of ApplyEdge, fuse elementwise edge stages into one gather (off: the plain SAGA program)", NULL, WHEN_PROGRAM, SCOPE_ANY, '0', 0, 0, NULL, NULL},
     {"batch-size", OPT_I64, F(batch_size), NULL, "full", 1, 1e12, "B", "sampled mini-batch training: B training vertices a step (full: full-batch; more than the training set: one batch)", NULL, WHEN_EPOCH, SCOPE_ANY, 0, 0, 0, .check = check_batch_size},

@@ -139,9 +139,10 @@ static void test_copy_every_byte(void **state)
  * (hubs: summed in pieces that add atomically) beside random short ones,
  * rows listed out of order, offsets that start past 0, weights or none,
  * feature widths on the 16-byte path (128, 16) and off it (6), typed
- * input and typed output blocks; the output accumulates. Each element
- * must match to float rounding. */
-static void chunk_gather_case(int64_t f, typed_mode_t typed, int weighted)
+ * input and typed output blocks, and attention (att_k heads of f / att_k
+ * values, each edge's head scaled by its att row); the output accumulates.
+ * Each element must match to float rounding. */
+static void chunk_gather_case(int64_t f, typed_mode_t typed, int weighted, int64_t att_k)
 {
     enum { ND = 40, NIN = 300, NOUT = 50, NTYPES = 3, BASE = 7 };
     int64_t ptr[ND + 1], deg[ND] = {0, 1000, 256, 257, 1};
@@ -152,22 +153,24 @@ static void chunk_gather_case(int64_t f, typed_mode_t typed, int weighted)
     for (int r = 0; r < ND; r++) ptr[r + 1] = ptr[r] + deg[r], orow[r] = (int32_t)((r * 37 + 5) % NOUT);
     int64_t nnz = ptr[ND] - BASE, npos = ptr[ND];
     int32_t *lidx = malloc(sizeof(int32_t) * (size_t)npos), *etype = malloc(sizeof(int32_t) * (size_t)npos);
-    float *w = rnd(npos, 12);
+    float *w = rnd(npos, 12), *att = rnd(npos * (att_k ? att_k : 1), 17);
     for (int64_t q = 0; q < npos; q++)
         lidx[q] = (int32_t)(gs_hash2(13, (uint64_t)q) % NIN), etype[q] = (int32_t)(gs_hash2(14, (uint64_t)q) % NTYPES);
     int64_t in_cols = typed == TYPED_IN ? NTYPES * f : f, out_cols = typed == TYPED_OUT ? NTYPES * f : f;
     float *in = rnd(NIN * in_cols, 15), *out = rnd(NOUT * out_cols, 16), *got = malloc(sizeof(float) * (size_t)(NOUT * out_cols));
     size_t sp = sizeof ptr, so = sizeof orow, sl = sizeof(int32_t) * (size_t)npos, sw = sizeof(float) * (size_t)npos;
     size_t si = sizeof(float) * (size_t)(NIN * in_cols), sy = sizeof(float) * (size_t)(NOUT * out_cols);
-    void *d[7] = {B->alloc(be, 0, sp), B->alloc(be, 0, so), B->alloc(be, 0, sl), B->alloc(be, 0, sw), B->alloc(be, 0, sl),
-                  B->alloc(be, 0, si), B->alloc(be, 0, sy)};
-    const void *h_[7] = {ptr, orow, lidx, w, etype, in, out};
-    size_t sz[7] = {sp, so, sl, sw, sl, si, sy};
-    for (int i = 0; i < 7; i++) assert_non_null(d[i]), B->copy(be, 0, LANE_H2D, -1, d[i], h_[i], sz[i], TAG);
+    size_t sa = sw * (size_t)(att_k ? att_k : 1);
+    void *d[8] = {B->alloc(be, 0, sp), B->alloc(be, 0, so), B->alloc(be, 0, sl), B->alloc(be, 0, sw), B->alloc(be, 0, sl),
+                  B->alloc(be, 0, si), B->alloc(be, 0, sy), B->alloc(be, 0, sa)};
+    const void *h_[8] = {ptr, orow, lidx, w, etype, in, out, att};
+    size_t sz[8] = {sp, so, sl, sw, sl, si, sy, sa};
+    for (int i = 0; i < 8; i++) assert_non_null(d[i]), B->copy(be, 0, LANE_H2D, -1, d[i], h_[i], sz[i], TAG);
     B->wait(be, 0, LANE_COMPUTE, B->record(be, 0, LANE_H2D));
-    kernel_call_t kc = {.id = KERN_CHUNK_GATHER, .typed = typed, .ptr = d[0], .orow = d[1], .lidx = d[2],
+    kernel_call_t kc = {.id = att_k ? KERN_CHUNK_ATTN : KERN_CHUNK_GATHER, .typed = typed, .ptr = d[0], .orow = d[1], .lidx = d[2],
                         .w = weighted ? d[3] : NULL, .etype = d[4], .nd = ND, .nnz = nnz, .f = f, .in_cols = in_cols,
-                        .out_cols = out_cols, .in = d[5], .out = d[6]};
+                        .out_cols = out_cols, .in = d[5], .out = d[6], .att = att_k ? d[7] : NULL, .att_k = att_k,
+                        .att_h = att_k ? f / att_k : 0};
     B->launch(be, 0, &kc, TAG);
     B->wait(be, 0, LANE_D2H, B->record(be, 0, LANE_COMPUTE));
     B->copy(be, 0, LANE_D2H, -1, got, d[6], sy, TAG);
@@ -176,14 +179,15 @@ static void chunk_gather_case(int64_t f, typed_mode_t typed, int weighted)
         for (int64_t q = ptr[r]; q < ptr[r + 1]; q++)
             for (int64_t j = 0; j < f; j++) {
                 int64_t ic = j + (typed == TYPED_IN ? etype[q] * f : 0), oc = j + (typed == TYPED_OUT ? etype[q] * f : 0);
-                out[orow[r] * out_cols + oc] += in[lidx[q] * in_cols + ic] * (weighted ? w[q] : 1.0f);
+                float s = (weighted ? w[q] : 1.0f) * (att_k ? att[q * att_k + j / (f / att_k)] : 1.0f);
+                out[orow[r] * out_cols + oc] += in[lidx[q] * in_cols + ic] * s;
             }
     for (int64_t i = 0; i < NOUT * out_cols; i++)
         if (fabsf(got[i] - out[i]) > 1e-4f * (1.0f + fabsf(out[i])))
-            fail_msg("chunk gather f %lld typed %d weighted %d: out[%lld] is %g, the rule gives %g", (long long)f, (int)typed,
-                     weighted, (long long)i, got[i], out[i]);
-    for (int i = 0; i < 7; i++) B->free(be, 0, d[i], sz[i]);
-    free(lidx), free(etype), free(w), free(in), free(out), free(got);
+            fail_msg("chunk gather f %lld typed %d weighted %d heads %lld: out[%lld] is %g, the rule gives %g", (long long)f,
+                     (int)typed, weighted, (long long)att_k, (long long)i, got[i], out[i]);
+    for (int i = 0; i < 8; i++) B->free(be, 0, d[i], sz[i]);
+    free(lidx), free(etype), free(w), free(att), free(in), free(out), free(got);
 }
 
 static void test_chunk_gather_hubs(void **state)
@@ -192,7 +196,10 @@ static void test_chunk_gather_hubs(void **state)
     const int64_t widths[] = {128, 16, 6};
     const typed_mode_t modes[] = {TYPED_NONE, TYPED_IN, TYPED_OUT};
     for (int i = 0; i < 3; i++)
-        for (int t = 0; t < 3; t++) chunk_gather_case(widths[i], modes[t], (i + t) % 2);
+        for (int t = 0; t < 3; t++) chunk_gather_case(widths[i], modes[t], (i + t) % 2, 0);
+    chunk_gather_case(128, TYPED_NONE, 1, 8); /* heads of 16: the 16-byte path */
+    chunk_gather_case(16, TYPED_NONE, 0, 8);  /* heads of 2: one value a lane */
+    chunk_gather_case(6, TYPED_NONE, 1, 3);
 }
 
 /* KERN_GEMM on the compute stream: row-major, accumulating, as the CPU computes it. */

@@ -2,7 +2,8 @@
  * backend's losses (5 epochs, 1e-4 relative) through two logical devices
  * of one GPU: pipelining with sub-chunks, selective scheduling, swap and
  * ROC's memory plan; edge chunks streamed each pass and kept resident; the
- * row order, whose partial sums go to the host and back within a pass.
+ * row order, whose partial sums go to the host and back within a pass;
+ * GAT, whose attention gathers run on the GPU.
  * Every run's spans reach the task hook with chunk coordinates. Exits 77
  * when no GPU answers. */
 #include "gpu_util.h"
@@ -30,6 +31,14 @@ static void test_generated_edges_streamed(void **state)
     same_losses(gen.data_dir, "gcn", &r);
 }
 
+/* GAT's attention gathers run on the GPU (KERN_CHUNK_ATTN), each sub-chunk's attention rows copied beside its edges. */
+static void test_gat_attention_streamed(void **state)
+{
+    (void)state;
+    gpu_run_t r = two_devices();
+    same_losses(gen.data_dir, "gat", &r);
+}
+
 static void test_generated_edges_resident_row_order(void **state)
 {
     (void)state;
@@ -45,6 +54,7 @@ int main(void)
         cmocka_unit_test(test_cora_pipelined_selective),
         cmocka_unit_test(test_generated_edges_streamed),
         cmocka_unit_test(test_generated_edges_resident_row_order),
+        cmocka_unit_test(test_gat_attention_streamed),
     };
     return cmocka_run_group_tests(tests, gpu_graph_setup, gpu_graph_teardown);
 }

@@ -49,7 +49,7 @@ fake="$tmp/fake-late.sock"
 $PY "$peer" server "$fake" "$real" A 5 &
 for _ in $(seq 50); do [ -S "$fake" ] && break; sleep 0.1; done
 T kill-server 2>/dev/null
-T new-session -d -s tui -x 100 -y 30 "stty -g >$tmp/modes0; $BIN attach $fake 2>$tmp/late.err; echo \$? >$tmp/late.rc; stty -g >$tmp/modes1; sleep 60"
+T new-session -d -s tui -x 100 -y 30 "stty -g >$tmp/modes0; $BIN attach $fake 2>$tmp/late.err; rc=\$?; stty -g >$tmp/modes1; echo \$rc >$tmp/late.rc; sleep 60"
 for _ in $(seq 150); do [ -s "$tmp/late.rc" ] && break; sleep 0.2; done
 [ "$(cat "$tmp/late.rc" 2>/dev/null)" = 2 ] && [ "$(wc -l <"$tmp/late.err")" -eq 1 ] && grep -q "broke the protocol: a malformed snapshot" "$tmp/late.err" \
     && ok "a run turning hostile mid-session: exit 2, one line: $(cat "$tmp/late.err")" \
