@@ -252,12 +252,15 @@ static void cb_launch(backend_t *b, int dev, const kernel_call_t *call, chunk_ta
 {
     kernel_call_t c = *call;
     cudaSetDevice(gpu_of(b, dev));
-    static const char *const names[] = {"chunk_gather", "zero_acc", "gemm", "add", "chunk_attn"}; /* has_kernel's, in order */
-    int name = c.id == KERN_CHUNK_ATTN ? 4 : (int)c.id;
+    static const char *const names[] = {"chunk_gather", "zero_acc",   "gemm",          "add",       "max_init",
+                                        "max_finish",   "chunk_max", "chunk_max_bwd", "chunk_attn"}; /* has_kernel's ids */
+    static_assert(KERN_CHUNK_ATTN == 8, "names follow kernel_id_t's order");
     if (cu_check_on()) cu_check_chunk_call(&c, tag);
-    host_span_t *span = span_begin(b, dev, LANE_COMPUTE, tag, names[name], 0);
+    host_span_t *span = span_begin(b, dev, LANE_COMPUTE, tag, names[c.id], 0);
+    int is_max = c.id == KERN_MAX_INIT || c.id == KERN_MAX_FINISH || c.id == KERN_CHUNK_MAX || c.id == KERN_CHUNK_MAX_BWD;
     if (c.id == KERN_GEMM) cu_sgemm(&b->errs, b->blas[dev], c.trans_a, c.trans_b, c.m, c.n, c.k, c.a, c.b, c.out, c.acc);
     else if (c.id == KERN_ADD) cu_add(&b->errs, c.out, c.in, c.m, b->st[dev][LANE_COMPUTE]);
+    else if (is_max) cu_chunk_max(&b->errs, &c, b->st[dev][LANE_COMPUTE]);
     else cu_chunk_gather(&b->errs, &c, b->st[dev][LANE_COMPUTE]);
     span_end(b, dev, LANE_COMPUTE, span);
     pthread_mutex_lock(&b->lock);
@@ -322,14 +325,15 @@ static void cb_reset_stats(backend_t *b)
     pthread_mutex_unlock(&b->lock);
 }
 
-/* The chunk gather and its attention form, zeroing, the product and the
- * add; the max, fused and edge-tensor gathers' chunk kernels are not
- * written for the GPU yet (those gathers stay on the host in a streamed
- * run). */
+/* The chunk gather, zeroing, the product, the add, the max gather's four
+ * and the attention gather; the fused and edge-tensor gathers' chunk
+ * kernels are not written for the GPU yet (those gathers stay on the host
+ * in a streamed run). */
 static int cb_has_kernel(const backend_t *b, kernel_id_t id)
 {
     (void)b;
-    return id == KERN_CHUNK_GATHER || id == KERN_CHUNK_ATTN || id == KERN_ZERO || id == KERN_GEMM || id == KERN_ADD;
+    return id == KERN_CHUNK_GATHER || id == KERN_ZERO || id == KERN_GEMM || id == KERN_ADD || id == KERN_MAX_INIT ||
+           id == KERN_MAX_FINISH || id == KERN_CHUNK_MAX || id == KERN_CHUNK_MAX_BWD || id == KERN_CHUNK_ATTN;
 }
 
 const backend_ops_t cu_backend = {

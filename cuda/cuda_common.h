@@ -70,7 +70,8 @@ static inline cu_reach_t cu_gather_reach(const kernel_call_t *c, const int64_t *
 static inline int cpurt_arg_ok(const kernel_call_t &c)
 {
     return cpurt_arg_ok(c.ptr) && cpurt_arg_ok(c.orow) && cpurt_arg_ok(c.lidx) && cpurt_arg_ok(c.eid) && cpurt_arg_ok(c.w) &&
-           (!c.typed || cpurt_arg_ok(c.etype)) && cpurt_arg_ok(c.att) && cpurt_arg_ok(c.in) && cpurt_arg_ok(c.out);
+           (!c.typed || cpurt_arg_ok(c.etype)) && cpurt_arg_ok(c.att) && cpurt_arg_ok(c.in) && cpurt_arg_ok(c.out) &&
+           cpurt_arg_ok(c.ids) && cpurt_arg_ok(c.win) && cpurt_arg_ok(c.win_in);
 }
 /* Every address a chunk gather (chunk_gather_kernel) will touch, checked
  * when it is about to run: its offsets, listed rows, edge arrays, the
@@ -206,6 +207,8 @@ void cu_gather_typed(kops_ctx_t *cx, const graph_t *g, agg_weight_t w, const flo
 void cu_gather_typed_bwd(kops_ctx_t *cx, const graph_t *g, agg_weight_t w, const float *dy, int64_t h, float *dz, int acc);
 /* The streaming backend's chunk gather (same rule as backend_cpu's). */
 void cu_chunk_gather(cu_errors_t *e, const kernel_call_t *c, cudaStream_t st);
+/* Its max gather's four kernels (chunk_max.cu; kernels_chunk_max.h's rule). */
+void cu_chunk_max(cu_errors_t *e, const kernel_call_t *c, cudaStream_t st);
 
 /* profiling (cupti_prof.cu): tags for the work issued next */
 /* Work issued next by this thread belongs to (dev, tag); its records go to

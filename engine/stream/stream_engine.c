@@ -263,7 +263,7 @@ static int se_matmul_bwd(void *self, const matmul_call_t *c, gs_err_t *err)
 
 /* The max and attention gathers and the plain programs' edge-tensor ops
  * on the devices when the backend has their kernels (the CUDA plugin has
- * the attention gather's only: there the others run on the host). */
+ * the max and attention gathers': there the others run on the host). */
 static int se_graph_op(void *self, const graph_call_t *c, int backward, int *done, gs_err_t *err)
 {
     stream_engine_t *se = self;

@@ -3,11 +3,11 @@
  * buffers (larger than one buffer), a kernel on the compute stream that
  * waits for the copies' event, a device-to-device copy to another logical
  * device, filtered row copies, packed copies, copies of lengths the
- * staging pool splits unevenly, a gemm, and chunk gathers with hubs; every
- * result read back exactly (gathers: to float rounding). Each step crosses
- * streams only through record/wait, so a wait the backend dropped shows as
- * a wrong result or, on the CPU test double, a data race. Exits 77 when no
- * GPU answers. */
+ * staging pool splits unevenly, a gemm, chunk gathers with hubs and the
+ * max gather's ties; every result read back exactly (gathers: to float
+ * rounding). Each step crosses streams only through record/wait, so a
+ * wait the backend dropped shows as a wrong result or, on the CPU test
+ * double, a data race. Exits 77 when no GPU answers. */
 #include "gpu_util.h"
 
 static const backend_ops_t *B;
@@ -202,6 +202,60 @@ static void test_chunk_gather_hubs(void **state)
     chunk_gather_case(6, TYPED_NONE, 1, 3);
 }
 
+/* The max gather's kernels: a tie goes to the smaller source row whatever
+ * the sub-chunks' order (the second sub-chunk's equal value from a smaller
+ * row takes the element, an equal one from a larger row does not), a
+ * greater value wins, and the finish zeroes the row nothing reached; the
+ * backward adds a gradient only where the winners name its row. */
+static void test_chunk_max_ties(void **state)
+{
+    (void)state;
+    enum { F = 2, NIN = 4 };
+    const float in[NIN * F] = {1, 5, 1, 5, 1, 6, 0, 0}; /* rows 0, 1 and 2 tie on feature 0 */
+    const int64_t ptr_a[3] = {0, 2, 2}, ptr_b[3] = {0, 1, 1};
+    const int32_t lidx_a[2] = {1, 2}, ids_a[2] = {1, 2}, lidx_b[1] = {0}, ids_b[1] = {0};
+    float out[2 * F];
+    int32_t win[2 * F];
+    size_t sin = sizeof in, sp = sizeof ptr_a, s2 = 2 * sizeof(int32_t), so = sizeof out;
+    void *d[9] = {B->alloc(be, 0, sin), B->alloc(be, 0, sp), B->alloc(be, 0, s2), B->alloc(be, 0, s2), B->alloc(be, 0, sp),
+                  B->alloc(be, 0, s2), B->alloc(be, 0, s2), B->alloc(be, 0, so), B->alloc(be, 0, so)};
+    const void *h[7] = {in, ptr_a, lidx_a, ids_a, ptr_b, lidx_b, ids_b};
+    size_t sz[9] = {sin, sp, s2, s2, sp, s2, s2, so, so};
+    for (int i = 0; i < 7; i++) assert_non_null(d[i]), B->copy(be, 0, LANE_H2D, -1, d[i], h[i], i == 5 || i == 6 ? 4 : sz[i], TAG);
+    B->wait(be, 0, LANE_COMPUTE, B->record(be, 0, LANE_H2D));
+    kernel_call_t k = {.nd = 2, .f = F, .in_cols = F, .out_cols = F, .in = d[0], .out = d[7], .win = d[8], .in_base = 10};
+    k.id = KERN_MAX_INIT, B->launch(be, 0, &k, TAG);
+    k.id = KERN_CHUNK_MAX, k.ptr = d[1], k.lidx = d[2], k.ids = d[3], B->launch(be, 0, &k, TAG); /* sources 11, 12 */
+    k.ptr = d[4], k.lidx = d[5], k.ids = d[6], B->launch(be, 0, &k, TAG);                         /* source 10, later */
+    k.id = KERN_MAX_FINISH, B->launch(be, 0, &k, TAG);
+    B->wait(be, 0, LANE_D2H, B->record(be, 0, LANE_COMPUTE));
+    B->copy(be, 0, LANE_D2H, -1, out, d[7], so, TAG), B->copy(be, 0, LANE_D2H, -1, win, d[8], so, TAG);
+    synced();
+    const float want[2 * F] = {1, 6, 0, 0};
+    const int32_t want_win[2 * F] = {10, 12, -1, -1};
+    for (int i = 0; i < 2 * F; i++)
+        if (out[i] != want[i] || win[i] != want_win[i])
+            fail_msg("max element %d: %g from row %d, the rule gives %g from row %d", i, out[i], win[i], want[i], want_win[i]);
+    /* backward over the same first sub-chunk: rows 1 and 2 send gradient 3 to listed row 0 (global row 10 + 0) where they won */
+    const int32_t win_in[NIN * F] = {10, 10, 10, 12, 10, 10, 0, 0};
+    const float dy[NIN * F] = {3, 3, 3, 3, 3, 3, 3, 3}, zero[2 * F] = {0};
+    B->copy(be, 0, LANE_H2D, -1, d[0], dy, sin, TAG), B->copy(be, 0, LANE_H2D, -1, d[7], zero, so, TAG);
+    int32_t *dwin = B->alloc(be, 0, sizeof win_in);
+    B->copy(be, 0, LANE_H2D, -1, dwin, win_in, sizeof win_in, TAG);
+    B->wait(be, 0, LANE_COMPUTE, B->record(be, 0, LANE_H2D));
+    kernel_call_t kb = {.id = KERN_CHUNK_MAX_BWD, .ptr = d[1], .lidx = d[2], .nd = 2, .f = F, .in_cols = F, .out_cols = F,
+                        .in = d[0], .out = d[7], .win_in = dwin, .out_base = 10};
+    B->launch(be, 0, &kb, TAG);
+    B->wait(be, 0, LANE_D2H, B->record(be, 0, LANE_COMPUTE));
+    B->copy(be, 0, LANE_D2H, -1, out, d[7], so, TAG);
+    synced();
+    const float want_d[2 * F] = {6, 3, 0, 0}; /* feature 0: rows 1 and 2 both name 10; feature 1: row 2 only (row 1 names 12) */
+    for (int i = 0; i < 2 * F; i++)
+        if (out[i] != want_d[i]) fail_msg("max backward element %d: %g, the rule gives %g", i, out[i], want_d[i]);
+    for (int i = 0; i < 9; i++) B->free(be, 0, d[i], sz[i]);
+    B->free(be, 0, dwin, sizeof win_in);
+}
+
 /* KERN_GEMM on the compute stream: row-major, accumulating, as the CPU computes it. */
 static void test_gemm_launch(void **state)
 {
@@ -233,6 +287,7 @@ int main(void)
         cmocka_unit_test(test_copy_every_byte),
         cmocka_unit_test(test_gemm_launch),
         cmocka_unit_test(test_chunk_gather_hubs),
+        cmocka_unit_test(test_chunk_max_ties),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -3,7 +3,7 @@
  * of one GPU: pipelining with sub-chunks, selective scheduling, swap and
  * ROC's memory plan; edge chunks streamed each pass and kept resident; the
  * row order, whose partial sums go to the host and back within a pass;
- * GAT, whose attention gathers run on the GPU.
+ * GAT and MP-GCN, whose attention and max gathers run on the GPU.
  * Every run's spans reach the task hook with chunk coordinates. Exits 77
  * when no GPU answers. */
 #include "gpu_util.h"
@@ -39,6 +39,14 @@ static void test_gat_attention_streamed(void **state)
     same_losses(gen.data_dir, "gat", &r);
 }
 
+/* MP-GCN's max gathers run on the GPU (chunk_max.cu): running maxima and winners per column, the winners home and back. */
+static void test_mpgcn_max_streamed(void **state)
+{
+    (void)state;
+    gpu_run_t r = two_devices();
+    same_losses(gen.data_dir, "mpgcn", &r);
+}
+
 static void test_generated_edges_resident_row_order(void **state)
 {
     (void)state;
@@ -55,6 +63,7 @@ int main(void)
         cmocka_unit_test(test_generated_edges_streamed),
         cmocka_unit_test(test_generated_edges_resident_row_order),
         cmocka_unit_test(test_gat_attention_streamed),
+        cmocka_unit_test(test_mpgcn_max_streamed),
     };
     return cmocka_run_group_tests(tests, gpu_graph_setup, gpu_graph_teardown);
 }
