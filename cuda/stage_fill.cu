@@ -1,7 +1,7 @@
 /* stage_fill.cu - the host's side of a staged copy on several threads
  * (cuda_common.h). A copy between pageable host memory and the GPU goes
  * through a pinned staging buffer, filled or drained by a host function in
- * stream order (backend_cuda.cu); one thread's memcpy (about 4 GB/s on an
+ * stream order (staging.cu); one thread's memcpy (about 4 GB/s on an
  * H200 host) then bounds every transfer, far under PCIe's 55 GB/s. Here the
  * host function hands each fill to a small pool of worker threads, which
  * split it (bytes, or listed rows) and copy their parts at once; the
