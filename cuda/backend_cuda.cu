@@ -127,11 +127,7 @@ static void cb_close(backend_t *b)
     if (!b) return;
     for (int d = 0; d < b->ndev; d++)
         for (int l = 0; l < LANE__COUNT; l++)
-            if (b->st[d][l]) cudaStreamSynchronize(b->st[d][l]);
-    for (int d = 0; d < b->ndev; d++) {
-        if (b->h2d[d].side) cudaStreamSynchronize(b->h2d[d].side);
-        if (b->d2h[d].side) cudaStreamSynchronize(b->d2h[d].side);
-    }
+            if (b->st[d][l]) cudaStreamSynchronize(lane_joined(b, d, (lane_t)l));
     cu_prof_flush();
     for (int d = 0; d < b->ndev; d++) {
         if (b->blas[d]) cublasDestroy(b->blas[d]);

@@ -11,9 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cuda_common.h"
+#include "base/mono_clock.h"
 
 struct host_span {
     gpu_span_t span;
@@ -23,19 +23,12 @@ struct host_span {
 
 static pthread_mutex_t sink_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static double mono_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static void CUDART_CB stamp_start(void *p) { ((host_span_t *)p)->span.t0 = mono_s(); }
+static void CUDART_CB stamp_start(void *p) { ((host_span_t *)p)->span.t0 = gs_mono_s(); }
 
 static void CUDART_CB stamp_end(void *p)
 {
     host_span_t *s = (host_span_t *)p;
-    s->span.t1 = mono_s();
+    s->span.t1 = gs_mono_s();
     pthread_mutex_lock(&sink_lock);
     s->sink(s->user, &s->span);
     pthread_mutex_unlock(&sink_lock);

@@ -15,16 +15,8 @@
  * wait for the side stream's pieces before an event is recorded on it.
  * Limits: a buffer's next use waits on the host (stage_take) until its
  * previous piece has finished. */
-#include <time.h>
-
 #include "cuda_common.h"
-
-static double mono_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+#include "base/mono_clock.h"
 
 int cu_stage_init(cu_stage_t *s, int to_device)
 {
@@ -57,10 +49,13 @@ void cu_stage_free(cu_stage_t *s)
 static void CUDART_CB host_side(void *p)
 {
     cu_stage_job_t *j = (cu_stage_job_t *)p;
-    double t0 = mono_now();
+    if (!j->fill.rows) {
+        cu_fill(&j->fill);
+        return;
+    }
+    double t0 = gs_mono_s();
     cu_fill(&j->fill);
-    if (!j->fill.rows) return;
-    double t = mono_now() - t0;
+    double t = gs_mono_s() - t0;
     pthread_mutex_lock(j->filter_lock);
     *j->filter_s += t;
     pthread_mutex_unlock(j->filter_lock);
