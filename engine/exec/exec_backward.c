@@ -143,12 +143,39 @@ static double bwd_flops(const exec_t *ex, int i, const grads_t *gr)
                                              .edges = edges, .grads = grads}, 1);
 }
 
+/* The rules of a scatter-gather pair (exec_sag_pair(j - 1)) as one
+ * engine op, from the gather's output gradient into the scatter's input
+ * gradient, with their bookkeeping; the edge tensor's gradient is never
+ * set, so the scatter's own rule does not run. 0: the executor runs both
+ * (the engine declined, or nothing wants that gradient). */
+static int sag_backward(exec_t *ex, int j, exec_mark_t mark)
+{
+    const instr_t *ga = &ex->prog->code[j], *sc = &ex->prog->code[j - 1];
+    int x = sc->in[0], acc;
+    uint8_t was = ex->grad_set[x];
+    float *d = gtarget(ex, x, &acc, rows_written(ex, j - 1, 0));
+    if (!d) return 0;
+    if (!exec_engine_sag(ex, j - 1, 1, acc)) {
+        ex->grad_set[x] = was;
+        return 0;
+    }
+    grads_t gr = {{d, NULL, NULL}, {acc, 0, 0}};
+    double fg = bwd_flops(ex, j, &gr), fs = bwd_flops(ex, j - 1, &gr);
+    ex->flops += fg + fs;
+    exec_src_grad_ready(ex, j - 1);
+    exec_count_aggregation(ex, ga, 1, fg);
+    exec_count_aggregation(ex, sc, 1, fs);
+    exec_op_done(ex, ga, 1, 1, mark, fg + fs);
+    return 1;
+}
+
 /* Instruction i's rule, with its bookkeeping. */
 static void backward_op(exec_t *ex, int i)
 {
     const instr_t *in = &ex->prog->code[i];
     if (ex->kp.K->annotate) ex->kp.K->annotate(ex->kp.cx, in->layer, 1, op_name(in->op));
     exec_mark_t mark = exec_mark(ex);
+    if (exec_sag_pair(ex, i - 1) && sag_backward(ex, i, mark)) return;
     grads_t gr = {{NULL, NULL, NULL}, {0, 0, 0}};
     for (int k = 0; k < in->nin; k++) gr.d[k] = gtarget(ex, in->in[k], &gr.acc[k], rows_written(ex, i, k));
     const float *dy = ex->grad[in->out].data;

@@ -144,6 +144,34 @@ int exec_engine_graph_op(exec_t *ex, int i, int backward, float *const *d, const
     return done || ex->failed;
 }
 
+int exec_sag_pair(const exec_t *ex, int i)
+{
+    const program_t *P = ex->prog;
+    if (i < 0 || i + 1 >= P->ncode || !ex->engine.ops->graph_op) return 0;
+    const instr_t *sc = &P->code[i], *ga = &P->code[i + 1];
+    int e = sc->out;
+    if (sc->op != OP_SCATTER_SRC || ga->op != OP_GATHER_EDGE || ga->in[0] != e || e == P->output || ex->hop[i] != ex->hop[i + 1])
+        return 0;
+    for (int k = 0; k < P->ncode; k++)
+        for (int q = 0; q < P->code[k].nin; q++)
+            if (P->code[k].in[q] == e && k != i + 1) return 0;
+    return 1;
+}
+
+int exec_engine_sag(exec_t *ex, int i, int backward, int acc)
+{
+    const instr_t *sc = &ex->prog->code[i], *ga = &ex->prog->code[i + 1];
+    const graph_t *g = ex->block[ex->hop[i]];
+    graph_call_t c = {.op = backward ? OP_GATHER_EDGE : OP_SCATTER_SRC, .sag = 1, .g = g, .hop = ex->hop[i], .layer = ga->layer,
+                      .f = ex->prog->vals[ga->out].cols, .acc = acc, .agg = (agg_weight_t)ga->iparam};
+    c.in = exec_xtensor(ex, backward ? ga->out : sc->in[0], backward);
+    c.out = exec_xtensor(ex, backward ? sc->in[0] : ga->out, backward);
+    (backward ? &c.out : &c.in)->rows = g->nsrc; /* the scatter's input, read by source row */
+    int done = 0;
+    exec_engine_failed(ex, ex->engine.ops->graph_op(ex->engine.self, &c, backward, &done, &ex->err));
+    return done || ex->failed;
+}
+
 void exec_src_ready(exec_t *ex, int i)
 {
     const instr_t *in = &ex->prog->code[i];

@@ -21,6 +21,15 @@ matmul_call_t exec_matmul_call(const exec_t *ex, const instr_t *in);
  * when its first operand wants one): 1 when the engine ran it, 0 when the
  * executor must (ex->failed on an error). */
 int exec_engine_graph_op(exec_t *ex, int i, int backward, float *const *d, const int *acc);
+/* Whether instructions i and i + 1 are a source scatter and the gather
+ * of its edge rows whose edge tensor nothing else reads (TF-SAGA's
+ * scatter-gather pair), offered to the engine as one op (exec_engine.h,
+ * graph_call_t's sag). */
+int exec_sag_pair(const exec_t *ex, int i);
+/* Offers pair i (exec_sag_pair) to the engine, forward, or backward into
+ * the scatter's input gradient (adding when acc): 1 when the engine ran
+ * it, 0 when the executor must run both ops (ex->failed on an error). */
+int exec_engine_sag(exec_t *ex, int i, int backward, int acc);
 /* The place's elementwise kernel's arguments for in (dropout keyed by the rows' original ids). */
 ew_args_t exec_ew_args(const exec_t *ex, const instr_t *in);
 /* Before instruction i: the ghost rows of the operands it reads by source

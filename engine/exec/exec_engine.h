@@ -78,9 +78,18 @@ typedef struct {
  * weighted by agg; and their backward passes. The fused gather (G-GCN):
  * forward, out = the in-edge sum of expr over the leaves; backward, in is
  * the output's gradient and each leaf's gradient in dleaf (data NULL:
- * not wanted) is written or, with dacc[k], added. f values per row. */
+ * not wanted) is written or, with dacc[k], added. f values per row.
+ * sag: a source scatter (op OP_SCATTER_SRC forward, OP_GATHER_EDGE
+ * backward) and the gather of its edge rows that follows it, weighted by
+ * agg, offered as one op because nothing else reads their edge tensor
+ * (TF-SAGA's chunk dataflow: the edge rows need not leave the device):
+ * forward, out (g->n rows) = the in-edge sum of in (g->nsrc rows);
+ * backward, out (g->nsrc rows) (+)= the out-edge sum of in (the output's
+ * gradient, g->n rows), the same weights. An engine that declines leaves
+ * both to the executor. */
 typedef struct {
     op_kind_t op;
+    int sag;
     const graph_t *g;
     int hop, layer;
     xtensor_t in, out;

@@ -52,6 +52,11 @@ static int forward_op(exec_t *ex, int i)
         gather_call_t c = exec_gather_call(ex, i, 0);
         exec_engine_failed(ex, E->ops->gather(E->self, &c, &ex->err));
         return 1;
+    } else if (ex->sag_skip == i) { /* the engine ran it with the scatter before it */
+        return 1;
+    } else if (exec_sag_pair(ex, i) && exec_engine_sag(ex, i, 0, 0)) {
+        ex->sag_skip = i + 1;
+        return 1;
     } else if (exec_engine_graph_op(ex, i, 0, NULL, NULL)) {
         return 1;
     } else if (op_has(in->op, OPF_EW)) {
@@ -100,6 +105,7 @@ const tensor_t *exec_forward(exec_t *ex, const tensor_t *x, int training, int64_
     ex->training = training;
     ex->epoch = epoch;
     ex->flops = 0;
+    ex->sag_skip = -1;
     if (training) memset(ex->agg_flops, 0, sizeof ex->agg_flops);
     for (int i = 0; i < P->ncode && !ex->failed; i++) {
         const instr_t *in = &P->code[i];

@@ -129,8 +129,7 @@ int stream_hop(streamer_t *s, pass_run_t *pr, int d, int t, int slot, int prev, 
     stream_chunk_scales(s, pr, d, slot, u, tag);
     ops->wait(s->b, d, LANE_COMPUTE, pr->ev_ready[d][slot]);
     ops->wait(s->b, d, LANE_COMPUTE, ops->record(s->b, d, LANE_H2D));
-    kernel_call_t kc = stream_pass_kernel(s, pr, d, slot, t, u, &ev, pr->buf[d][slot]);
-    ops->launch(s->b, d, &kc, tag);
+    stream_pass_launch(s, pr, d, slot, t, u, &ev, pr->buf[d][slot], tag);
     pr->ev_comp[d][slot] = ops->record(s->b, d, LANE_COMPUTE);
     return GS_OK;
 }

@@ -262,13 +262,16 @@ static int se_matmul_bwd(void *self, const matmul_call_t *c, gs_err_t *err)
 }
 
 /* The max and attention gathers and the plain programs' edge-tensor ops
- * on the devices when the backend has their kernels (the CUDA plugin has
+ * (a scatter and its gather as one pass when the executor pairs them) on
+ * the devices when the backend has their kernels (the CUDA plugin has
  * the max and attention gathers': there the others run on the host). */
 static int se_graph_op(void *self, const graph_call_t *c, int backward, int *done, gs_err_t *err)
 {
     stream_engine_t *se = self;
     const backend_ops_t *B = se->bops;
     backend_t *b = se->backend;
+    int edge_kernels = B->has_kernel(b, KERN_CHUNK_SCATTER) && B->has_kernel(b, KERN_CHUNK_EDGE_GATHER);
+    if (c->sag) return (*done = edge_kernels) ? streamer_sag(&se->streamer, c, backward, err) : GS_OK;
     switch (c->op) {
     case OP_GATHER_MAX:
         if ((*done = B->has_kernel(b, backward ? KERN_CHUNK_MAX_BWD : KERN_CHUNK_MAX)))
@@ -283,8 +286,7 @@ static int se_graph_op(void *self, const graph_call_t *c, int backward, int *don
     case OP_SCATTER_SRC:
     case OP_SCATTER_DST:
     case OP_GATHER_EDGE:
-        if ((*done = B->has_kernel(b, KERN_CHUNK_SCATTER) && B->has_kernel(b, KERN_CHUNK_EDGE_GATHER)))
-            return streamer_edge_op(&se->streamer, c, backward, err);
+        if ((*done = edge_kernels)) return streamer_edge_op(&se->streamer, c, backward, err);
         break;
     default: break;
     }

@@ -4,7 +4,7 @@
  * edge-tensor rows), the max gather's winners beside a block, a scatter's
  * column start and its rows' way home; and the streamer's entry points
  * for the max and attention gathers and the plain programs' edge-tensor
- * ops (streamer.h). */
+ * ops, alone or as a scatter-gather pair (streamer.h). */
 #include "stream_pass.h"
 
 kernel_call_t stream_chunk_call(const streamer_t *s, const pass_t *ps, const sub_t *u, const edge_view_t *ev, int blk, int c,
@@ -12,7 +12,8 @@ kernel_call_t stream_chunk_call(const streamer_t *s, const pass_t *ps, const sub
 {
     static const kernel_id_t id[] = {[PASS_SUM] = KERN_CHUNK_GATHER,  [PASS_MAX] = KERN_CHUNK_MAX,
                                      [PASS_MAX_BWD] = KERN_CHUNK_MAX_BWD, [PASS_ATTN] = KERN_CHUNK_ATTN,
-                                     [PASS_EDGE_GATHER] = KERN_CHUNK_EDGE_GATHER, [PASS_SCATTER] = KERN_CHUNK_SCATTER};
+                                     [PASS_EDGE_GATHER] = KERN_CHUNK_EDGE_GATHER, [PASS_SCATTER] = KERN_CHUNK_SCATTER,
+                                     [PASS_SAG] = KERN_CHUNK_GATHER};
     int one_flop = ps->kind == PASS_MAX || ps->kind == PASS_MAX_BWD || ps->kind == PASS_SCATTER; /* a compare or a scale an element */
     return (kernel_call_t){.id = id[ps->kind], .typed = ps->typed, .ptr = ev->ptr, .orow = ev->orow,
                            .lidx = ev->lidx, .w = ev->w, .etype = ev->etype, .nd = u->nout, .nnz = u->nnz,
@@ -21,7 +22,8 @@ kernel_call_t stream_chunk_call(const streamer_t *s, const pass_t *ps, const sub
                            .ids = ev->ids, .in_base = s->blk_lo[blk], .out_base = s->bounds[c]};
 }
 
-kernel_call_t stream_pass_kernel(const streamer_t *s, const pass_run_t *pr, int d, int slot, int blk, const sub_t *u,
+/* The kernel of a pass of one kernel a sub-chunk (stream_pass_launch). */
+static kernel_call_t pass_kernel(const streamer_t *s, const pass_run_t *pr, int d, int slot, int blk, const sub_t *u,
                                  const edge_view_t *ev, const float *in)
 {
     const pass_t *ps = pr->ps;
@@ -36,6 +38,29 @@ kernel_call_t stream_pass_kernel(const streamer_t *s, const pass_run_t *pr, int 
     return kc;
 }
 
+void stream_pass_launch(streamer_t *s, const pass_run_t *pr, int d, int slot, int blk, const sub_t *u, const edge_view_t *ev,
+                        const float *in, chunk_tag_t tag)
+{
+    const pass_t *ps = pr->ps;
+    if (ps->kind != PASS_SAG) {
+        kernel_call_t kc = pass_kernel(s, pr, d, slot, blk, u, ev, in);
+        s->ops->launch(s->b, d, &kc, tag);
+        return;
+    }
+    /* the sub-chunk's edge rows from the block's rows into the slot, then summed into the column, in edge order */
+    pass_t scatter = *ps, gather = *ps;
+    scatter.kind = PASS_SCATTER, gather.kind = PASS_EDGE_GATHER;
+    edge_view_t sv = *ev, gv = *ev;
+    if (ps->phase == PHASE_BWD) gv.w = NULL; /* the weight where the host's ops apply it */
+    else sv.w = NULL;
+    kernel_call_t kc = stream_chunk_call(s, &scatter, u, &sv, blk, pr->col[d], in, pr->abuf[d][slot]);
+    kc.out_cols = ps->f;
+    s->ops->launch(s->b, d, &kc, tag);
+    kc = stream_chunk_call(s, &gather, u, &gv, blk, pr->col[d], pr->abuf[d][slot], pr->acc[d]);
+    kc.in_cols = ps->f;
+    s->ops->launch(s->b, d, &kc, tag);
+}
+
 int stream_reads_blocks(const pass_t *ps)
 {
     return ps->kind != PASS_EDGE_GATHER && !(ps->kind == PASS_SCATTER && ps->from_dst);
@@ -44,7 +69,8 @@ int stream_reads_blocks(const pass_t *ps)
 void stream_chunk_scales(streamer_t *s, pass_run_t *pr, int d, int slot, const sub_t *u, chunk_tag_t tag)
 {
     const pass_t *ps = pr->ps;
-    if (!pass_has_edge_rows(ps) || (ps->kind == PASS_SCATTER && !ps->acc)) return; /* a scatter that writes reads none */
+    if (!pass_has_edge_rows(ps) || ps->kind == PASS_SAG || (ps->kind == PASS_SCATTER && !ps->acc))
+        return; /* a scatter that writes reads none; PASS_SAG makes its own on the device */
     size_t row_bytes = sizeof(float) * (size_t)ps->att_k;
     const float *rows = ps->kind == PASS_SCATTER ? ps->out.data : ps->att; /* a scatter that adds reads its own rows first */
     s->ops->copy_rows(s->b, d, pr->abuf[d][slot], rows, row_bytes, u->eid, u->nnz, tag);
@@ -117,4 +143,12 @@ int streamer_edge_op(streamer_t *s, const graph_call_t *c, int backward, gs_err_
     orient_t *o = backward && op == OP_SCATTER_SRC ? &s->bwd : &s->fwd;
     s->pass_id++;
     return stream_run_pass(s, o, &ps, err);
+}
+
+int streamer_sag(streamer_t *s, const graph_call_t *c, int backward, gs_err_t *err)
+{
+    pass_t ps = {c->agg, TYPED_NONE, c->in, c->out, c->f, backward ? c->acc : 0, c->layer, backward ? PHASE_BWD : PHASE_FWD,
+                 PASS_SAG, NULL, NULL, c->f, 0};
+    s->pass_id++; /* column order (see streamer_gather_max) */
+    return stream_run_pass(s, backward ? &s->bwd : &s->fwd, &ps, err);
 }

@@ -148,8 +148,7 @@ static int naive_step(streamer_t *s, pass_run_t *pr, int t, gs_err_t *err)
         if (rc) return rc;
         stream_chunk_scales(s, pr, d, slot, u, tag);
         ops->wait(s->b, d, LANE_COMPUTE, ops->record(s->b, d, LANE_H2D));
-        kernel_call_t kc = stream_pass_kernel(s, pr, d, slot, blk, u, &ev, src);
-        ops->launch(s->b, d, &kc, tag);
+        stream_pass_launch(s, pr, d, slot, blk, u, &ev, src, tag);
         pr->ev_comp[d][slot] = ops->record(s->b, d, LANE_COMPUTE);
         stream_scatter_home(s, pr, d, slot, u, tag);
     }

@@ -20,8 +20,14 @@
  * rows (each sub-chunk's edge rows written on the device from the block's
  * rows or, from_dst, from the column's own rows, and sent home, where the
  * host puts each at its edge id). The edge kinds run every device on its
- * own (naive). */
-typedef enum { PASS_SUM, PASS_MAX, PASS_MAX_BWD, PASS_ATTN, PASS_EDGE_GATHER, PASS_SCATTER } pass_kind_t;
+ * own (naive). PASS_SAG is a scatter from the block's rows and the gather
+ * of its edge rows into the column, one after the other on the device
+ * (TF-SAGA's chunk dataflow, NeuGraph §5): the sub-chunk's edge rows are
+ * made and used in the device's slot and never travel; the weight goes
+ * where the host's ops put it (forward in the gather, backward, where the
+ * gather's gradient scatters, in the scatter). It reads blocks as a sum
+ * gather does, so chain and ring carry them. */
+typedef enum { PASS_SUM, PASS_MAX, PASS_MAX_BWD, PASS_ATTN, PASS_EDGE_GATHER, PASS_SCATTER, PASS_SAG } pass_kind_t;
 
 /* A gather as a pass: in is read by source row, out accumulates per
  * output interval; win is the max gather's winners (N, f) on the host,
@@ -43,7 +49,7 @@ typedef struct {
 /* The edge-tensor kinds (every device on its own), and the kinds that
  * keep a sub-chunk's per-edge rows (scales or edge rows) in abuf. */
 static inline int pass_is_edge_op(const pass_t *ps) { return ps->kind == PASS_EDGE_GATHER || ps->kind == PASS_SCATTER; }
-static inline int pass_has_edge_rows(const pass_t *ps) { return ps->kind == PASS_ATTN || pass_is_edge_op(ps); }
+static inline int pass_has_edge_rows(const pass_t *ps) { return ps->kind == PASS_ATTN || ps->kind == PASS_SAG || pass_is_edge_op(ps); }
 
 /* A pass in progress: its buffers, the columns of the current round (one
  * per device), and the events that order reuse of the buffer slots. */
@@ -54,7 +60,7 @@ typedef struct {
     float *accs[TOPO_MAX_DEV][2], *buf[TOPO_MAX_DEV][2];
     int32_t *waccs[TOPO_MAX_DEV][2]; /* PASS_MAX: the accumulators' winners */
     int32_t *wbuf[TOPO_MAX_DEV][2];  /* PASS_MAX_BWD: the blocks' winners */
-    float *abuf[TOPO_MAX_DEV][2];    /* PASS_ATTN, PASS_EDGE_GATHER, PASS_SCATTER: a sub-chunk's head scales or edge rows */
+    float *abuf[TOPO_MAX_DEV][2];    /* PASS_ATTN, PASS_EDGE_GATHER, PASS_SCATTER, PASS_SAG: a sub-chunk's head scales or edge rows */
     int ev_out[TOPO_MAX_DEV][2];     /* PASS_SCATTER: the last copy home of each slot's edge rows */
     char *ebuf[TOPO_MAX_DEV][2];  /* a streamed sub-chunk's edge structure, per buffer slot */
     int ev_d2h[TOPO_MAX_DEV][2], ev_comp[TOPO_MAX_DEV][2], ev_fwd[TOPO_MAX_DEV][2], ev_ready[TOPO_MAX_DEV][2];
@@ -71,14 +77,15 @@ int stream_use_filter(const streamer_t *s, int64_t used_rows, int64_t block_rows
  * of output interval c; blk is the input block. */
 kernel_call_t stream_chunk_call(const streamer_t *s, const pass_t *ps, const sub_t *u, const edge_view_t *ev, int blk, int c,
                                 const float *in, float *acc);
-/* The kernel of the pass's kind for sub-chunk u on device d, its block
- * blk in buffer `slot` (`in`), into d's column: stream_chunk_call with
- * the winners (max) or head scales (attention) the pass keeps there. */
-kernel_call_t stream_pass_kernel(const streamer_t *s, const pass_run_t *pr, int d, int slot, int blk, const sub_t *u,
-                                 const edge_view_t *ev, const float *in);
+/* The kernels of the pass's kind for sub-chunk u on device d, its block
+ * blk in buffer `slot` (`in`), into d's column, launched on d's compute
+ * lane: stream_chunk_call with the winners (max) or head scales
+ * (attention) the pass keeps there; PASS_SAG's scatter, then its gather. */
+void stream_pass_launch(streamer_t *s, const pass_run_t *pr, int d, int slot, int blk, const sub_t *u, const edge_view_t *ev,
+                        const float *in, chunk_tag_t tag);
 /* A sub-chunk's head scales (PASS_ATTN) or edge rows (PASS_EDGE_GATHER, or
- * PASS_SCATTER when it adds; else nothing): its edges' rows, picked by
- * edge id on the host, into device d's slot. */
+ * PASS_SCATTER when it adds; else nothing, PASS_SAG included): its edges'
+ * rows, picked by edge id on the host, into device d's slot. */
 void stream_chunk_scales(streamer_t *s, pass_run_t *pr, int d, int slot, const sub_t *u, chunk_tag_t tag);
 /* A block's rows of the max backward's winners, beside its gradient rows:
  * the same rows (rs when filtered, else the whole block) from the host,

@@ -224,6 +224,15 @@ int streamer_gather_attn(streamer_t *s, const graph_call_t *c, int backward, gs_
  * KERN_CHUNK_SCATTER and KERN_CHUNK_EDGE_GATHER; the streamer must hold
  * SUB_EIDS. */
 int streamer_edge_op(streamer_t *s, const graph_call_t *c, int backward, gs_err_t *err);
+/* A source scatter and the gather of its edge rows as one pass (c->sag:
+ * TF-SAGA's chunk dataflow, the edge tensor used by nothing else): each
+ * sub-chunk's edge rows are made on its device and summed there, never
+ * sent home. Forward over the CSC chunks (c->in by source, c->out by
+ * destination); backward over the CSR chunks, from the output's gradient
+ * (c->in) into the input's (c->out). Column order whatever --stream-order says;
+ * any multidev mode; the backend must have KERN_CHUNK_SCATTER and
+ * KERN_CHUNK_EDGE_GATHER. */
+int streamer_sag(streamer_t *s, const graph_call_t *c, int backward, gs_err_t *err);
 
 /* The fused gather (G-GCN) on the devices (stream_fused.c): forward over
  * the CSC chunks; backward, the destination leaves' gradients over the

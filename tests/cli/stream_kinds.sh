@@ -8,7 +8,8 @@
 # naive order, GAT and G-GCN within 1e-6; within 1e-5 where the ring
 # reassociates sums), move their
 # rows host-to-device (gather_h2d_bytes > 0), and leave the host at most
-# a quarter of the epoch's busy time (virtual clock, roofline).
+# a quarter of the epoch's busy time (virtual clock, roofline); the plain
+# GCN's scatter-gather pairs move no edge rows (TF-SAGA's chunk dataflow).
 source "$(dirname "$0")/../lib.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -45,4 +46,20 @@ sys.exit(0 if j["gather_h2d_bytes"] > 0 and share <= 0.25 and j["chunks"] >= 2 e
 PYEOF
     ); then ok "$m: its gathers stream, $share"; else bad "$m: $share"; fi
 done
+# TF-SAGA's chunk dataflow (NeuGraph §5): the plain GCN's scatter and the gather of its edge rows run as one pass, the
+# edge rows made and summed on the device, so --fuse off moves exactly the fused gather's bytes at the same P (its own
+# cost is the unfused kernels': each edge row written and read back on the device) and trains the same losses
+pair=(--dataset gen:nodes=20000,degree=20,feats=64,classes=8,seed=3 --devices 2 --topology pcie-4gpu-2switch --device-mem 64M
+    --chunks 4 --clock virtual --kernel-time roofline --memplan stream --dkp off)
+run pair-on "${pair[@]}" --fuse on
+run pair-off "${pair[@]}" --fuse off
+if msg=$($PY - "$tmp/pair-on.json" "$tmp/pair-off.json" <<'PYEOF'
+import json, sys
+on, off = (json.loads(open(f).read().strip().splitlines()[-1]) for f in sys.argv[1:])
+moved = ("h2d_bytes", "gather_h2d_bytes", "d2h_bytes", "edge_h2d_bytes")
+r = off["compute_ms"] / on["compute_ms"]
+print(f"bytes {', '.join(f'{k} {off[k]:.0f}' for k in moved)}; device compute {r:.2f}x the fused gather's")
+sys.exit(0 if all(off[k] == on[k] for k in moved) and off["losses"] == on["losses"] and r >= 1.3 else 1)
+PYEOF
+); then ok "gcn --fuse off: its edge rows stay on the devices, $msg"; else bad "gcn --fuse off pairs: $msg"; fi
 finish
