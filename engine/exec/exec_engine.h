@@ -116,6 +116,13 @@ typedef struct {
     /* Runs graph op c (backward: its vector-Jacobian rule) and sets *done,
      * or leaves *done 0 for the executor to run it. May be NULL. */
     int (*graph_op)(void *self, const graph_call_t *c, int backward, int *done, gs_err_t *err);
+    /* A sum gather and the product that multiplies its output next
+     * (op_gather_product), forward, as one op: NeuGraph §3.2's column
+     * order, each destination interval's accumulator multiplied where it
+     * was summed (both outputs still reach the host). Sets *done, or
+     * leaves it 0 for the executor to run them one after the other. May
+     * be NULL. */
+    int (*gather_matmul)(void *self, const gather_call_t *g, const matmul_call_t *m, int *done, gs_err_t *err);
     /* The executor wrote t with one of its own ops (copies elsewhere go stale). May be NULL. */
     void (*host_wrote)(void *self, const xtensor_t *t);
     /* Before the first op that reads value v of ex by source index at

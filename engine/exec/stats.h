@@ -60,6 +60,9 @@ enum {
     X(d2h_bytes, "B", "", "device-to-host bytes", "%.0f", STAT_JSON | STAT_STREAM)                                   \
     X(kept_bytes, "B", "kept", "host-to-device bytes the memory plan's device copies made unnecessary", "%.0f",        \
       STAT_JSON | STAT_PANEL | STAT_STREAM)                                                                            \
+    X(acc_kept_bytes, "B", "acc kept",                                                                                 \
+      "the column order: product input rows read from the gather's accumulator on its device (NeuGraph 3.2), not streamed in", \
+      "%.0f", STAT_JSON | STAT_STREAM)                                                                                 \
     X(hidden_frac, "", "hidden", "fraction of the gathers' transfer time hidden behind compute (the pipelined streams)", \
       "%.4f", STAT_JSON | STAT_PANEL | STAT_STREAM | STAT_FRACTION)                                                    \
     X(swapped_cols, "", "swapped cols",                                                                                \

@@ -246,6 +246,16 @@ static int se_gather_bwd(void *self, const gather_call_t *c, gs_err_t *err)
     return streamer_gather_bwd(&((stream_engine_t *)self)->streamer, c, err);
 }
 
+/* The column order keeps each accumulator for its product (the row
+ * order's partial sums are not done until the last row). */
+static int se_gather_matmul(void *self, const gather_call_t *g, const matmul_call_t *m, int *done, gs_err_t *err)
+{
+    stream_engine_t *se = self;
+    *done = 0;
+    if (se->streamer.kn.stream_order != SO_COLUMN || !m->a_vertex) return GS_OK;
+    return streamer_gather_matmul(&se->streamer, g, m, done, err);
+}
+
 /* An edge tensor's product stays with the executor, on the host. */
 static int se_matmul(void *self, const matmul_call_t *c, gs_err_t *err)
 {
@@ -302,6 +312,7 @@ static const exec_engine_ops_t stream_ops = {
     .matmul = se_matmul,
     .matmul_bwd = se_matmul_bwd,
     .graph_op = se_graph_op,
+    .gather_matmul = se_gather_matmul,
     .host_wrote = se_host_wrote,
 };
 
@@ -344,6 +355,7 @@ void stream_engine_epoch_end(stream_engine_t *se, epoch_stats_t *st)
     st->hidden_frac = k->gather_transfer_s > 0 ? k->gather_hidden_s / k->gather_transfer_s : 0;
     st->gather_h2d_bytes = k->gather_h2d_bytes;
     st->edge_h2d_bytes = k->edge_h2d_bytes;
+    st->acc_kept_bytes = k->acc_kept_bytes;
     st->filtered_blocks = k->filtered_blocks, st->full_blocks = k->full_blocks;
     st->swapped_cols = k->swapped_cols, st->swap_saved_ms = 1e3 * k->swap_saved_s;
     st->kept_bytes = se->streamer.mp.kept_bytes;

@@ -44,6 +44,10 @@ typedef struct {
     const float *att; /* PASS_ATTN: (E, att_k) head scales by graph edge id; PASS_EDGE_GATHER: the edge tensor (E, att_k = f) */
     int64_t att_k;
     int from_dst;     /* PASS_SCATTER: the edge rows come from their destination's row */
+    /* PASS_SUM forward, or NULL: the product that multiplies the output
+     * next (NeuGraph §3.2's column order): each column's accumulator times
+     * prod->w on its device into prod->out's rows, before both go home */
+    const matmul_call_t *prod;
 } pass_t;
 
 /* The edge-tensor kinds (every device on its own), and the kinds that
@@ -62,6 +66,8 @@ typedef struct {
     int32_t *wbuf[TOPO_MAX_DEV][2];  /* PASS_MAX_BWD: the blocks' winners */
     float *abuf[TOPO_MAX_DEV][2];    /* PASS_ATTN, PASS_EDGE_GATHER, PASS_SCATTER, PASS_SAG: a sub-chunk's head scales or edge rows */
     int ev_out[TOPO_MAX_DEV][2];     /* PASS_SCATTER: the last copy home of each slot's edge rows */
+    float *w[TOPO_MAX_DEV], *y[TOPO_MAX_DEV]; /* ps->prod: its weight and a column's product */
+    int ev_y[TOPO_MAX_DEV];                   /* ps->prod: the last product's copy home */
     char *ebuf[TOPO_MAX_DEV][2];  /* a streamed sub-chunk's edge structure, per buffer slot */
     int ev_d2h[TOPO_MAX_DEV][2], ev_comp[TOPO_MAX_DEV][2], ev_fwd[TOPO_MAX_DEV][2], ev_ready[TOPO_MAX_DEV][2];
     int *order;                /* [device][t]: the block processed t-th in the device's column */

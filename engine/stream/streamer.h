@@ -130,6 +130,7 @@ typedef struct {
     double filtered_blocks, full_blocks;
     double gather_h2d_bytes; /* the Scatter-Gather stage's share of h2d_bytes (vertex rows) */
     double edge_h2d_bytes;   /* the sub-chunks' edge structures copied to the devices */
+    double acc_kept_bytes;   /* products' input rows read from a gather's accumulator on its device */
     double transfer_s, hidden_s; /* transfer time and the part overlapped by compute */
     double gather_transfer_s, gather_hidden_s; /* the same for the gathers' passes */
     double swapped_cols, swap_saved_s; /* columns the swap heuristic reordered, simulated seconds saved */
@@ -203,6 +204,14 @@ void streamer_task_hook(void *user, int dev, lane_t lane, chunk_tag_t tag, doubl
  * streamer was built on): forward, column by column over the CSC chunks;
  * backward, row by row over the CSR chunks. */
 int streamer_gather(streamer_t *s, const gather_call_t *c, gs_err_t *err);
+/* The forward gather c with the product m that multiplies its output next
+ * (NeuGraph §3.2's column order): each column's accumulator times m->w on
+ * its device, then both go home, so the product's input never streams in
+ * again. Column order only. The weight and one column of the product take
+ * device memory beside the gather's buffers: *done is 0 (nothing run) when
+ * they do not fit the device cap beside the kept edge chunks (P is chosen
+ * without them, so pairing never changes it). */
+int streamer_gather_matmul(streamer_t *s, const gather_call_t *c, const matmul_call_t *m, int *done, gs_err_t *err);
 int streamer_gather_bwd(streamer_t *s, const gather_call_t *c, gs_err_t *err);
 /* The max gather (MP-GCN) on the devices, column by column over the CSC
  * chunks (backward: over the CSR chunks, each block's winners travelling
