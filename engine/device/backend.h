@@ -14,6 +14,7 @@
 #include "base/error.h"
 #include "engine/kernels/fused_args.h"
 #include "engine/kernels/kernels.h"
+#include "engine/kernels/kops.h"
 #include "engine/machine/topology.h"
 
 typedef enum { LANE_H2D = 0, LANE_D2H = 1, LANE_D2D = 2, LANE_COMPUTE = 3, LANE__COUNT } lane_t;
@@ -52,7 +53,8 @@ typedef struct {
  * attention gather's (GAT; a chunk gather whose edges scale each head);
  * and the plain programs' edge-tensor ops: a chunk gather that reads
  * each edge's row of an edge tensor, and the scatter that writes them;
- * and the fused gather's (G-GCN), forward or backward.
+ * and the fused gather's (G-GCN), forward or backward; and an
+ * ApplyVertex elementwise op over a block of rows (KERN_EW).
  * has_kernel (backend_ops_t) says which a backend can run. */
 typedef enum {
     KERN_CHUNK_GATHER,
@@ -67,6 +69,7 @@ typedef enum {
     KERN_CHUNK_EDGE_GATHER,
     KERN_CHUNK_SCATTER,
     KERN_CHUNK_FUSED,
+    KERN_EW,
     KERN__COUNT
 } kernel_id_t;
 
@@ -133,6 +136,9 @@ typedef struct {
     int trans_a, trans_b, acc;
     int64_t m, n, k;
     const float *a, *b;
+    /* KERN_EW: one elementwise op forward (kops.h) over a block of rows,
+     * its pointers in device memory (ApplyVertex on the device) */
+    ew_args_t ew;
 } kernel_call_t;
 
 typedef struct {

@@ -68,6 +68,7 @@ static void run_kernel(const kernel_call_t *c)
     case KERN_CHUNK_EDGE_GATHER: chunk_gather(c); break;
     case KERN_CHUNK_SCATTER: chunk_scatter(c); break;
     case KERN_CHUNK_FUSED: chunk_fused(c); break;
+    case KERN_EW: kops_cpu.ew_forward(NULL, &c->ew); break;
     case KERN_MAX_INIT: k_chunk_max_init(c->out, c->win, c->nd, c->out_cols); break;
     case KERN_MAX_FINISH: k_chunk_max_finish(c->out, c->win, c->nd, c->out_cols); break;
     case KERN_CHUNK_MAX:

@@ -55,6 +55,8 @@ static double kernel_bytes(const kernel_call_t *c)
     case KERN_CHUNK_SCATTER: /* per edge: its input row read, its edge row written (and read when adding), id and index */
         return (double)c->nnz * (4.0 * (double)c->f * (c->acc ? 3 : 2) + 8 + (c->w ? 4 : 0)) + 8.0 * (double)c->nd;
     case KERN_CHUNK_FUSED: return kernel_bytes_fused(c);
+    case KERN_EW: /* its input read and its output written; a bias's row read once */
+        return 8.0 * (double)(c->ew.rows * c->ew.cols) + 4.0 * (double)(c->ew.b ? c->ew.cols : 0);
     case KERN_MAX_INIT: return 8.0 * (double)(c->nd * c->out_cols);
     case KERN_MAX_FINISH: return 12.0 * (double)(c->nd * c->out_cols);
     case KERN_CHUNK_MAX: /* per edge: the row's values, its input row and id; per row: max and winner read and written */

@@ -78,7 +78,7 @@ struct exec {
      * value or gradient holds its data only while the step needs it. */
     int share_buffers;
     slabs_t slabs;
-    int paired_skip;   /* this forward pass: the op the engine ran with the one before it (a scatter's gather, a gather's product), or -1 */
+    int skip_last;     /* this forward pass: the last op the engine ran with one before it (a scatter's gather, a gather's ApplyVertex ops), or -1 */
     int failed;        /* an engine op failed; err says why */
     gs_err_t err;
 };

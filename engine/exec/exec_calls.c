@@ -158,6 +158,51 @@ int exec_sag_pair(const exec_t *ex, int i)
     return 1;
 }
 
+/* Whether instruction k is an ApplyVertex op that may follow a gather on
+ * the engine, reading prev: a vertex product of it, or an elementwise op
+ * on it whose other operand, if any, is a parameter (and keeps no sign
+ * bits of its own). */
+static int applies_to(const exec_t *ex, int k, int prev)
+{
+    const program_t *P = ex->prog;
+    const instr_t *in = &P->code[k];
+    if (ex->hop[k] || in->in[0] != prev || P->vals[in->out].dom != DOM_VERTEX) return 0;
+    if (in->op == OP_MATMUL) return P->vals[in->in[1]].dom == DOM_PARAM;
+    if (!op_has(in->op, OPF_EW) || in->nin > 2 || exec_masks_relu(ex, in)) return 0;
+    return in->nin == 1 || P->vals[in->in[1]].dom == DOM_PARAM;
+}
+
+/* Whether value v, made by op `from` of the chain ending at op last, is
+ * read past it: by a later op, as the output, or by a backward rule. */
+static int read_later(const exec_t *ex, int v, int from, int last)
+{
+    const program_t *P = ex->prog;
+    if (v == P->output || (ex->training && (op_desc(P->code[from].op)->bwd_reads & OPB_OUT))) return 1;
+    for (int k = from + 1; k < P->ncode; k++)
+        for (int q = 0; q < P->code[k].nin; q++)
+            if (P->code[k].in[q] == v && (k > last || (ex->training && (op_desc(P->code[k].op)->bwd_reads >> q & 1)))) return 1;
+    return 0;
+}
+
+int exec_apply_chain(const exec_t *ex, int i, apply_op_t *ops)
+{
+    const program_t *P = ex->prog;
+    int n = 0;
+    for (int k = i + 1, prev = P->code[i].out; k < P->ncode && n < APPLY_MAX_OPS && applies_to(ex, k, prev); k++, n++) {
+        const instr_t *in = &P->code[k];
+        apply_op_t *op = &ops[n];
+        memset(op, 0, sizeof *op);
+        op->is_matmul = in->op == OP_MATMUL;
+        if (op->is_matmul) op->m = exec_matmul_call(ex, in);
+        else op->e = exec_ew_args(ex, in), op->e.out = ex->val[in->out].data;
+        op->param_floats = !op->is_matmul && in->nin == 2 ? tensor_numel(&ex->val[in->in[1]]) : 0;
+        op->out = exec_xtensor(ex, in->out, 0);
+        prev = in->out;
+    }
+    for (int q = 0; q < n; q++) ops[q].home = read_later(ex, ex->prog->code[i + 1 + q].out, i + 1 + q, i + n);
+    return n;
+}
+
 int exec_engine_sag(exec_t *ex, int i, int backward, int acc)
 {
     const instr_t *sc = &ex->prog->code[i], *ga = &ex->prog->code[i + 1];

@@ -30,6 +30,9 @@ int exec_sag_pair(const exec_t *ex, int i);
  * the scatter's input gradient (adding when acc): 1 when the engine ran
  * it, 0 when the executor must run both ops (ex->failed on an error). */
 int exec_engine_sag(exec_t *ex, int i, int backward, int acc);
+/* The ApplyVertex ops after gather i that an engine may run with it
+ * (exec_engine.h's gather_apply), into ops (at most APPLY_MAX_OPS): how many. */
+int exec_apply_chain(const exec_t *ex, int i, apply_op_t *ops);
 /* The place's elementwise kernel's arguments for in (dropout keyed by the rows' original ids). */
 ew_args_t exec_ew_args(const exec_t *ex, const instr_t *in);
 /* Before instruction i: the ghost rows of the operands it reads by source

@@ -21,6 +21,7 @@
 #include "base/error.h"
 #include "engine/graph/graph.h"
 #include "engine/kernels/kernels.h"
+#include "engine/kernels/kops.h"
 #include "engine/program/program.h"
 
 typedef struct exec exec_t;
@@ -106,6 +107,22 @@ typedef struct {
     int dacc[FUSE_MAX_LEAVES];
 } graph_call_t;
 
+/* An ApplyVertex op after a gather (gather_apply): a vertex product whose
+ * a is the previous op's output (the gather's for the first), or an
+ * elementwise op forward whose first operand is that output and whose
+ * other operand, if any, is a parameter of param_floats floats (a bias);
+ * e holds the executor's own call's arguments (host pointers). */
+typedef struct {
+    int is_matmul;
+    matmul_call_t m;
+    ew_args_t e;
+    int64_t param_floats;
+    xtensor_t out; /* its output */
+    int home;      /* its rows go to the host: read past the chain (an op, the loss, a backward rule); an
+                    * engine that runs fewer ops sends the last one's home too */
+} apply_op_t;
+#define APPLY_MAX_OPS 6
+
 typedef struct {
     const char *name;
     int on_host; /* 1: its gathers and products are host work (the timeline's host lane, host_ms) */
@@ -116,13 +133,13 @@ typedef struct {
     /* Runs graph op c (backward: its vector-Jacobian rule) and sets *done,
      * or leaves *done 0 for the executor to run it. May be NULL. */
     int (*graph_op)(void *self, const graph_call_t *c, int backward, int *done, gs_err_t *err);
-    /* A sum gather and the product that multiplies its output next
-     * (op_gather_product), forward, as one op: NeuGraph §3.2's column
-     * order, each destination interval's accumulator multiplied where it
-     * was summed (both outputs still reach the host). Sets *done, or
-     * leaves it 0 for the executor to run them one after the other. May
-     * be NULL. */
-    int (*gather_matmul)(void *self, const gather_call_t *g, const matmul_call_t *m, int *done, gs_err_t *err);
+    /* A forward sum gather and the ApplyVertex ops that follow it, each
+     * reading the one before (apply_op_t), as one op: NeuGraph §3.2's
+     * column order, each destination interval's accumulator consumed
+     * where it was summed (the outputs marked home reach the host). Sets
+     * *ran to -1 (nothing run: the executor runs them all), or runs the
+     * gather and ops[0, *ran). May be NULL. */
+    int (*gather_apply)(void *self, const gather_call_t *g, const apply_op_t *ops, int nops, int *ran, gs_err_t *err);
     /* The executor wrote t with one of its own ops (copies elsewhere go stale). May be NULL. */
     void (*host_wrote)(void *self, const xtensor_t *t);
     /* Before the first op that reads value v of ex by source index at

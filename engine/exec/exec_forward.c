@@ -37,18 +37,19 @@ static void graph_op(exec_t *ex, int i, const tensor_t *A, tensor_t *out)
     }
 }
 
-/* Offers gather i (call c) and the product after it (op_gather_product)
- * to the engine as one op; 1 when it ran them (the product is skipped).
- * Not while DKP times ops: each needs its own sample. */
-static int gather_product(exec_t *ex, int i, const gather_call_t *c)
+/* Offers gather i (call c) and the ApplyVertex ops after it
+ * (exec_apply_chain) to the engine as one op; 1 when it ran the gather
+ * (the ops it ran with it are skipped). Not while DKP times ops: each
+ * needs its own sample. */
+static int gather_apply(exec_t *ex, int i, const gather_call_t *c)
 {
     const exec_engine_t *E = &ex->engine;
-    if (!E->ops->gather_matmul || ex->samples || !op_gather_product(ex->prog, i)) return 0;
-    matmul_call_t m = exec_matmul_call(ex, &ex->prog->code[i + 1]);
-    int done = 0;
-    exec_engine_failed(ex, E->ops->gather_matmul(E->self, c, &m, &done, &ex->err));
-    if (done) ex->paired_skip = i + 1;
-    return done || ex->failed;
+    apply_op_t ops[APPLY_MAX_OPS];
+    int n = E->ops->gather_apply && !ex->samples ? exec_apply_chain(ex, i, ops) : 0, ran = -1;
+    if (n == 0) return 0;
+    exec_engine_failed(ex, E->ops->gather_apply(E->self, c, ops, n, &ran, &ex->err));
+    if (ran >= 0) ex->skip_last = i + ran;
+    return ran >= 0 || ex->failed;
 }
 
 /* Runs instruction i on the engine or the place; 1 when the engine ran it. */
@@ -58,19 +59,19 @@ static int forward_op(exec_t *ex, int i)
     const exec_engine_t *E = &ex->engine;
     const tensor_t *A = &ex->val[in->in[0]];
     tensor_t *out = &ex->val[in->out];
-    if (ex->paired_skip == i) { /* the engine ran it with the op before it */
+    if (i <= ex->skip_last) { /* the engine ran it with an op before it */
         return 1;
     } else if (in->op == OP_MATMUL) {
         matmul_call_t c = exec_matmul_call(ex, in);
         exec_engine_failed(ex, E->ops->matmul(E->self, &c, &ex->err));
         return 1;
-    } else if (op_has(in->op, OPF_ENGINE)) { /* a sum gather, alone or with the product of its output */
+    } else if (op_has(in->op, OPF_ENGINE)) { /* a sum gather, alone or with the ApplyVertex ops after it */
         gather_call_t c = exec_gather_call(ex, i, 0);
-        if (gather_product(ex, i, &c)) return 1;
+        if (gather_apply(ex, i, &c)) return 1;
         exec_engine_failed(ex, E->ops->gather(E->self, &c, &ex->err));
         return 1;
     } else if (exec_sag_pair(ex, i) && exec_engine_sag(ex, i, 0, 0)) {
-        ex->paired_skip = i + 1;
+        ex->skip_last = i + 1;
         return 1;
     } else if (exec_engine_graph_op(ex, i, 0, NULL, NULL)) {
         return 1;
@@ -120,7 +121,7 @@ const tensor_t *exec_forward(exec_t *ex, const tensor_t *x, int training, int64_
     ex->training = training;
     ex->epoch = epoch;
     ex->flops = 0;
-    ex->paired_skip = -1;
+    ex->skip_last = -1;
     if (training) memset(ex->agg_flops, 0, sizeof ex->agg_flops);
     for (int i = 0; i < P->ncode && !ex->failed; i++) {
         const instr_t *in = &P->code[i];

@@ -42,6 +42,7 @@ typedef struct {
     int edge;         /* dropout over an edge tensor */
     uint64_t key;     /* dropout: hash of (seed, epoch, site) */
     uint64_t *mask;   /* RELU: its sign bits, or NULL */
+    int64_t row0;     /* dropout: a block's rows, keyed as rows row0, row0 + 1, ... of g (0: the whole tensor) */
 } ew_args_t;
 
 /* Writes or adds v into dst, as an op's `acc` flag says. */

@@ -96,7 +96,7 @@ HOST_KERNEL(gather_fused_bwd, (const graph_t *g, const fused_expr_t *e, const fl
 
 static uint64_t row_key(const ew_args_t *c, int64_t r)
 {
-    return gs_drop_row_key(c->key, c->g->orig_id, c->g->in_src, c->g->in_dst, c->edge, r);
+    return gs_drop_row_key(c->key, c->g->orig_id, c->g->in_src, c->g->in_dst, c->edge, c->row0 + r);
 }
 
 /* RELU's sign bits of row y (kops.h: one row in GS_MASK_WORDS(f) words). */

@@ -35,7 +35,7 @@
 typedef enum { MP_STREAM = 0, MP_LRU = 1, MP_ROC = 2 } memplan_kind_t;
 
 #define MP_MAX_TENSORS 64
-#define MP_MAX_IO 4
+#define MP_MAX_IO 8
 #define MP_MAX_STATES 2048
 #define MP_MAX_CAND 12
 #define MP_WORK_LOG2 15

@@ -203,11 +203,3 @@ int op_reads_by_source(const program_t *p, const instr_t *in, int k)
     if (in->op == OP_GATHER_FUSED) return !(p->fused[in->iparam].leaf_dst >> k & 1);
     return op_desc(in->op)->by_source >> k & 1;
 }
-
-int op_gather_product(const program_t *p, int i)
-{
-    if (i < 0 || i + 1 >= p->ncode) return 0;
-    const instr_t *g = &p->code[i], *m = &p->code[i + 1];
-    int sum_gather = op_has(g->op, OPF_ENGINE) && op_has(g->op, OPF_AGGREGATE);
-    return sum_gather && m->op == OP_MATMUL && m->in[0] == g->out && p->vals[g->out].dom == DOM_VERTEX;
-}

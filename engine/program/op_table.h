@@ -92,9 +92,5 @@ op_traffic_t op_traffic(const program_t *p, const instr_t *in, const op_dims_t *
 static inline double op_traffic_bytes(op_traffic_t t) { return t.stream + t.rows; }
 /* Whether instruction in of p reads operand k by source index. */
 int op_reads_by_source(const program_t *p, const instr_t *in, int k);
-/* Whether instruction i of p is a sum gather whose output the next
- * instruction, a vertex product, multiplies (ApplyVertex consuming the
- * accumulator: NeuGraph §3.2's column order may run them together). */
-int op_gather_product(const program_t *p, int i);
 
 #endif

@@ -246,14 +246,14 @@ static int se_gather_bwd(void *self, const gather_call_t *c, gs_err_t *err)
     return streamer_gather_bwd(&((stream_engine_t *)self)->streamer, c, err);
 }
 
-/* The column order keeps each accumulator for its product (the row
- * order's partial sums are not done until the last row). */
-static int se_gather_matmul(void *self, const gather_call_t *g, const matmul_call_t *m, int *done, gs_err_t *err)
+/* The column order hands each accumulator to the ApplyVertex ops there
+ * (the row order's partial sums are not done until the last row). */
+static int se_gather_apply(void *self, const gather_call_t *g, const apply_op_t *ops, int nops, int *ran, gs_err_t *err)
 {
     stream_engine_t *se = self;
-    *done = 0;
-    if (se->streamer.kn.stream_order != SO_COLUMN || !m->a_vertex) return GS_OK;
-    return streamer_gather_matmul(&se->streamer, g, m, done, err);
+    *ran = -1;
+    if (se->streamer.kn.stream_order != SO_COLUMN) return GS_OK;
+    return streamer_gather_apply(&se->streamer, g, ops, nops, ran, err);
 }
 
 /* An edge tensor's product stays with the executor, on the host. */
@@ -312,7 +312,7 @@ static const exec_engine_ops_t stream_ops = {
     .matmul = se_matmul,
     .matmul_bwd = se_matmul_bwd,
     .graph_op = se_graph_op,
-    .gather_matmul = se_gather_matmul,
+    .gather_apply = se_gather_apply,
     .host_wrote = se_host_wrote,
 };
 

@@ -115,7 +115,7 @@ void stream_scatter_home(streamer_t *s, pass_run_t *pr, int d, int slot, const s
 int streamer_gather_max(streamer_t *s, const graph_call_t *c, int backward, gs_err_t *err)
 {
     pass_t ps = {AGG_ONE, TYPED_NONE, c->in, c->out, c->f, backward ? c->acc : 0, c->layer, backward ? PHASE_BWD : PHASE_FWD,
-                 backward ? PASS_MAX_BWD : PASS_MAX, c->argmax, NULL, 0, 0, NULL};
+                 backward ? PASS_MAX_BWD : PASS_MAX, c->argmax, NULL, 0, 0, NULL, 0};
     s->pass_id++; /* the row order's partial sums would carry winners too: a max gather keeps the column order */
     return stream_run_pass(s, backward ? &s->bwd : &s->fwd, &ps, err);
 }
@@ -124,7 +124,7 @@ int streamer_gather_attn(streamer_t *s, const graph_call_t *c, int backward, gs_
 {
     if (!(s->fields & SUB_EIDS)) return gs_fail(err, GS_EFAIL, "internal: the sub-chunks hold no edge ids for an attention gather");
     pass_t ps = {AGG_ONE, TYPED_NONE, c->in, c->out, c->f, backward ? c->acc : 0, c->layer, backward ? PHASE_BWD : PHASE_FWD,
-                 PASS_ATTN, NULL, c->att, c->heads, 0, NULL};
+                 PASS_ATTN, NULL, c->att, c->heads, 0, NULL, 0};
     s->pass_id++; /* column order (see streamer_gather_max) */
     return stream_run_pass(s, backward ? &s->bwd : &s->fwd, &ps, err);
 }
@@ -137,7 +137,7 @@ int streamer_edge_op(streamer_t *s, const graph_call_t *c, int backward, gs_err_
     int scatter = backward ? op == OP_GATHER_EDGE : op != OP_GATHER_EDGE;
     pass_t ps = {op == OP_GATHER_EDGE ? c->agg : AGG_ONE, TYPED_NONE, c->in, c->out, c->f, backward ? c->acc : 0, c->layer,
                  backward ? PHASE_BWD : PHASE_FWD, scatter ? PASS_SCATTER : PASS_EDGE_GATHER, NULL, NULL, c->f,
-                 op != OP_SCATTER_SRC, NULL};
+                 op != OP_SCATTER_SRC, NULL, 0};
     if (!scatter) ps.att = c->in.data;
     /* by destination (the CSC chunks), but for the source scatter's gradient: a sum over each source's out-edges (CSR) */
     orient_t *o = backward && op == OP_SCATTER_SRC ? &s->bwd : &s->fwd;
@@ -148,7 +148,7 @@ int streamer_edge_op(streamer_t *s, const graph_call_t *c, int backward, gs_err_
 int streamer_sag(streamer_t *s, const graph_call_t *c, int backward, gs_err_t *err)
 {
     pass_t ps = {c->agg, TYPED_NONE, c->in, c->out, c->f, backward ? c->acc : 0, c->layer, backward ? PHASE_BWD : PHASE_FWD,
-                 PASS_SAG, NULL, NULL, c->f, 0, NULL};
+                 PASS_SAG, NULL, NULL, c->f, 0, NULL, 0};
     s->pass_id++; /* column order (see streamer_gather_max) */
     return stream_run_pass(s, backward ? &s->bwd : &s->fwd, &ps, err);
 }

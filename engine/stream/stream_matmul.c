@@ -13,10 +13,10 @@
  * optimiser.
  * Inputs the memory plan keeps on a device are read from its copy there,
  * and outputs it keeps are written into it (memplan_run.c).
- * A product that multiplies a gather's output right after it runs with
- * that gather instead, column by column (stream_pass.c's column_product).
- * Limits: every output still goes back to the host, where the
- * elementwise ApplyVertex ops run. */
+ * A forward product in a chain of ApplyVertex ops after a gather runs with
+ * that gather instead, column by column (stream_apply.c).
+ * Limits: every output goes back to the host, where the elementwise ops
+ * of the backward pass run. */
 #include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>

@@ -28,39 +28,31 @@ int stream_chunk_edges(streamer_t *s, pass_run_t *pr, int d, size_t at, lidx_kin
 }
 
 /* A pass's buffers, in floats: per slot an accumulator, a block, an edge
- * structure and a sub-chunk's winners or edge rows; once, the product's
- * weight and one column of its output (ps->prod). */
+ * structure and a sub-chunk's winners or edge rows; once, its ApplyVertex
+ * ops' (stream_apply.c). */
 typedef struct {
-    size_t acc, buf, edge, win, per_slot, w, y, total_bytes;
+    size_t acc, buf, edge, win, per_slot, apply, total_bytes;
+    int64_t max_out;
 } pass_sizes_t;
 
 static pass_sizes_t pass_sizes(const streamer_t *s, const pass_t *ps, const orient_t *o)
 {
     pass_sizes_t z;
-    int64_t max_out = 0, pf = ps->prod ? ps->prod->f : 0;
-    for (int i = 0; i < s->p; i++) max_out = fmax(max_out, s->bounds[i + 1] - s->bounds[i]);
-    z.acc = stream_round64((size_t)(max_out * ps->out.cols)), z.buf = stream_round64((size_t)(streamer_max_block(s) * ps->in.cols));
+    z.max_out = 0;
+    for (int i = 0; i < s->p; i++) z.max_out = fmax(z.max_out, s->bounds[i + 1] - s->bounds[i]);
+    z.acc = stream_round64((size_t)(z.max_out * ps->out.cols)), z.buf = stream_round64((size_t)(streamer_max_block(s) * ps->in.cols));
     z.edge = streamer_edge_need(o->max_nout, o->max_nnz) / (2 * sizeof(float));
     /* a max gather's winners: beside each accumulator (forward) or each block buffer (backward) */
     z.win = ps->kind == PASS_MAX ? z.acc : ps->kind == PASS_MAX_BWD ? z.buf : 0;
     if (pass_has_edge_rows(ps)) /* a sub-chunk's head scales or edge rows */
         z.win = stream_round64((size_t)(o->max_nnz * ps->att_k));
     z.per_slot = z.acc + z.buf + z.edge + z.win;
-    z.w = stream_round64((size_t)(ps->out.cols * pf)), z.y = stream_round64((size_t)(max_out * pf));
-    z.total_bytes = sizeof(float) * (2 * z.per_slot + z.w + z.y);
+    z.apply = stream_apply_floats(ps, z.max_out);
+    z.total_bytes = sizeof(float) * (2 * z.per_slot + z.apply);
     return z;
 }
 
-/* The product's weight to every device, once a pass. */
-static void send_weight(streamer_t *s, pass_run_t *pr)
-{
-    const matmul_call_t *m = pr->ps->prod;
-    chunk_tag_t tag = {(int16_t)m->layer, (int8_t)PHASE_FWD, -1, -1, -1};
-    for (int d = 0; d < s->ndev; d++) {
-        s->ops->copy(s->b, d, LANE_H2D, -1, pr->w[d], m->w, sizeof(float) * (size_t)(pr->ps->out.cols * m->f), tag);
-        s->ops->wait(s->b, d, LANE_COMPUTE, s->ops->record(s->b, d, LANE_H2D));
-    }
-}
+size_t stream_pass_bytes(const streamer_t *s, const pass_t *ps, const orient_t *o) { return pass_sizes(s, ps, o).total_bytes; }
 
 /* Reserves the devices' regions and carves two accumulators (a column's
  * D2H overlaps the next column's compute), two block buffers and two
@@ -71,11 +63,9 @@ static int pass_setup(streamer_t *s, const pass_t *ps, orient_t *o, pass_run_t *
     pr->ps = ps, pr->o = o, pr->slots = s->kn.pipeline ? 2 : 1, pr->nb = s->nblocks, pr->nd = s->ndev;
     pr->naive = s->kn.multidev == MD_NAIVE || s->ndev == 1 || pass_is_edge_op(ps);
     pass_sizes_t z = pass_sizes(s, ps, o);
-    for (int d = 0; d < TOPO_MAX_DEV; d++) {
-        pr->ev_y[d] = -1;
+    for (int d = 0; d < TOPO_MAX_DEV; d++)
         for (int q = 0; q < 2; q++)
             pr->ev_d2h[d][q] = pr->ev_comp[d][q] = pr->ev_fwd[d][q] = pr->ev_ready[d][q] = pr->ev_out[d][q] = -1;
-    }
     int rc = streamer_reserve(s, z.total_bytes, err);
     if (rc) return rc;
     for (int d = 0; d < s->ndev; d++) {
@@ -89,10 +79,8 @@ static int pass_setup(streamer_t *s, const pass_t *ps, orient_t *o, pass_run_t *
             pr->wbuf[d][q] = ps->kind == PASS_MAX_BWD ? w : NULL;
             pr->abuf[d][q] = pass_has_edge_rows(ps) ? (float *)w : NULL;
         }
-        pr->w[d] = ps->prod ? r + 2 * z.per_slot : NULL;
-        pr->y[d] = ps->prod ? r + 2 * z.per_slot + z.w : NULL;
     }
-    if (ps->prod) send_weight(s, pr);
+    if (ps->napply) stream_apply_setup(s, pr, 2 * z.per_slot, z.max_out);
     pr->order = malloc(sizeof(int) * (size_t)pr->nb * TOPO_MAX_DEV);
     return pr->order ? GS_OK : gs_fail(err, GS_EFAIL, "out of memory");
 }
@@ -189,26 +177,6 @@ static int naive_step(streamer_t *s, pass_run_t *pr, int t, gs_err_t *err)
     return GS_OK;
 }
 
-/* NeuGraph's column order: device d's finished accumulator times the
- * product's weight, there, its rows home (or into the memory plan's copy). */
-static void column_product(streamer_t *s, pass_run_t *pr, int d, int64_t rows)
-{
-    const matmul_call_t *m = pr->ps->prod;
-    int c = pr->col[d];
-    int64_t lo = s->bounds[c], f = m->f, k = pr->ps->out.cols;
-    chunk_tag_t tag = {(int16_t)m->layer, (int8_t)PHASE_FWD, -1, c, -1};
-    float *kept = mp_run_slot(&s->mp, m->out.key, d), *y = kept ? kept + lo * f : pr->y[d];
-    kernel_call_t kc = {.id = KERN_GEMM, .m = rows, .n = f, .k = k, .a = pr->acc[d], .b = pr->w[d], .out = y,
-                        .flops = 2.0 * (double)rows * (double)f * (double)k};
-    if (!kept && pr->ev_y[d] >= 0) s->ops->wait(s->b, d, LANE_COMPUTE, pr->ev_y[d]); /* the last column's product has left */
-    s->ops->launch(s->b, d, &kc, tag);
-    s->ops->wait(s->b, d, LANE_D2H, s->ops->record(s->b, d, LANE_COMPUTE));
-    s->ops->copy(s->b, d, LANE_D2H, -1, m->out.data + lo * f, y, sizeof(float) * (size_t)(rows * f), tag);
-    pr->ev_y[d] = s->ops->record(s->b, d, LANE_D2H);
-    mp_run_wrote(&s->mp, m->out.key, d, lo, rows, kept != NULL);
-    s->ctr.acc_kept_bytes += sizeof(float) * (double)(rows * k);
-}
-
 /* Ends device d's column: its accumulator (and its product) go back to the host. */
 static void column_end(streamer_t *s, pass_run_t *pr, int d)
 {
@@ -227,12 +195,12 @@ static void column_end(streamer_t *s, pass_run_t *pr, int d)
         kernel_call_t fin = {.id = KERN_MAX_FINISH, .nd = rows, .out_cols = ps->out.cols, .out = pr->acc[d], .win = pr->waccs[d][ra]};
         ops->launch(s->b, d, &fin, tag);
     }
-    if (ps->prod) column_product(s, pr, d, rows);
     ops->wait(s->b, d, LANE_D2H, ops->record(s->b, d, LANE_COMPUTE));
     if (ps->kind == PASS_MAX) ops->copy(s->b, d, LANE_D2H, -1, ps->win + s->bounds[c] * ps->out.cols, pr->waccs[d][ra], bytes, tag);
     ops->copy(s->b, d, LANE_D2H, -1, ps->out.data + s->bounds[c] * ps->out.cols, pr->acc[d], bytes, tag);
     pr->ev_d2h[d][ra] = ops->record(s->b, d, LANE_D2H);
     mp_run_wrote(&s->mp, ps->out.key, d, s->bounds[c], rows, pr->acc[d] != pr->accs[d][ra]);
+    if (ps->napply) stream_apply_column(s, pr, d, rows); /* on the accumulator while it goes home */
 }
 
 /* The blocks of a round: NGra's ring schedule, or block by block (naive or chain). */
@@ -250,8 +218,9 @@ int stream_run_pass(streamer_t *s, orient_t *o, const pass_t *ps, gs_err_t *err)
     pass_run_t pr;
     int rc = pass_setup(s, ps, o, &pr, err);
     /* the memory plan sees the vertex tensors (the edge kinds' edge tensors stream) */
-    xtensor_t reads[2] = {ps->in, ps->out}, writes[2] = {ps->out, ps->prod ? ps->prod->out : ps->out};
-    int nr = ps->acc ? 2 : 1, nw = ps->prod ? 2 : 1;
+    xtensor_t reads[2] = {ps->in, ps->out}, writes[1 + APPLY_MAX_OPS] = {ps->out};
+    int nr = ps->acc ? 2 : 1, nw = 1 + ps->napply;
+    for (int q = 0; q < ps->napply; q++) writes[1 + q] = ps->apply[q].out;
     if (ps->kind == PASS_EDGE_GATHER) reads[0] = ps->out, nr = ps->acc;
     if (ps->kind == PASS_SCATTER) nr = 1, nw = 0;
     mp_run_op_begin(&s->mp, reads, nr, writes, nw);
@@ -286,7 +255,7 @@ int stream_pass_end(streamer_t *s, int rc, gs_err_t *err)
 
 static pass_t pass_of(const gather_call_t *c, phase_t phase)
 {
-    return (pass_t){c->agg, c->typed, c->in, c->out, c->f, c->acc, c->layer, phase, PASS_SUM, NULL, NULL, 0, 0, NULL};
+    return (pass_t){c->agg, c->typed, c->in, c->out, c->f, c->acc, c->layer, phase, PASS_SUM, NULL, NULL, 0, 0, NULL, 0};
 }
 
 int streamer_gather(streamer_t *s, const gather_call_t *c, gs_err_t *err)
@@ -294,16 +263,6 @@ int streamer_gather(streamer_t *s, const gather_call_t *c, gs_err_t *err)
     pass_t ps = pass_of(c, PHASE_FWD);
     s->pass_id++;
     return s->kn.stream_order == SO_ROW ? stream_row_pass(s, &s->fwd, &ps, err) : stream_run_pass(s, &s->fwd, &ps, err);
-}
-
-int streamer_gather_matmul(streamer_t *s, const gather_call_t *c, const matmul_call_t *m, int *done, gs_err_t *err)
-{
-    pass_t ps = pass_of(c, PHASE_FWD);
-    ps.prod = m;
-    uint64_t cap = s->ops->capacity(s->b, 0), held = (uint64_t)edge_store_held(&s->edges);
-    if (!(*done = !cap || pass_sizes(s, &ps, &s->fwd).total_bytes + 256 + held <= cap)) return GS_OK;
-    s->pass_id++;
-    return stream_run_pass(s, &s->fwd, &ps, err);
 }
 
 int streamer_gather_bwd(streamer_t *s, const gather_call_t *c, gs_err_t *err)

@@ -44,10 +44,10 @@ typedef struct {
     const float *att; /* PASS_ATTN: (E, att_k) head scales by graph edge id; PASS_EDGE_GATHER: the edge tensor (E, att_k = f) */
     int64_t att_k;
     int from_dst;     /* PASS_SCATTER: the edge rows come from their destination's row */
-    /* PASS_SUM forward, or NULL: the product that multiplies the output
-     * next (NeuGraph §3.2's column order): each column's accumulator times
-     * prod->w on its device into prod->out's rows, before both go home */
-    const matmul_call_t *prod;
+    /* PASS_SUM forward: the ApplyVertex ops run on each column's
+     * accumulator before it goes home (stream_apply.c), or none */
+    const apply_op_t *apply;
+    int napply;
 } pass_t;
 
 /* The edge-tensor kinds (every device on its own), and the kinds that
@@ -66,8 +66,8 @@ typedef struct {
     int32_t *wbuf[TOPO_MAX_DEV][2];  /* PASS_MAX_BWD: the blocks' winners */
     float *abuf[TOPO_MAX_DEV][2];    /* PASS_ATTN, PASS_EDGE_GATHER, PASS_SCATTER, PASS_SAG: a sub-chunk's head scales or edge rows */
     int ev_out[TOPO_MAX_DEV][2];     /* PASS_SCATTER: the last copy home of each slot's edge rows */
-    float *w[TOPO_MAX_DEV], *y[TOPO_MAX_DEV]; /* ps->prod: its weight and a column's product */
-    int ev_y[TOPO_MAX_DEV];                   /* ps->prod: the last product's copy home */
+    float *param[TOPO_MAX_DEV][APPLY_MAX_OPS], *y[TOPO_MAX_DEV][APPLY_MAX_OPS]; /* ps->apply: each op's parameter, a column of its output */
+    int ev_y[TOPO_MAX_DEV][APPLY_MAX_OPS];     /* ps->apply: each op's last column's copy home */
     char *ebuf[TOPO_MAX_DEV][2];  /* a streamed sub-chunk's edge structure, per buffer slot */
     int ev_d2h[TOPO_MAX_DEV][2], ev_comp[TOPO_MAX_DEV][2], ev_fwd[TOPO_MAX_DEV][2], ev_ready[TOPO_MAX_DEV][2];
     int *order;                /* [device][t]: the block processed t-th in the device's column */
@@ -107,8 +107,17 @@ int stream_reads_blocks(const pass_t *ps);
  * each to its edge id (else nothing). */
 void stream_scatter_begin(streamer_t *s, pass_run_t *pr, int d, int c, chunk_tag_t tag);
 void stream_scatter_home(streamer_t *s, pass_run_t *pr, int d, int slot, const sub_t *u, chunk_tag_t tag);
-/* Pass ps over orientation o in the column order (stream_pass.c). */
+/* Pass ps over orientation o in the column order (stream_pass.c), and the
+ * device bytes its buffers take. */
 int stream_run_pass(streamer_t *s, orient_t *o, const pass_t *ps, gs_err_t *err);
+size_t stream_pass_bytes(const streamer_t *s, const pass_t *ps, const orient_t *o);
+/* stream_apply.c: the floats the ApplyVertex ops of ps take on a device
+ * (parameters, a column of each output); carving them from each region at
+ * at_floats, with the parameters sent; running them on device d's
+ * finished column of rows rows. */
+size_t stream_apply_floats(const pass_t *ps, int64_t max_out);
+void stream_apply_setup(streamer_t *s, pass_run_t *pr, size_t at_floats, int64_t max_out);
+void stream_apply_column(streamer_t *s, pass_run_t *pr, int d, int64_t rows);
 /* The edge structure of sub-chunk `at` of the pass's orientation on
  * device d for this pass, into buffer slot `slot` when streamed. */
 int stream_chunk_edges(streamer_t *s, pass_run_t *pr, int d, size_t at, lidx_kind_t lk, int slot, chunk_tag_t tag,

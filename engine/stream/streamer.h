@@ -204,14 +204,14 @@ void streamer_task_hook(void *user, int dev, lane_t lane, chunk_tag_t tag, doubl
  * streamer was built on): forward, column by column over the CSC chunks;
  * backward, row by row over the CSR chunks. */
 int streamer_gather(streamer_t *s, const gather_call_t *c, gs_err_t *err);
-/* The forward gather c with the product m that multiplies its output next
- * (NeuGraph §3.2's column order): each column's accumulator times m->w on
- * its device, then both go home, so the product's input never streams in
- * again. Column order only. The weight and one column of the product take
- * device memory beside the gather's buffers: *done is 0 (nothing run) when
- * they do not fit the device cap beside the kept edge chunks (P is chosen
- * without them, so pairing never changes it). */
-int streamer_gather_matmul(streamer_t *s, const gather_call_t *c, const matmul_call_t *m, int *done, gs_err_t *err);
+/* The forward gather c with the ApplyVertex ops after it (exec_engine.h's
+ * gather_apply) in the column order (stream_apply.c): each column's
+ * accumulator consumed on its device by ops[0, *ran), every output sent
+ * home, so a product's input never streams back in. *ran stops at the
+ * first op the backend has no kernel for and where the ops' buffers would
+ * not fit the device cap beside the gather's and the kept edge chunks (P
+ * is chosen without them, so they never change it); it may be 0. */
+int streamer_gather_apply(streamer_t *s, const gather_call_t *c, const apply_op_t *ops, int nops, int *ran, gs_err_t *err);
 int streamer_gather_bwd(streamer_t *s, const gather_call_t *c, gs_err_t *err);
 /* The max gather (MP-GCN) on the devices, column by column over the CSC
  * chunks (backward: over the CSR chunks, each block's winners travelling
