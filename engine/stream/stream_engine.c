@@ -170,6 +170,7 @@ int stream_plan(const stream_cfg_t *c, const program_t *prog, const graph_t *g, 
     int identity = 1;
     for (int64_t v = 0; !rc && v < n && identity; v++) identity = plan->perm[v] == v;
     if (!rc && identity) free(plan->perm), plan->perm = NULL;
+    if (!rc) plan->need = need;
     if (rc) stream_plan_free(plan);
     return rc;
 }
@@ -223,6 +224,7 @@ int stream_engine_open(stream_engine_t *se, const stream_cfg_t *c, const graph_t
         return rc;
     }
     se->chunks = plan->p;
+    se->streamer.apply_budget = plan->need;
     se->streamer.abort_flag = abort_flag;
     return GS_OK;
 }

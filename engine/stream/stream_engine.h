@@ -48,6 +48,7 @@ typedef struct {
     int p;
     int32_t *perm;
     int64_t *bounds;
+    uint64_t need; /* the largest streamed op's device bytes at p (stream_plan; 0: not computed) */
 } stream_plan_t;
 
 typedef struct {

@@ -162,6 +162,7 @@ typedef struct streamer {
      * pass needs more); each pass carves its buffers from it */
     char *region[TOPO_MAX_DEV];
     size_t region_bytes;
+    uint64_t apply_budget; /* under --memplan lru|roc: device bytes a gather's pass may take with ApplyVertex's buffers (the plan's largest op; 0: the cap) */
     stream_counters_t ctr;
     memplan_rt_t mp;        /* the memory plan (ROC §5): which tensors stay on the devices */
     /* per [layer][output interval]: the device seconds of its gathers and

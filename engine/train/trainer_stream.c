@@ -56,7 +56,7 @@ int trainer_part_plan(trainer_t *t, int p, int64_t *bounds, gs_err_t *err)
         if (rc) return rc;
     }
     int rc = part_online_cut(&t->part, t->cfg.partitioner, &t->data.g, &t->model.prog, p, bounds, err);
-    stream_plan_t plan = {p, NULL, bounds};
+    stream_plan_t plan = {p, NULL, bounds, 0};
     stream_cfg_t sc = stream_cfg_of(t);
     if (!rc && !t->cfg.dist) rc = stream_plan_fits(&sc, &t->model.prog, &t->data.g, &plan, err); /* ranks have no device cap */
     return rc ? rc : part_online_adopt(&t->part, p, bounds, err);
@@ -90,7 +90,7 @@ static void reopen_old_cut(trainer_t *t, int p, int64_t *old)
 {
     gs_err_t ignored;
     partitioner_kind_t kind = t->cfg.partitioner;
-    stream_plan_t plan = {p, NULL, old};
+    stream_plan_t plan = {p, NULL, old, 0};
     trainer_stream_close(t);
     t->cfg.partitioner = PART_EQUAL_VERTEX;
     if (trainer_part_plan(t, p, old, &ignored) || stream_open_on(t, &plan, &ignored)) t->cfg.stream = 0;
@@ -112,7 +112,7 @@ int trainer_stream_resplit(trainer_t *t, gs_err_t *err)
     int rc = GS_OK;
     if (trainer_part_plan(t, p, next, &why) == GS_OK) { /* cut by the refit model; a cut the cap refuses keeps the old one */
         trainer_stream_close(t);
-        stream_plan_t plan = {p, NULL, next};
+        stream_plan_t plan = {p, NULL, next, 0};
         rc = stream_open_on(t, &plan, err);
         if (rc) reopen_old_cut(t, p, now);
     }
