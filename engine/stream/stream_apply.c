@@ -16,18 +16,18 @@
  * sums are partial until the last row). */
 #include "stream_pass.h"
 
-/* Floats of op q's parameter (a product's weight, a bias) and of one column of its output. */
+/* Floats of op q's parameter (a product's weight, a bias; 0: none). */
 static size_t param_floats(const pass_t *ps, int q)
 {
     const apply_op_t *op = &ps->apply[q];
     int64_t in_cols = q ? ps->apply[q - 1].out.cols : ps->out.cols;
-    return stream_round64((size_t)(op->is_matmul ? in_cols * op->m.f : op->param_floats));
+    return (size_t)(op->is_matmul ? in_cols * op->m.f : op->param_floats);
 }
 
 size_t stream_apply_floats(const pass_t *ps, int64_t max_out)
 {
     size_t n = 0;
-    for (int q = 0; q < ps->napply; q++) n += param_floats(ps, q) + stream_round64((size_t)(max_out * ps->apply[q].out.cols));
+    for (int q = 0; q < ps->napply; q++) n += stream_round64(param_floats(ps, q)) + stream_round64((size_t)(max_out * ps->apply[q].out.cols));
     return n;
 }
 
@@ -39,15 +39,13 @@ void stream_apply_setup(streamer_t *s, pass_run_t *pr, size_t at_floats, int64_t
         for (int q = 0; q < ps->napply; q++) {
             const apply_op_t *op = &ps->apply[q];
             size_t pf = param_floats(ps, q);
-            pr->param[d][q] = pf ? r : NULL, r += pf;
+            pr->param[d][q] = pf ? r : NULL, r += stream_round64(pf);
             pr->y[d][q] = r, r += stream_round64((size_t)(max_out * op->out.cols));
             pr->ev_y[d][q] = -1;
             if (!pf) continue;
             chunk_tag_t tag = {(int16_t)(op->is_matmul ? op->m.layer : -1), (int8_t)PHASE_FWD, -1, -1, -1};
             const float *host = op->is_matmul ? op->m.w : op->e.b;
-            size_t bytes = sizeof(float) * (size_t)(op->is_matmul ? (q ? ps->apply[q - 1].out.cols : ps->out.cols) * op->m.f
-                                                                  : op->param_floats);
-            s->ops->copy(s->b, d, LANE_H2D, -1, pr->param[d][q], host, bytes, tag);
+            s->ops->copy(s->b, d, LANE_H2D, -1, pr->param[d][q], host, sizeof(float) * pf, tag);
         }
         s->ops->wait(s->b, d, LANE_COMPUTE, s->ops->record(s->b, d, LANE_H2D));
     }
