@@ -85,9 +85,28 @@ static double row_cost(const planner_t *s, int k, int32_t w)
     return c;
 }
 
-/* The cost (eq. 1) of computing u's level-(l-1) value here, counting only
- * what is not computed here yet; with apply, marks the subtree as
- * computed and adds its bytes. A measurement past the budget is INFINITY. */
+/* The same over a training step and an evaluation: the forward twice,
+ * the vertex ops' backward and the gather's for the values that carry a
+ * gradient. */
+static double row_epoch_cost(const planner_t *s, int k, int32_t w)
+{
+    const dep_params_t *p = s->p;
+    double c = 2.0 * row_cost(s, k, w) + p->vback[k];
+    if (k > 0) c += (double)(s->g->in_ptr[w + 1] - s->g->in_ptr[w]) * p->te * (double)p->wgrad[k];
+    return c;
+}
+
+/* A hop-l dependency's messages over a training step and an evaluation:
+ * its row twice, its gradient where it carries one. */
+static double comm_epoch_cost(const dep_params_t *p, int l)
+{
+    return p->tc * (2.0 * (double)p->width[l] + (double)p->wgrad[l]);
+}
+
+/* The cost (eq. 1, over a step and an evaluation) of computing u's
+ * level-(l-1) value here, counting only what is not computed here yet;
+ * with apply, marks the subtree as computed and adds its bytes. A
+ * measurement past the budget is INFINITY. */
 static double subtree(planner_t *s, int32_t u, int l, int apply, double *bytes)
 {
     const graph_t *g = s->g;
@@ -104,7 +123,7 @@ static double subtree(planner_t *s, int32_t u, int l, int apply, double *bytes)
                 s->rep[(size_t)k * (size_t)g->n + (size_t)w] = 1, s->nrep[k]++;
                 *bytes += 4.0 * (double)s->p->dim[k] * (k > 0 ? 2 : 1); /* value and gradient; features alone */
             }
-            cost += row_cost(s, k, w);
+            cost += row_epoch_cost(s, k, w);
             if (k == 0) continue; /* level 0 reads no gather */
             for (int64_t e = g->in_ptr[w]; e < g->in_ptr[w + 1]; e++) {
                 int32_t x = g->in_src[e];
@@ -160,7 +179,7 @@ static void cache_all(planner_t *s, dep_plan_t *out)
                 if (computed(s, k, x)) continue;
                 s->rep[(size_t)k * (size_t)g->n + (size_t)x] = 1, s->nrep[k]++;
                 out->cache_bytes += 4.0 * (double)s->p->dim[k] * (k > 0 ? 2 : 1);
-                out->t_r[k + 1] += row_cost(s, k, x);
+                out->t_r[k + 1] += row_epoch_cost(s, k, x);
             }
         }
 }
@@ -175,7 +194,7 @@ static void split_layers(planner_t *s, const int32_t *dep, int64_t ndep, dep_pla
     const dep_params_t *p = s->p;
     int stop = 0;
     for (int l = 1; l <= p->nhops && !stop; l++) {
-        double tc = p->tc * (double)p->width[l];
+        double tc = comm_epoch_cost(p, l);
         int64_t target = p->mode == DEP_COMM ? 0 : p->ratio >= 0 ? (int64_t)ceil(p->ratio * (double)ndep - 1e-9) : -1;
         int64_t taken = 0, cached_now = 1;
         for (int pass = 0; cached_now && !stop && (pass == 0 || target < 0) && pass < 8; pass++) {
@@ -230,7 +249,10 @@ static int build_sets(planner_t *s, const int32_t *dep, int64_t ndep, dep_plan_t
     }
     int64_t own_rows = s->hi - s->lo;
     for (int k = 0; k <= L; k++) {
-        for (int64_t i = 0; i < out->nset[k]; i++) *(i < own_rows ? &out->own_cost : &out->rep_level[k]) += row_cost(s, k, out->set[k][i]);
+        for (int64_t i = 0; i < out->nset[k]; i++) {
+            *(i < own_rows ? &out->own_cost : &out->rep_level[k]) += row_cost(s, k, out->set[k][i]);
+            out->epoch_cost += row_epoch_cost(s, k, out->set[k][i]);
+        }
         out->rep_cost += out->rep_level[k];
     }
     for (int l = 1; l <= L; l++) {
@@ -242,6 +264,7 @@ static int build_sets(planner_t *s, const int32_t *dep, int64_t ndep, dep_plan_t
         out->nextra[l - 1] = w;
         out->ncomm[l] = w, out->ncached[l] = ndep - w;
         out->t_c[l] = (double)w * s->p->tc * (double)s->p->width[l];
+        out->epoch_cost += (double)w * comm_epoch_cost(s->p, l);
     }
     return 0;
 }
@@ -282,12 +305,7 @@ done:
     return rc;
 }
 
-double dep_plan_cost(const dep_plan_t *plan)
-{
-    double comm = 0;
-    for (int l = 1; l <= plan->nhops; l++) comm += plan->t_c[l];
-    return 3.0 * (plan->own_cost + plan->rep_cost + comm);
-}
+double dep_plan_cost(const dep_plan_t *plan) { return plan->epoch_cost; }
 
 int dep_plan(const graph_t *g, const dep_params_t *p, dep_plan_t *out, gs_err_t *err)
 {

@@ -10,7 +10,8 @@
  *        (the vertex at level l-1, its in-neighbours at l-2, ... features),
  *   C^l  communicated: h^(l-1) received from the owner every forward pass,
  *        its gradient sent back in the backward pass.
- * Costs (per rank, seconds; eq. 1-2 with the dimensions made concrete):
+ * Costs (per rank, seconds; eq. 1-2 with the dimensions made concrete),
+ * per pass:
  * t_r^l(u) = the sum over the subtree's vertices w not yet computed here,
  * at levels k = 0..l-1, of c(k) + indeg(w) T_e w(k): c(k) the time per
  * row of level k's vertex ops (T_v times their FLOPs, or their roofline
@@ -18,7 +19,14 @@
  * (level 0 has none). Raw features cost nothing (c(0) = 0, so t_r^1 = 0
  * as in the paper) unless level 0 computes, as after DKP puts layer 1's
  * product first, or drops features out. t_c^l(u) = T_c w(l), w(l) the floats a row
- * moves at hop l. Modes:
+ * moves at hop l. Algorithm 4 decides, and dep_plan_cost sums, by what
+ * these cost over a training step and an evaluation, the passes the engine
+ * runs: every forward twice, a backward only where one runs (a level's
+ * vertex ops' backward, vback; a gather's and a message's gradient only
+ * for the values that carry one, wgrad: nothing flows back into the raw
+ * features). The paper probes T_v, T_e and T_c on a test training, which
+ * counts the same passes; a per-pass rule would price a cached row's
+ * first-hop gather at 3 passes where it runs 2. Modes:
  * A dependency whose h^(l-1) ends up computed here anyway (inside another
  * one's subtree) is cached at no cost. The result is a set of nested
  * vertex sets (blocks.h): T_L = V_i and T_k = V_i plus the vertices
@@ -46,6 +54,8 @@ typedef struct {
     int64_t width[DEP_MAX_HOPS + 1]; /* w(l), l = 1..L: floats per row read by source at hop l (moved, and per edge) */
     double vcost[DEP_MAX_HOPS + 1];  /* c(k), k = 0..L: seconds per row of level k's vertex ops */
     int64_t dim[DEP_MAX_HOPS + 1];   /* floats per row a cached level-k row holds (value; gradient too for k > 0) */
+    double vback[DEP_MAX_HOPS + 1];  /* seconds per row of level k's vertex ops' backward (0: none runs) */
+    int64_t wgrad[DEP_MAX_HOPS + 1]; /* of w(l), the floats whose values carry a gradient back (hop l's backward) */
     dep_mode_t mode;
     double ratio;             /* hybrid: < 0 for Algorithm 4's own split, else the cached fraction */
     double mem_limit;         /* S in bytes, 0 for none */
@@ -61,19 +71,20 @@ typedef struct {
     int64_t nextra[DEP_MAX_HOPS + 1];
     int64_t nremote;                  /* |D| */
     int64_t ncached[DEP_MAX_HOPS + 1], ncomm[DEP_MAX_HOPS + 1]; /* |R^l|, |C^l|, l = 1..L */
-    double t_r[DEP_MAX_HOPS + 1];     /* sum of t_r^l over R^l, as measured when each was cached */
+    double t_r[DEP_MAX_HOPS + 1];     /* sum of t_r^l over R^l, as measured when each was cached (a step and an evaluation) */
     double t_c[DEP_MAX_HOPS + 1];     /* |C^l| t_c^l */
     double own_cost, rep_cost;        /* the forward compute of owned rows and of replicated rows (the model's seconds) */
     double rep_level[DEP_MAX_HOPS + 1]; /* rep_cost by level k = 0..L: what the overlap can hide an exchange behind */
+    double epoch_cost;                /* the model's training step and evaluation: dep_plan_cost */
     double cache_bytes;               /* size({R}): replicated rows' values and gradients, features */
     int mem_stopped;                  /* the memory limit ended caching early */
     const char *choice;               /* hybrid's own split: which plan won (NULL otherwise) */
 } dep_plan_t;
 
 int dep_plan(const graph_t *g, const dep_params_t *p, dep_plan_t *out, gs_err_t *err);
-/* The plan's modeled epoch (seconds): owned and replicated compute and
- * the transfers three times (forward, backward, evaluation; a backward
- * pass costs about what its forward does, the input's gradient unneeded). */
+/* The plan's modeled epoch (seconds): owned and replicated compute and the
+ * messages over a training step and an evaluation (each forward twice, the
+ * backward where one runs). */
 double dep_plan_cost(const dep_plan_t *plan);
 void dep_plan_free(dep_plan_t *plan);
 /* The owner of global vertex v. */

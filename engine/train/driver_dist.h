@@ -49,7 +49,8 @@ typedef struct dist_run {
     int rank, nranks;
     int64_t bounds[DIST_MAX_RANKS + 1];
     int64_t width[DEP_MAX_HOPS + 1], dim[DEP_MAX_HOPS + 1];
-    double vcost[DEP_MAX_HOPS + 1]; /* seconds per row of each level's vertex ops */
+    int64_t wgrad[DEP_MAX_HOPS + 1]; /* of width, the floats whose values carry a gradient */
+    double vcost[DEP_MAX_HOPS + 1], vback[DEP_MAX_HOPS + 1]; /* seconds per row of each level's vertex ops, their backward */
     dep_plan_t plan;
     blockset_t bs;
     dist_engine_t engine;

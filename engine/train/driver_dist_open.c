@@ -51,35 +51,48 @@ static int cut(trainer_t *t, dist_run_t *d, gs_err_t *err)
 /* ---------------- what each hop moves ---------------- */
 
 /* w(h): the floats per row of the values first read by source index at
- * hop h (what a mirror row carries, and each of its edges); d(k): what a
- * cached level-k row holds. */
+ * hop h (what a mirror row carries, and each of its edges), and of those
+ * the ones whose values carry a gradient back; d(k): what a cached
+ * level-k row holds. */
 static void widths(const exec_t *ex, const trainer_t *t, dist_run_t *d)
 {
     const program_t *P = ex->prog;
     memset(d->width, 0, sizeof d->width);
+    memset(d->wgrad, 0, sizeof d->wgrad);
     for (int i = 0; i < P->ncode; i++)
         for (int k = 0; k < P->code[i].nin; k++)
-            if (ex->first_src[i] >> k & 1) d->width[ex->hop[i]] += P->vals[P->code[i].in[k]].cols;
+            if (ex->first_src[i] >> k & 1) {
+                const value_t *v = &P->vals[P->code[i].in[k]];
+                d->width[ex->hop[i]] += v->cols;
+                d->wgrad[ex->hop[i]] += v->requires_grad ? v->cols : 0;
+            }
     d->dim[0] = t->data.ds.f;
     for (int k = 1; k < ex->nhops; k++) d->dim[k] = d->width[k + 1];
     d->dim[ex->nhops] = t->data.ds.c;
 }
 
 /* c(k): the time per row of level k's vertex ops (not graph ops): each
- * op's roofline on the virtual clock, else T_v times its FLOPs. */
+ * op's roofline on the virtual clock, else T_v times its FLOPs; and of
+ * their backward, where the output carries a gradient (a backward op moves
+ * its tensors' gradients: the same bytes). */
 static void vertex_costs(const exec_t *ex, dist_run_t *d)
 {
     const program_t *P = ex->prog;
     memset(d->vcost, 0, sizeof d->vcost);
+    memset(d->vback, 0, sizeof d->vback);
     for (int i = 0; i < P->ncode; i++) {
         const instr_t *in = &P->code[i];
         if (ex->hop[i] != 0 || P->vals[in->out].dom != DOM_VERTEX) continue;
         double out = (double)P->vals[in->out].cols, a = (double)P->vals[in->in[0]].cols;
-        double flops = op_flops(P, in, (op_dims_t){.rows = 1, .cols = out, .in_rows = 1, .in_cols = a, .grads = 1}, 0); /* a row's */
+        op_dims_t row = {.rows = 1, .cols = out, .in_rows = 1, .in_cols = a, .grads = 1}; /* a row's */
         double bytes = 4.0 * out;
         for (int k = 0; k < in->nin; k++)
             if (P->vals[in->in[k]].dom != DOM_PARAM) bytes += 4.0 * (double)P->vals[in->in[k]].cols;
-        d->vcost[ex->level[in->out]] += d->virtual_clock ? vclock_host_s(&d->clock, flops, bytes, 0) : flops * d->tv;
+        for (int back = 0; back < 2 && (!back || P->vals[in->out].requires_grad); back++) {
+            double flops = op_flops(P, in, row, back);
+            double s = d->virtual_clock ? vclock_host_s(&d->clock, flops, bytes, 0) : flops * d->tv;
+            *(back ? &d->vback[ex->level[in->out]] : &d->vcost[ex->level[in->out]]) += s;
+        }
     }
 }
 
@@ -153,6 +166,8 @@ int dist_plan_open(trainer_t *t, dist_run_t *d, gs_err_t *err)
                       .te = d->te, .tc = d->tc};
     memcpy(p.width, d->width, sizeof p.width);
     memcpy(p.vcost, d->vcost, sizeof p.vcost);
+    memcpy(p.vback, d->vback, sizeof p.vback);
+    memcpy(p.wgrad, d->wgrad, sizeof p.wgrad);
     memcpy(p.dim, d->dim, sizeof p.dim);
     if (p.nhops < 1) return gs_fail(err, GS_EINPUT, "--ranks: the model has no gather, nothing to distribute");
     int rc = dep_plan(&t->data.g, &p, &d->plan, err);

@@ -40,7 +40,10 @@ static dep_params_t params(int nranks, int rank, const int64_t *bounds, int L, d
 {
     dep_params_t p = {.nranks = nranks, .rank = rank, .bounds = bounds, .nhops = L, .mode = mode, .ratio = ratio,
                       .te = 2e-9, .tc = 4e-9};
-    for (int k = 0; k <= L; k++) p.width[k] = 8, p.dim[k] = k == 0 ? FX : 8, p.vcost[k] = k == 0 ? 0 : 8e-9;
+    for (int k = 0; k <= L; k++) {
+        p.width[k] = 8, p.dim[k] = k == 0 ? FX : 8, p.vcost[k] = p.vback[k] = k == 0 ? 0 : 8e-9;
+        p.wgrad[k] = k >= 2 ? 8 : 0; /* hop 1 reads the raw features: no gradient flows back into them */
+    }
     return p;
 }
 
@@ -56,25 +59,31 @@ static void test_algorithm_4_by_hand(void **state)
     assert_int_equal(graph_build(&g, &path, &err), GS_OK);
     int64_t bounds[3] = {0, 3, 6};
     dep_params_t p = params(2, 0, bounds, 2, DEP_HYBRID, -1);
-    p.vcost[1] = 10e-9, p.width[1] = 10, p.width[2] = 10;
-    /* D = {3}; t_r^2(3) = c(1) + indeg(3) T_e w(1) = 10 ns + 3 * 2 ns * 10 = 70 ns */
-    p.tc = 7.5e-9; /* t_c^2 = 75 ns: caching is cheaper */
+    p.vcost[1] = p.vback[1] = 10e-9, p.width[1] = 10, p.width[2] = p.wgrad[2] = 10;
+    /* D = {3}. A pass of t_r^2(3) = c(1) + indeg(3) T_e w(1) = 10 ns + 3 * 2 ns * 10 = 70 ns; over a training
+     * step and an evaluation the forward runs twice and only level 1's vertex ops run backward (the hop-1
+     * gather's input, the features, takes no gradient): 2 * 70 + 10 = 150 ns. t_c^2 = T_c (2 w(2) + w(2)) = 30 T_c. */
+    p.tc = 7.5e-9; /* t_c^2 = 225 ns: caching is cheaper */
     dep_plan_t plan;
     assert_int_equal(dep_plan(&g, &p, &plan, &err), GS_OK);
     assert_int_equal(plan.nremote, 1);
     assert_int_equal(plan.ncached[1], 1); /* t_r^1 = 0 */
     assert_int_equal(plan.ncached[2], 1);
-    assert_true(fabs(plan.t_r[2] - 70e-9) < 1e-15);
+    assert_true(fabs(plan.t_r[2] - 150e-9) < 1e-15);
     assert_int_equal(plan.nset[2], 3);
     assert_int_equal(plan.nset[1], 4); /* vertex 3 computed at level 1 */
     assert_int_equal(plan.set[1][3], 3);
     assert_int_equal(plan.nset[0], 5); /* and its in-neighbours 3, 4 at level 0 */
     assert_int_equal(plan.nextra[0] + plan.nextra[1], 0);
-    /* the replicated rows' compute by level (what --overlap runs beside the messages): vertex 3 at level 1 */
+    /* the replicated rows' compute by level (what --overlap runs beside the messages): vertex 3 at level 1, a pass */
     assert_true(fabs(plan.rep_level[1] - 70e-9) < 1e-15);
     assert_true(plan.rep_level[0] == 0 && plan.rep_level[2] == 0 && plan.rep_cost == plan.rep_level[1]);
     dep_plan_free(&plan);
-    p.tc = 6.5e-9; /* t_c^2 = 65 ns: communicating is cheaper at hop 2 */
+    p.tc = 6.5e-9; /* t_c^2 = 195 ns: still caching, where a per-pass rule (70 ns against 65) would communicate */
+    assert_int_equal(dep_plan(&g, &p, &plan, &err), GS_OK);
+    assert_int_equal(plan.ncached[2], 1);
+    dep_plan_free(&plan);
+    p.tc = 4.5e-9; /* t_c^2 = 135 ns: communicating is cheaper at hop 2 */
     assert_int_equal(dep_plan(&g, &p, &plan, &err), GS_OK);
     assert_int_equal(plan.ncached[2], 0);
     assert_int_equal(plan.ncomm[2], 1);
@@ -82,7 +91,10 @@ static void test_algorithm_4_by_hand(void **state)
     assert_int_equal(plan.extra[1][0], 3);
     assert_int_equal(plan.nset[1], 3);
     assert_int_equal(plan.nset[0], 4); /* vertex 3's features, for hop 1 */
-    assert_true(fabs(plan.t_c[2] - 65e-9) < 1e-15);
+    assert_true(fabs(plan.t_c[2] - 45e-9) < 1e-15); /* a pass's */
+    /* the plan's epoch, by hand (in-degrees 2, 3, 3 with self-loops): level 2's rows 2 (8 + 20 d) + 8 + 20 d each,
+     * 144 + 204 + 204; level 1's 2 (10 + 20 d) + 10 each, 110 + 150 + 150; the features nothing; the message 135 */
+    assert_true(fabs(dep_plan_cost(&plan) - 1097e-9) < 1e-15);
     assert_true(plan.rep_level[1] == 0 && plan.rep_cost == 0);
     dep_plan_free(&plan);
     graph_free(&g);
