@@ -13,7 +13,8 @@
  * the kept edge chunks (P is never raised for them) or, when the memory
  * plan keeps tensors (--memplan lru|roc), past the plan's largest op's
  * bytes (the kept tensors keep their room); the row order runs none (its
- * sums are partial until the last row). */
+ * sums are partial until the last row); the stage order runs the chain
+ * on the accumulator swapped back in from the host (stage_swap_in). */
 #include "stream_pass.h"
 
 /* Floats of op q's parameter (a product's weight, a bias; 0: none). */
@@ -64,12 +65,25 @@ static kernel_call_t op_kernel(const pass_run_t *pr, int d, int q, const float *
     return kc;
 }
 
+/* The stage order (NGra Fig. 14's stage-based strategy): ApplyVertex is a
+ * stage of its own, so the accumulator it reads comes back from the host
+ * once it has gone home (one swap between the stages). */
+static void stage_swap_in(streamer_t *s, pass_run_t *pr, int d, int64_t lo, int64_t rows)
+{
+    const pass_t *ps = pr->ps;
+    chunk_tag_t tag = {(int16_t)ps->layer, (int8_t)PHASE_FWD, -1, pr->col[d], -1};
+    s->ops->wait(s->b, d, LANE_H2D, pr->ev_d2h[d][pr->ra]);
+    s->ops->copy(s->b, d, LANE_H2D, -1, pr->acc[d], ps->out.data + lo * ps->out.cols, sizeof(float) * (size_t)(rows * ps->out.cols), tag);
+    s->ops->wait(s->b, d, LANE_COMPUTE, s->ops->record(s->b, d, LANE_H2D));
+}
+
 void stream_apply_column(streamer_t *s, pass_run_t *pr, int d, int64_t rows)
 {
     const pass_t *ps = pr->ps;
-    int c = pr->col[d];
+    int c = pr->col[d], stage = s->kn.stream_order == SO_STAGE;
     int64_t lo = s->bounds[c], in_cols = ps->out.cols;
     const float *in = pr->acc[d];
+    if (stage) stage_swap_in(s, pr, d, lo, rows);
     /* without the pipeline no copy overlaps a kernel: each op waits for the last copy home */
     if (!s->kn.pipeline) s->ops->wait(s->b, d, LANE_COMPUTE, pr->ev_d2h[d][pr->ra]);
     for (int q = 0; q < ps->napply; q++) {
@@ -87,7 +101,7 @@ void stream_apply_column(streamer_t *s, pass_run_t *pr, int d, int64_t rows)
             if (!s->kn.pipeline) s->ops->wait(s->b, d, LANE_COMPUTE, pr->ev_y[d][q]);
         }
         mp_run_wrote(&s->mp, op->out.key, d, lo, rows, kept != NULL);
-        if (op->is_matmul) s->ctr.acc_kept_bytes += sizeof(float) * (double)(rows * in_cols); /* a product's input not streamed in */
+        if (op->is_matmul && !stage) s->ctr.acc_kept_bytes += sizeof(float) * (double)(rows * in_cols); /* a product's input not streamed in */
         in = y, in_cols = f;
     }
 }

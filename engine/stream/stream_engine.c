@@ -248,13 +248,14 @@ static int se_gather_bwd(void *self, const gather_call_t *c, gs_err_t *err)
     return streamer_gather_bwd(&((stream_engine_t *)self)->streamer, c, err);
 }
 
-/* The column order hands each accumulator to the ApplyVertex ops there
- * (the row order's partial sums are not done until the last row). */
+/* The column order hands each accumulator to the ApplyVertex ops there,
+ * the stage order after a swap home and back (stream_apply.c); the row
+ * order's partial sums are not done until the last row. */
 static int se_gather_apply(void *self, const gather_call_t *g, const apply_op_t *ops, int nops, int *ran, gs_err_t *err)
 {
     stream_engine_t *se = self;
     *ran = -1;
-    if (se->streamer.kn.stream_order != SO_COLUMN) return GS_OK;
+    if (se->streamer.kn.stream_order == SO_ROW) return GS_OK;
     return streamer_gather_apply(&se->streamer, g, ops, nops, ran, err);
 }
 

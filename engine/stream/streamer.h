@@ -30,7 +30,11 @@
  *              on its device while every input block streams through
  *              (NeuGraph's order); row: each input interval is loaded
  *              once and the output intervals' partial sums go to the host
- *              and back (Fig. 16's row-column strategy, stream_rowpass.c).
+ *              and back (Fig. 16's row-column strategy, stream_rowpass.c;
+ *              NGra Fig. 14's dest-order); stage: the column order's
+ *              passes with ApplyVertex a stage of its own: each
+ *              accumulator goes home and comes back before ApplyVertex
+ *              runs on it (NGra Fig. 14's stage-based strategy).
  *   edge_chunks each sub-chunk's edge structure travels to the device
  *              before its gather: streamed every pass, or kept there
  *              (resident; auto: while the cap holds them) (edge_chunks.h).
@@ -64,7 +68,7 @@
 typedef enum { SEL_OFF = 0, SEL_ON = 1, SEL_AUTO = 2 } selective_t;
 typedef enum { MD_NAIVE = 0, MD_CHAIN = 1, MD_RING = 2 } multidev_t;
 typedef enum { EDGE_AUTO = 0, EDGE_STREAM = 1, EDGE_RESIDENT = 2 } edge_mode_t;
-typedef enum { SO_COLUMN = 0, SO_ROW = 1 } stream_order_t;
+typedef enum { SO_COLUMN = 0, SO_ROW = 1, SO_STAGE = 2 } stream_order_t;
 
 typedef struct {
     int pipeline;

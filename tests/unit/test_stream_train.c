@@ -4,7 +4,8 @@
  * within 1e-4 relative for 5 epochs), for GCN and for GG-NN (typed edges:
  * an NN on the source per edge type). The matrix covers P = 1, 2, 4;
  * selective off/on; pipeline with k = 1 and 4; swap off/on; 1, 2 and 4
- * devices with naive, chain and ring; DKP off/on; the three orders; and
+ * devices with naive, chain and ring; DKP off/on; the three vertex orders;
+ * the column, row and stage stream orders; and
  * the three memory plans (stream, lru, roc), which also must move fewer
  * bytes than streaming within the device cap. */
 /* run-under: asan tsan */
@@ -95,13 +96,13 @@ static void knob_matrix(clock_kind_t clock)
                         for (int swap = 0; swap < 2; swap++) {
                             c.chunks = ps[a];
                             memplan_kind_t plan = (memplan_kind_t)((a + sel + k + swap) % 3);
-                            c.knobs = (stream_knobs_t){1, ks[k], sel ? SEL_ON : SEL_OFF, swap, MD_NAIVE, plan, (edge_mode_t)((a + swap) % 2),
-                                                       (stream_order_t)(sel == 0 && swap == 0 && k == 1)};
+                            stream_order_t so = k == 1 && swap == 0 ? (sel ? SO_STAGE : SO_ROW) : SO_COLUMN;
+                            c.knobs = (stream_knobs_t){1, ks[k], sel ? SEL_ON : SEL_OFF, swap, MD_NAIVE, plan, (edge_mode_t)((a + swap) % 2), so};
                             c.devices = 1;
                             snprintf(c.topology, sizeof c.topology, "1gpu");
                             char what[160];
-                            snprintf(what, sizeof what, "%s dkp=%d P=%d sel=%d k=%d swap=%d memplan=%d", models[m], dk, ps[a],
-                                     sel, ks[k], swap, plan);
+                            snprintf(what, sizeof what, "%s dkp=%d P=%d sel=%d k=%d swap=%d memplan=%d order=%d", models[m], dk, ps[a],
+                                     sel, ks[k], swap, plan, so);
                             expect_same(ref, &c, what);
                         }
             int devs[] = {2, 4};
@@ -113,10 +114,11 @@ static void knob_matrix(clock_kind_t clock)
                         c.links_native = o != 0;
                         c.chunks = 4;
                         c.order = (order_kind_t)o;
-                        c.knobs = (stream_knobs_t){1, 2, SEL_AUTO, 1, (multidev_t)md, (memplan_kind_t)((md + o) % 3), (edge_mode_t)((md + o) % 2), SO_COLUMN};
+                        stream_order_t so = o == 2 ? SO_STAGE : SO_COLUMN;
+                        c.knobs = (stream_knobs_t){1, 2, SEL_AUTO, 1, (multidev_t)md, (memplan_kind_t)((md + o) % 3), (edge_mode_t)((md + o) % 2), so};
                         char what[160];
-                        snprintf(what, sizeof what, "%s dkp=%d devices=%d multidev=%d order=%d memplan=%d", models[m], dk,
-                                 devs[a], md, o, (md + o) % 3);
+                        snprintf(what, sizeof what, "%s dkp=%d devices=%d multidev=%d order=%d memplan=%d stream-order=%d", models[m], dk,
+                                 devs[a], md, o, (md + o) % 3, so);
                         expect_same(ref, &c, what);
                     }
         }
