@@ -22,15 +22,19 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export GNNSCOPE_CACHE_DIR=${GNNSCOPE_CACHE_DIR:-$tmp/cache}
 g=gen:nodes=20000,degree=20,feats=64,classes=16,seed=2
-flags=(--dataset "$g" --hidden 64 --device-mem 3M --pipeline off --selective off --memplan stream --epochs 2
-    --clock virtual --kernel-time roofline --json --quiet)
-for o in column row; do
-    "$BIN" train "${flags[@]}" --stream-order "$o" --metrics "$tmp/$o.csv" >"$tmp/$o.json" 2>"$tmp/err" \
-        || bad "--stream-order $o: $(cat "$tmp/err")"
-done
-same_losses "$tmp/column.csv" "$tmp/row.csv" 0 && ok "row and column orders train the same losses ($(losses "$tmp/row.csv"))" \
-    || bad "losses: column $(losses "$tmp/column.csv"), row $(losses "$tmp/row.csv")"
-$PY - "$tmp/column.json" "$tmp/row.json" <<'PYEOF' && ok "row order's epoch within NeuGraph Fig. 16's range" || bad "row against column order"
+# pair NAME CAP PIPELINE A B: orders A and B at that device cap ($tmp/NAME-ORDER.json and .csv), their losses bit for bit
+pair() {
+    local name=$1 cap=$2 pipe=$3 a=$4 b=$5
+    for o in "$a" "$b"; do
+        "$BIN" train --dataset "$g" --hidden 64 --device-mem "$cap" --pipeline "$pipe" --selective off --memplan stream --epochs 2 \
+            --clock virtual --kernel-time roofline --json --quiet --stream-order "$o" --metrics "$tmp/$name-$o.csv" \
+            >"$tmp/$name-$o.json" 2>"$tmp/err" || bad "--stream-order $o at $cap: $(cat "$tmp/err")"
+    done
+    same_losses "$tmp/$name-$a.csv" "$tmp/$name-$b.csv" 0 && ok "$b and $a orders train the same losses ($(losses "$tmp/$name-$b.csv"))" \
+        || bad "losses: $a $(losses "$tmp/$name-$a.csv"), $b $(losses "$tmp/$name-$b.csv")"
+}
+pair fig16 3M off column row
+$PY - "$tmp/fig16-column.json" "$tmp/fig16-row.json" <<'PYEOF' && ok "row order's epoch within NeuGraph Fig. 16's range" || bad "row against column order"
 import json, sys
 col, row = (json.loads(open(f).read().strip().splitlines()[-1]) for f in sys.argv[1:3])
 ratio = row["epoch_ms_median"] / col["epoch_ms_median"]
@@ -39,15 +43,8 @@ print(f"column: P={col['chunks']} {col['epoch_ms_median']:.3f} ms, d2h {col['d2h
 assert col["chunks"] > 1 and 1.3 <= ratio <= 2.0, ratio
 assert row["d2h_bytes"] >= 2 * col["d2h_bytes"], (row["d2h_bytes"], col["d2h_bytes"])
 PYEOF
-stage=(--dataset "$g" --hidden 64 --device-mem 8M --pipeline on --selective off --memplan stream --epochs 2
-    --clock virtual --kernel-time roofline --json --quiet)
-for o in column stage; do
-    "$BIN" train "${stage[@]}" --stream-order "$o" --metrics "$tmp/s-$o.csv" >"$tmp/s-$o.json" 2>"$tmp/err" \
-        || bad "--stream-order $o at 8M: $(cat "$tmp/err")"
-done
-same_losses "$tmp/s-column.csv" "$tmp/s-stage.csv" 0 && ok "stage and column orders train the same losses" \
-    || bad "losses: column $(losses "$tmp/s-column.csv"), stage $(losses "$tmp/s-stage.csv")"
-$PY - "$tmp/s-column.json" "$tmp/s-stage.json" <<'PYEOF' && ok "stage order: the accumulators swapped in again, NGra's order faster" || bad "stage against column order"
+pair fig14 8M on column stage
+$PY - "$tmp/fig14-column.json" "$tmp/fig14-stage.json" <<'PYEOF' && ok "stage order: the accumulators swapped in again, NGra's order faster" || bad "stage against column order"
 import json, sys
 col, stg = (json.loads(open(f).read().strip().splitlines()[-1]) for f in sys.argv[1:3])
 ratio = stg["epoch_ms_median"] / col["epoch_ms_median"]
@@ -63,7 +60,7 @@ expect_fail 2 "column|row|stage" -- "$BIN" train --stream-order diagonal --devic
 printf 'wait epochs 1\nset stream-order row\nwait epochs 2\n' >"$tmp/switch.gs"
 "$BIN" --script "$tmp/switch.gs" --dataset "$g" --hidden 64 --device-mem 3M --memplan stream --metrics "$tmp/switch.csv" \
     --max-epochs 3 >"$tmp/out" 2>&1 || bad "script: $(tail -3 "$tmp/out")"
-$PY - "$tmp/switch.csv" "$tmp/column.csv" <<'PYEOF' && ok "set stream-order row in a script: the next epochs run in the row order" || bad "live switch"
+$PY - "$tmp/switch.csv" <<'PYEOF' && ok "set stream-order row in a script: the next epochs run in the row order" || bad "live switch"
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 assert len(rows) >= 3, rows
