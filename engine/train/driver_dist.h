@@ -74,6 +74,12 @@ void trainer_dist_close(trainer_t *t);
  * collective), and their release. */
 int dist_plan_open(trainer_t *t, dist_run_t *d, gs_err_t *err);
 void dist_plan_close(dist_run_t *d);
+/* driver_dist_open.c: Algorithm 4's inputs for the program t->ex runs (at
+ * the start, and again when a knob gives it a new program): the hop widths,
+ * T_v, T_e and T_c probed on rank 0 at the program's widest hop and sent to
+ * every rank (a collective), the vertex costs; *t0 (when not NULL) gets rank
+ * 0's clock. */
+int dist_plan_inputs(const trainer_t *t, dist_run_t *d, double *t0, gs_err_t *err);
 /* T_c: seconds per float of a typical forward message on d's modeled
  * path (the same on every rank). */
 double dist_comm_cost(const trainer_t *t, const dist_run_t *d);

@@ -157,6 +157,7 @@ static int apply_dist_knobs(trainer_t *t, const train_cfg_t *old, int program, g
     int rc = network_get(t->cfg.network, &d->net, err);
     if (rc) return rc;
     d->engine.nic.net = d->net;
+    if (program && (rc = dist_plan_inputs(t, d, NULL, err))) return rc; /* the new program's widths and costs */
     double tc = d->tc;
     d->tc = dist_comm_cost(t, d); /* a new network or queue: a new T_c for Algorithm 4 */
     if (old->partitioner != t->cfg.partitioner) t->part.resplit = 1; /* cut by the new partitioner at the next boundary */

@@ -156,6 +156,20 @@ double dist_comm_cost(const trainer_t *t, const dist_run_t *d)
     return s / (rows * w);
 }
 
+int dist_plan_inputs(const trainer_t *t, dist_run_t *d, double *t0, gs_err_t *err)
+{
+    widths(&t->ex, t, d);
+    double costs[4] = {0, 0, 0, 0};
+    int rc = d->rank == 0 ? probe(t, d, err) : GS_OK;
+    if (rc) return rc;
+    costs[0] = d->tv, costs[1] = d->te, costs[2] = d->tc, costs[3] = gs_mono_s();
+    if ((rc = dist_bcast(d->comm, costs, sizeof costs, 0, err))) return rc;
+    d->tv = costs[0], d->te = costs[1], d->tc = costs[2];
+    if (t0) *t0 = costs[3];
+    vertex_costs(&t->ex, d);
+    return GS_OK;
+}
+
 /* ---------------- planning ---------------- */
 
 int dist_plan_open(trainer_t *t, dist_run_t *d, gs_err_t *err)
@@ -235,14 +249,7 @@ int trainer_dist_open(trainer_t *t, gs_err_t *err)
     if ((rc = cut(t, d, err))) return rc;
     exec_free(&t->ex); /* the layout, for what each hop moves */
     if ((rc = exec_init(&t->ex, &t->model.prog, t->kp, &t->model.params, t->cfg.seed, err))) return rc;
-    widths(&t->ex, t, d);
-    double costs[4] = {0, 0, 0, 0};
-    if (d->rank == 0 && (rc = probe(t, d, err))) return rc;
-    costs[0] = d->tv, costs[1] = d->te, costs[2] = d->tc, costs[3] = gs_mono_s();
-    if ((rc = dist_bcast(d->comm, costs, sizeof costs, 0, err))) return rc;
-    d->tv = costs[0], d->te = costs[1], d->tc = costs[2];
-    d->clock.now = costs[3]; /* every rank's timeline starts at rank 0's clock, as a streamed run's does at its host's */
-    vertex_costs(&t->ex, d);
+    if ((rc = dist_plan_inputs(t, d, &d->clock.now, err))) return rc; /* every rank's timeline starts at rank 0's clock */
     if ((rc = dist_plan_open(t, d, err))) return rc;
     const dep_plan_t *p = &d->plan;
     if ((rc = data_localize(&t->data, p->set[0], p->nset[0], d->bs.block[1].nsrc, p->lo, p->hi, err))) return rc;

@@ -73,6 +73,20 @@ assert len(a) == 14 and all(abs(x - y) <= 5e-5 * y for x, y in zip(a, b)), (a, b
     grep -q "dkp = on" "$tmp/switch.out" && grep -q "fuse = off" "$tmp/switch.out" &&
     ok "partitioner equal-edge at epoch 2 (rows move between ranks), dep-ratio 0.3 at 5, dep comm at 8, dkp on at 10 and fuse off at 12 (every rank rebuilds and re-plans) leave the 14 losses unchanged" ||
     bad "switch: $got vs $ref"
+# a new program re-plans with its own costs: after set dkp off, Algorithm 4 splits as a run started with --dkp off does
+# (the same messages), not with the DKP program's hop widths and probes
+printf 'wait epochs 2\nset dkp off\nwait epochs 2\n' >"$tmp/dkp.gs"
+printf 'wait epochs 2\n' >"$tmp/two.gs"
+"$BIN" --ranks 3 --dkp auto --script "$tmp/dkp.gs" --max-epochs 4 --metrics "$tmp/dkp-switch.csv" >"$tmp/dkp.out" 2>&1 \
+    || bad "dkp switch run failed: $(tail -3 "$tmp/dkp.out")"
+"$BIN" --ranks 3 --dkp off --script "$tmp/two.gs" --max-epochs 2 --metrics "$tmp/dkp-off.csv" >"$tmp/dkp-off.out" 2>&1 \
+    || bad "dkp off run failed: $(tail -3 "$tmp/dkp-off.out")"
+$PY - "$tmp/dkp-switch.csv" "$tmp/dkp-off.csv" <<'PYEOF' && ok "set dkp off on 3 ranks: the re-plan sends what a run started with --dkp off sends" || bad "dkp switch re-plan"
+import csv, sys
+sw, off = ([float(r["net_bytes"]) for r in csv.DictReader(open(f))] for f in sys.argv[1:3])
+print(f"net bytes an epoch: switched {sw}, --dkp off from the start {off}")
+assert len(sw) == 4 and len(off) == 2 and sw[0] != off[0] and sw[2:] == off, (sw, off)
+PYEOF
 $PY - "$tmp/switch.out" <<'PYEOF' && ok "dkp on reaches every rank: the exchanged width drops from 1433 to 16 (net MB an epoch)" || bad "dkp switch: $(grep -E '^epoch +1[01] ' "$tmp/switch.out")"
 import re, sys
 net = [float(m.group(1)) for m in re.finditer(r'^epoch +\d+ .* net ([0-9.]+) MB', open(sys.argv[1]).read(), re.M)]
