@@ -85,23 +85,23 @@ static double row_cost(const planner_t *s, int k, int32_t w)
     return c;
 }
 
-/* The same over a training step and an evaluation: the forward twice,
- * the vertex ops' backward and the gather's for the values that carry a
- * gradient. */
+/* The floats a hop-l row moves over a training step and an evaluation
+ * (gathered along an edge, or sent as a message): its values twice, its
+ * gradient where it carries one. */
+static double epoch_floats(const dep_params_t *p, int l) { return 2.0 * (double)p->width[l] + (double)p->wgrad[l]; }
+
+/* row_cost over a training step and an evaluation: the vertex ops twice
+ * and their backward where one runs, the gather's epoch_floats an edge. */
 static double row_epoch_cost(const planner_t *s, int k, int32_t w)
 {
     const dep_params_t *p = s->p;
-    double c = 2.0 * row_cost(s, k, w) + p->vback[k];
-    if (k > 0) c += (double)(s->g->in_ptr[w + 1] - s->g->in_ptr[w]) * p->te * (double)p->wgrad[k];
+    double c = 2.0 * p->vcost[k] + p->vback[k];
+    if (k > 0) c += (double)(s->g->in_ptr[w + 1] - s->g->in_ptr[w]) * p->te * epoch_floats(p, k);
     return c;
 }
 
-/* A hop-l dependency's messages over a training step and an evaluation:
- * its row twice, its gradient where it carries one. */
-static double comm_epoch_cost(const dep_params_t *p, int l)
-{
-    return p->tc * (2.0 * (double)p->width[l] + (double)p->wgrad[l]);
-}
+/* A hop-l dependency's messages over a training step and an evaluation. */
+static double comm_epoch_cost(const dep_params_t *p, int l) { return p->tc * epoch_floats(p, l); }
 
 /* The cost (eq. 1, over a step and an evaluation) of computing u's
  * level-(l-1) value here, counting only what is not computed here yet;
