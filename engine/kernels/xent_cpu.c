@@ -122,12 +122,12 @@ static void exp_and_sum(v16f *tile, int64_t c, v16f *mx, v8d *lo, v8d *hi)
         m = GS_VEC_SELECT(v16i, tile[k] > m, tile[k], m);
     }
     *mx = m;
+    for (int64_t k = 0; k < c; k++) /* the exponentials alone: the sums' sixteen registers would crowd them */
+        GS_EXPF_VEC(tile[k], tile[k] - m, v16f, v16i);
     v8d plo[8] = {{0}}, phi[8] = {{0}};
     for (int64_t k0 = 0; k0 < c; k0 += 8)
         for (int l = 0; l < 8 && k0 + l < c; l++) { /* l constant once unrolled: the sums stay in registers */
-            v16f e;
-            GS_EXPF_VEC(e, tile[k0 + l] - m, v16f, v16i);
-            tile[k0 + l] = e;
+            v16f e = tile[k0 + l];
             plo[l] += __builtin_convertvector(__builtin_shufflevector(e, e, 0, 1, 2, 3, 4, 5, 6, 7), v8d);
             phi[l] += __builtin_convertvector(__builtin_shufflevector(e, e, 8, 9, 10, 11, 12, 13, 14, 15), v8d);
         }
@@ -149,22 +149,20 @@ static void xent_block(const xent_job_t *j, int64_t i0, int nb, v16f *tile, doub
     GS_LOGF_V8(lglo, slo);
     GS_LOGF_V8(lghi, shi);
     v16f lg = __builtin_shufflevector(lglo, lghi, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    for (int r = 0; r < nb; r++) {
-        int32_t y = j->label[row[r]];
-        term[r] = y < 0 ? 0.0 : (double)lg[r] + mx[r] - j->logits[row[r] * j->c + y];
+    if (j->dlogits) {
+        v8d counted = {0};
+        counted += (double)j->counted; /* inv = (float)(1.0 / (s * counted)), as the reference */
+        gs_v8f ilo = __builtin_convertvector(1.0 / (lo * counted), gs_v8f), ihi = __builtin_convertvector(1.0 / (hi * counted), gs_v8f);
+        v16f inv = __builtin_shufflevector(ilo, ihi, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+        store_gradient(j, row, nb, tile, &inv);
     }
-    if (!j->dlogits) return;
-    v8d counted = {0};
-    counted += (double)j->counted; /* inv = (float)(1.0 / (s * counted)), as the reference */
-    gs_v8f ilo = __builtin_convertvector(1.0 / (lo * counted), gs_v8f), ihi = __builtin_convertvector(1.0 / (hi * counted), gs_v8f);
-    v16f inv = __builtin_shufflevector(ilo, ihi, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    store_gradient(j, row, nb, tile, &inv);
     float share = 1.0f / (float)j->counted;
     for (int r = 0; r < nb; r++) {
         int32_t y = j->label[row[r]];
-        float *d = j->dlogits + row[r] * j->c;
-        if (y < 0) memset(d, 0, sizeof(float) * (size_t)j->c);
-        else d[y] -= share;
+        float *d = j->dlogits ? j->dlogits + row[r] * j->c : NULL;
+        term[r] = y < 0 ? 0.0 : (double)lg[r] + mx[r] - j->logits[row[r] * j->c + y];
+        if (d && y < 0) memset(d, 0, sizeof(float) * (size_t)j->c);
+        else if (d) d[y] -= share;
     }
 }
 
