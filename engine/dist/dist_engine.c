@@ -516,14 +516,19 @@ static void log_allreduce(dist_engine_t *de, double t0, double t1, double bytes)
     dist_log_add(&de->log, &recv);
 }
 
+double dist_engine_allreduce_s(const dist_engine_t *de, double bytes)
+{
+    double s = net_allreduce_s(&de->nic.net, de->nranks, bytes);
+    return de->nranks > 1 ? s + 2.0 * nic_load_s(&de->nic, bytes) : s; /* off the GPU and back */
+}
+
 int dist_engine_allreduce(dist_engine_t *de, void *buf, int64_t count, int f64, gs_err_t *err)
 {
     if (de->clock) { /* the clocks meet, then the ring all-reduce takes its time */
         double t = de->clock->now;
         int rc = dist_allreduce(de->comm, &t, 1, DIST_F64, DIST_MAX, err);
         if (rc) return rc;
-        double bytes = (double)count * (f64 ? 8 : 4), s = net_allreduce_s(&de->nic.net, de->nranks, bytes);
-        if (de->nranks > 1) s += 2.0 * nic_load_s(&de->nic, bytes); /* off the GPU and back */
+        double bytes = (double)count * (f64 ? 8 : 4), s = dist_engine_allreduce_s(de, bytes);
         de->clock->now = de->sync_t = t + s;
         de->ctr.allreduce_s += s;
         log_allreduce(de, t, t + s, bytes);

@@ -137,5 +137,9 @@ double dist_enqueue_s(double rows, double bytes, double host_bw, int cores, int 
 /* Sums buf over the ranks (count floats, or doubles with f64); on the
  * virtual clock, the clocks meet and the ring all-reduce's time passes. */
 int dist_engine_allreduce(dist_engine_t *de, void *buf, int64_t count, int f64, gs_err_t *err);
+/* The seconds such an all-reduce of `bytes` takes on the modeled network
+ * once the clocks have met: the ring's steps, and the bytes off each
+ * rank's GPU and back (what dist_engine_allreduce charges). */
+double dist_engine_allreduce_s(const dist_engine_t *de, double bytes);
 
 #endif

@@ -43,6 +43,8 @@ static double replica_share(const dist_run_t *d)
     return all > 0 ? d->plan.rep_cost / all : 0;
 }
 
+#define EPOCH_SUMS 14 /* the doubles of an epoch's metrics summed over the ranks */
+
 int trainer_dist_epoch_end(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
 {
     dist_run_t *d = t->dist;
@@ -51,9 +53,9 @@ int trainer_dist_epoch_end(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
     for (int h = 0; h <= DEP_MAX_HOPS; h++)
         for (int dir = 0; dir < 2; dir++)
             for (int p = 0; p < d->nranks; p++) bytes += c->bytes[h][dir][p], msgs += c->msgs[h][dir][p];
-    double sums[14] = {st->loss, st->train_acc, st->val_acc, st->test_acc, bytes, msgs, 1e3 * c->stall_s, 1e3 * c->comm_s,
+    double sums[EPOCH_SUMS] = {st->loss, st->train_acc, st->val_acc, st->test_acc, bytes, msgs, 1e3 * c->stall_s, 1e3 * c->comm_s,
                        1e3 * c->hidden_s, compute * (1 - f), compute * f, 1e3 * c->allreduce_s, 1e3 * c->queue_s, 1e3 * c->load_s};
-    int rc = dist_engine_allreduce(&d->engine, sums, 14, 1, err);
+    int rc = dist_engine_allreduce(&d->engine, sums, EPOCH_SUMS, 1, err);
     if (rc) return rc;
     double r = d->nranks;
     st->loss = sums[0], st->train_acc = sums[1], st->val_acc = sums[2], st->test_acc = sums[3];
@@ -66,11 +68,13 @@ int trainer_dist_epoch_end(trainer_t *t, epoch_stats_t *st, gs_err_t *err)
 }
 
 /* The epoch (training step and evaluation) the cost model predicts
- * (dep_plan_cost) plus the gradient all-reduce. */
+ * (dep_plan_cost) plus the two all-reduces an epoch runs, as the engine
+ * charges them: the gradients', and the metrics' at its end. */
 static double predicted_ms(const trainer_t *t, const dist_run_t *d)
 {
     double params = 4.0 * (double)params_count(&t->model.params);
-    return 1e3 * (dep_plan_cost(&d->plan) + net_allreduce_s(&d->net, d->nranks, params));
+    return 1e3 * (dep_plan_cost(&d->plan) + dist_engine_allreduce_s(&d->engine, params) +
+                  dist_engine_allreduce_s(&d->engine, 8.0 * EPOCH_SUMS));
 }
 
 int trainer_dist_gather(trainer_t *t, gs_err_t *err)
