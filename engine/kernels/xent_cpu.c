@@ -3,9 +3,8 @@
  * tile of column vectors, so the max, the exponentials, the double sums,
  * the logs and the gradient's scaling are vertical operations with no
  * dependence between rows (a row at a time, each row's chain of max, exp,
- * sum and fold took ~47 ns at 16 classes on a Zen 4 core; in blocks, ~29
- * ns, of which the exponentials ~16 and the logs, terms and label fixes
- * ~9). The arithmetic keeps train_math.h's order: the
+ * sum and fold took ~47 ns at 16 classes on a Zen 4 core; in blocks, ~25
+ * ns). The arithmetic keeps train_math.h's order: the
  * running max from z[0] (exact in any order), element j's exponential
  * summed in double into lane j % 8 from 0, the eight lanes folded 4, 2, 1;
  * so every row's term and gradient have gs_xent_row's bits. Lanes past the
