@@ -7,16 +7,9 @@
 # table, best of 7 each, on THREADS (default 2) threads.
 # Bar: dropout's forward at most 2.5x ReLU's on the same tensor.
 # Usage: bench/bench_dropout.sh [WORKDIR]
-set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
-work=${1:-${TMPDIR:-/tmp}/gnnscope-bench}
-mkdir -p "$work"
-cd "$root"
-make -s gnnscope >/dev/null
-mpi_link=$(mpicc -showme:link 2>/dev/null || true)
-# shellcheck disable=SC2086
-cc -O2 -std=c11 -D_GNU_SOURCE -I. -o "$work/ew_rate" bench/ew_rate.c build/libgnnscope.a \
-    -lopenblas -lmetis -lz -lm -ldl -pthread $mpi_link
+# shellcheck source=bench/bench_c.sh
+source "$(dirname "$0")/bench_c.sh" # sets root and work, gives build_harness
+build_harness "$work/ew_rate" bench/ew_rate.c -O2
 out=$("$work/ew_rate" "${ROWS:-120000}" "${COLS:-128}" "${THREADS:-2}")
 echo "$out"
 ratio=$(sed -n 's/^dropout\/relu: forward \([0-9.]*\)x.*/\1/p' <<<"$out")

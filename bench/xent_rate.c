@@ -1,0 +1,101 @@
+/* xent_rate.c - the host's loss (xent_cpu: softmax cross-entropy and its
+ * gradient) against its bound, on one logits tensor (ROWS x C, the output
+ * layer of a GCN on a ROWS-vertex graph) with 60% of the rows listed (a
+ * training split), each time the median of 41 calls on THREADS threads:
+ *   - the loss itself, and on one thread;
+ *   - its bound as bench_roofline.py takes it: an exponential per logit of
+ *     every row at the rate of a parallel gs_expf pass over the tensor
+ *     (the same pass roofline_limits.c times), and that pass over the
+ *     listed rows' logits only (what the loss must exponentiate).
+ * Prints each in ms and the loss over each bound; exits 1 when the loss is
+ * over 1.5x the roofline report's bound (issue 28's bar for every op).
+ * Usage: xent_rate ROWS C THREADS */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/mono_clock.h"
+#include "base/threadpool.h"
+#include "engine/kernels/fast_math.h"
+#include "engine/kernels/xent_cpu.h"
+
+#define CALLS 41
+
+typedef struct {
+    const float *z;
+    float *y;
+    int64_t c;
+    const int32_t *idx; /* rows to exponentiate, or NULL: every row */
+} exp_job_t;
+
+static void exp_rows(void *ctx, int64_t b, int64_t e)
+{
+    const exp_job_t *j = ctx;
+    if (!j->idx) { /* one flat loop, as roofline_limits.c's */
+        for (int64_t k = b * j->c; k < e * j->c; k++) j->y[k] = gs_expf(j->z[k]);
+        return;
+    }
+    for (int64_t i = b; i < e; i++)
+        for (int64_t k = j->idx[i] * j->c; k < (j->idx[i] + 1) * j->c; k++) j->y[k] = gs_expf(j->z[k]);
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+typedef struct {
+    const float *z;
+    float *d;
+    const int32_t *label, *idx;
+    int64_t rows, c, n;
+    exp_job_t all, listed;
+} bench_t;
+
+/* The median seconds of CALLS runs of what: 0 the loss, 1 every row's
+ * exponentials, 2 the listed rows'. */
+static double median_s(const bench_t *b, int what)
+{
+    double t[CALLS];
+    for (int i = 0; i < CALLS; i++) {
+        double t0 = gs_mono_s();
+        if (what == 0) (void)xent_cpu(b->z, b->rows, b->c, b->label, b->idx, b->n, b->n, b->d);
+        else gs_parallel_for(what == 1 ? b->rows : b->n, 1024, exp_rows, (void *)(what == 1 ? &b->all : &b->listed));
+        t[i] = gs_mono_s() - t0;
+    }
+    qsort(t, CALLS, sizeof t[0], by_value);
+    return t[CALLS / 2];
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 4 || atoll(argv[1]) < 1 || atoll(argv[2]) < 1 || atoi(argv[3]) < 1) {
+        fprintf(stderr, "usage: xent_rate ROWS C THREADS (each at least 1)\n");
+        return 2;
+    }
+    int64_t rows = atoll(argv[1]), c = atoll(argv[2]), n = 0;
+    int threads = atoi(argv[3]);
+    float *z = malloc(sizeof(float) * (size_t)(rows * c)), *d = malloc(sizeof(float) * (size_t)(rows * c));
+    int32_t *label = malloc(sizeof(int32_t) * (size_t)rows), *idx = malloc(sizeof(int32_t) * (size_t)rows);
+    if (!z || !d || !label || !idx) return 1;
+    uint64_t s = 1;
+    for (int64_t i = 0; i < rows * c; i++) s = s * 6364136223846793005ULL + 1442695040888963407ULL, z[i] = (float)(s >> 40) / (1 << 24) * 8 - 4;
+    for (int64_t r = 0; r < rows; r++) {
+        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+        label[r] = (int32_t)((s >> 33) % (uint64_t)c);
+        if ((s >> 20) % 10 < 6) idx[n++] = (int32_t)r;
+    }
+    bench_t b = {z, d, label, idx, rows, c, n, {z, d, c, NULL}, {z, d, c, idx}};
+    gs_pool_init(1);
+    double one = median_s(&b, 0);
+    gs_pool_init(threads);
+    double loss = median_s(&b, 0), all = median_s(&b, 1), listed = median_s(&b, 2);
+    printf("%lld x %lld logits, %lld rows listed, %d threads (medians of %d)\n", (long long)rows, (long long)c, (long long)n,
+           threads, CALLS);
+    printf("loss               %8.3f ms (one thread %.3f ms)\n", 1e3 * loss, 1e3 * one);
+    printf("exp, every row     %8.3f ms (the roofline report's bound): loss %.2fx\n", 1e3 * all, loss / all);
+    printf("exp, listed rows   %8.3f ms: loss %.2fx\n", 1e3 * listed, loss / listed);
+    free(z), free(d), free(label), free(idx);
+    return loss <= 1.5 * all ? 0 : 1;
+}
