@@ -39,6 +39,9 @@ static void exp_rows(void *ctx, int64_t b, int64_t e)
         for (int64_t k = j->idx[i] * j->c; k < (j->idx[i] + 1) * j->c; k++) j->y[k] = gs_expf(j->z[k]);
 }
 
+/* The next of a 64-bit linear congruential sequence (Knuth's MMIX constants). */
+static uint64_t next_random(uint64_t *s) { return *s = *s * 6364136223846793005ULL + 1442695040888963407ULL; }
+
 static int by_value(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -80,9 +83,9 @@ int main(int argc, char **argv)
     int32_t *label = malloc(sizeof(int32_t) * (size_t)rows), *idx = malloc(sizeof(int32_t) * (size_t)rows);
     if (!z || !d || !label || !idx) return 1;
     uint64_t s = 1;
-    for (int64_t i = 0; i < rows * c; i++) s = s * 6364136223846793005ULL + 1442695040888963407ULL, z[i] = (float)(s >> 40) / (1 << 24) * 8 - 4;
+    for (int64_t i = 0; i < rows * c; i++) z[i] = (float)(next_random(&s) >> 40) / (1 << 24) * 8 - 4; /* in [-4, 4) */
     for (int64_t r = 0; r < rows; r++) {
-        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+        next_random(&s);
         label[r] = (int32_t)((s >> 33) % (uint64_t)c);
         if ((s >> 20) % 10 < 6) idx[n++] = (int32_t)r;
     }

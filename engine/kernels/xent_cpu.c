@@ -29,7 +29,12 @@ typedef int32_t v16i __attribute__((vector_size(64), aligned(4)));
 typedef double v8d __attribute__((vector_size(64), aligned(8)));
 
 /* Vectors go by pointer: a function taking or returning one by value would
- * change the ABI where the build has no AVX-512. */
+ * change the ABI where the build has no AVX-512 (hence macros below). */
+
+/* Sixteen lanes from two eight-lane halves, and a half of sixteen lanes. */
+#define JOIN16(lo, hi) __builtin_shufflevector(lo, hi, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
+#define LOW8(v) __builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7)
+#define HIGH8(v) __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15)
 
 /* Swaps the off-diagonal s x s blocks of each 2s x 2s block of the 16 x 16
  * matrix m (rows m[i]); s = 8, 4, 2, 1 in turn transposes it. */
@@ -127,8 +132,8 @@ static void exp_and_sum(v16f *tile, int64_t c, v16f *mx, v8d *lo, v8d *hi)
     for (int64_t k0 = 0; k0 < c; k0 += 8)
         for (int l = 0; l < 8 && k0 + l < c; l++) { /* l constant once unrolled: the sums stay in registers */
             v16f e = tile[k0 + l];
-            plo[l] += __builtin_convertvector(__builtin_shufflevector(e, e, 0, 1, 2, 3, 4, 5, 6, 7), v8d);
-            phi[l] += __builtin_convertvector(__builtin_shufflevector(e, e, 8, 9, 10, 11, 12, 13, 14, 15), v8d);
+            plo[l] += __builtin_convertvector(LOW8(e), v8d);
+            phi[l] += __builtin_convertvector(HIGH8(e), v8d);
         }
     *lo = ((plo[0] + plo[4]) + (plo[2] + plo[6])) + ((plo[1] + plo[5]) + (plo[3] + plo[7]));
     *hi = ((phi[0] + phi[4]) + (phi[2] + phi[6])) + ((phi[1] + phi[5]) + (phi[3] + phi[7]));
@@ -147,12 +152,12 @@ static void xent_block(const xent_job_t *j, int64_t i0, int nb, v16f *tile, doub
     gs_v8f slo = __builtin_convertvector(lo, gs_v8f), shi = __builtin_convertvector(hi, gs_v8f), lglo, lghi;
     GS_LOGF_V8(lglo, slo);
     GS_LOGF_V8(lghi, shi);
-    v16f lg = __builtin_shufflevector(lglo, lghi, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    v16f lg = JOIN16(lglo, lghi);
     if (j->dlogits) {
         v8d counted = {0};
         counted += (double)j->counted; /* inv = (float)(1.0 / (s * counted)), as the reference */
         gs_v8f ilo = __builtin_convertvector(1.0 / (lo * counted), gs_v8f), ihi = __builtin_convertvector(1.0 / (hi * counted), gs_v8f);
-        v16f inv = __builtin_shufflevector(ilo, ihi, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+        v16f inv = JOIN16(ilo, ihi);
         store_gradient(j, row, nb, tile, &inv);
     }
     float share = 1.0f / (float)j->counted;
