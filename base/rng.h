@@ -25,14 +25,14 @@ GS_HD static inline uint64_t gs_mix64(uint64_t x)
 }
 
 /* A 32-bit finaliser (two multiply-xorshift rounds): what a loop of 32-bit
- * lanes vectorises, where gs_mix64's 64-bit products do not (AVX2). */
+ * lanes vectorises, where gs_mix64's 64-bit products do not (AVX2).
+ * GS_MIX32_IN_PLACE mixes x in place: a uint32_t, or a vector of them (the
+ * host's dropout mixes sixteen lanes at once: dropout_rows.h). */
+#define GS_MIX32_IN_PLACE(x) ((x) ^= (x) >> 16, (x) *= 0x7feb352dU, (x) ^= (x) >> 15, (x) *= 0x846ca68bU, (x) ^= (x) >> 16)
 GS_HD static inline uint32_t gs_mix32(uint32_t x)
 {
-    x ^= x >> 16;
-    x *= 0x7feb352dU;
-    x ^= x >> 15;
-    x *= 0x846ca68bU;
-    return x ^ (x >> 16);
+    GS_MIX32_IN_PLACE(x);
+    return x;
 }
 GS_HD static inline uint64_t gs_hash2(uint64_t a, uint64_t b) { return gs_mix64(gs_mix64(a) ^ b); }
 GS_HD static inline uint64_t gs_hash3(uint64_t a, uint64_t b, uint64_t c) { return gs_mix64(gs_hash2(a, b) ^ c); }

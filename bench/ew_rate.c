@@ -11,6 +11,7 @@
 
 #include "base/mono_clock.h"
 #include "base/threadpool.h"
+#include "engine/graph/tensor.h"
 #include "engine/kernels/kops.h"
 
 typedef void (*ew_fn)(kops_ctx_t *cx, const ew_args_t *a);
@@ -50,8 +51,9 @@ int main(int argc, char **argv)
     int64_t rows = atoll(argv[1]), cols = atoll(argv[2]);
     gs_pool_init(atoi(argv[3]));
     size_t n = (size_t)(rows * cols);
-    float *a = malloc(sizeof(float) * n), *y = malloc(sizeof(float) * n), *dy = malloc(sizeof(float) * n),
-          *da = malloc(sizeof(float) * n);
+    /* aligned as the engine's tensors are (a streamed output needs it: stream_store.h) */
+    float *a = gs_aligned_alloc(sizeof(float) * n), *y = gs_aligned_alloc(sizeof(float) * n),
+          *dy = gs_aligned_alloc(sizeof(float) * n), *da = gs_aligned_alloc(sizeof(float) * n);
     int32_t *orig = malloc(sizeof(int32_t) * (size_t)rows);
     if (!a || !y || !dy || !da || !orig) return 1;
     for (size_t i = 0; i < n; i++) a[i] = (float)((int)(i % 13) - 6), dy[i] = 0.5f;

@@ -20,28 +20,20 @@ GS_HD static inline uint64_t gs_drop_row_key(uint64_t key, const int32_t *orig_i
 
 /* The 16 mask bits of element j of the row keyed rowkey: the top half of a
  * 32-bit hash of (the row key folded to 32 bits, j), so a row's mask is one
- * vectorised pass (eight elements an instruction; a 64-bit hash per four
- * elements cost the dropout op 2x a copy of the tensor). */
+ * vectorised pass (sixteen elements an instruction on the host:
+ * dropout_rows.h; a 64-bit hash per four elements cost the dropout op 2x a
+ * copy of the tensor). */
+#define GS_DROP_STEP 0x9e3779b9U /* the hash's input advances by this per element */
+GS_HD static inline uint32_t gs_drop_key32(uint64_t rowkey) { return (uint32_t)(rowkey ^ rowkey >> 32); }
 GS_HD static inline uint32_t gs_drop_bits(uint64_t rowkey, int64_t j)
 {
-    return gs_mix32((uint32_t)(rowkey ^ rowkey >> 32) + (uint32_t)j * 0x9e3779b9U) >> 16;
+    return gs_mix32(gs_drop_key32(rowkey) + (uint32_t)j * GS_DROP_STEP) >> 16;
 }
 
 /* 1/(1-p) if element (r, j) of the row keyed rowkey is kept, else 0. */
 GS_HD static inline float gs_drop_scale(uint64_t rowkey, int64_t j, float p)
 {
     return (float)gs_drop_bits(rowkey, j) < p * 65536.0f ? 0.0f : 1.0f / (1.0f - p);
-}
-
-/* The same for elements j0 .. j0 + n - 1 of a row: scale[i] =
- * gs_drop_scale(rowkey, j0 + i, p), bit for bit, in a loop the compiler
- * vectorises. Callers draw a row GS_DROP_PIECE elements at a time (a
- * buffer on their stack). */
-#define GS_DROP_PIECE 1024
-GS_HD static inline void gs_drop_scales(uint64_t rowkey, int64_t j0, int64_t n, float p, float *scale)
-{
-    float drop = p * 65536.0f, keep = 1.0f / (1.0f - p);
-    for (int64_t i = 0; i < n; i++) scale[i] = (float)gs_drop_bits(rowkey, j0 + i) < drop ? 0.0f : keep;
 }
 
 #endif

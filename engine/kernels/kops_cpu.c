@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dropout_mask.h"
+#include "dropout_rows.h"
 #include "fast_math.h"
 #include "fast_math_v8.h"
 #include "stream_store.h"
@@ -134,19 +134,6 @@ static void relu_bwd_bits(const float *dy, const uint64_t *bits, int64_t f, floa
     for (; j < f; j++) GS_PUT(da[j], acc, bits[j >> 6] >> (j & 63) & 1 ? dy[j] : 0.0f);
 }
 
-/* y = a * scale over n elements; with non-temporal stores of whole vectors
- * when `stream` (y's rows 32-byte aligned). */
-static inline void scale_piece(float *y, const float *a, const float *scale, int64_t n, int stream)
-{
-    int64_t i = 0;
-    if (stream)
-        for (; i + 8 <= n; i += 8) {
-            gs_v8f v = *(const gs_v8f *)(a + i) * *(const gs_v8f *)(scale + i);
-            GS_STREAM_STORE8(y + i, v);
-        }
-    for (; i < n; i++) y[i] = a[i] * scale[i];
-}
-
 static void ew_forward_range(void *p, int64_t rb, int64_t re)
 {
     const ew_args_t *c = p;
@@ -177,13 +164,7 @@ static void ew_forward_range(void *p, int64_t rb, int64_t re)
             if (c->fp == 0.0f) {
                 if (y != a) memcpy(y, a, sizeof(float) * (size_t)f); /* in place: nothing to do */
             } else {
-                uint64_t rk = row_key(c, r);
-                float scale[GS_DROP_PIECE];
-                for (int64_t j0 = 0; j0 < f; j0 += GS_DROP_PIECE) {
-                    int64_t n = f - j0 < GS_DROP_PIECE ? f - j0 : GS_DROP_PIECE;
-                    gs_drop_scales(rk, j0, n, c->fp, scale);
-                    scale_piece(y + j0, a + j0, scale, n, stream);
-                }
+                gs_drop_apply(y, a, row_key(c, r), f, c->fp, stream ? GS_DROP_STREAM : GS_DROP_STORE);
             }
             break;
         default: break;
@@ -235,13 +216,7 @@ static void ew_backward_range(void *p, int64_t rb, int64_t re)
             if (c->fp == 0.0f) {
                 for (int64_t j = 0; j < f; j++) GS_PUT(da[j], c->acc_a, dy[j]);
             } else {
-                uint64_t rk = row_key(c, r);
-                float scale[GS_DROP_PIECE];
-                for (int64_t j0 = 0; j0 < f; j0 += GS_DROP_PIECE) {
-                    int64_t n = f - j0 < GS_DROP_PIECE ? f - j0 : GS_DROP_PIECE;
-                    gs_drop_scales(rk, j0, n, c->fp, scale);
-                    for (int64_t i = 0; i < n; i++) GS_PUT(da[j0 + i], c->acc_a, dy[j0 + i] * scale[i]);
-                }
+                gs_drop_apply(da, dy, row_key(c, r), f, c->fp, c->acc_a ? GS_DROP_ADD : GS_DROP_STORE);
             }
             break;
         default: break;
@@ -249,7 +224,12 @@ static void ew_backward_range(void *p, int64_t rb, int64_t re)
     }
 }
 
-static int64_t ew_grain(int64_t cols) { return cols >= 4096 ? 1 : 4096 / (cols ? cols : 1); }
+/* Rows per grain of an elementwise op: 256 KB of floats. Each thread then
+ * streams long contiguous runs; at 16 KB grains (the old 4096 floats) the
+ * two threads' interleaved pieces and the shared counter's traffic made a
+ * 120K x 128 dropout 3.6-4.4 ms instead of 1.8-2.0 (a copy: 2.1-2.5 ms). */
+#define EW_GRAIN_FLOATS ((int64_t)1 << 16)
+static int64_t ew_grain(int64_t cols) { return cols >= EW_GRAIN_FLOATS ? 1 : EW_GRAIN_FLOATS / (cols ? cols : 1); }
 
 static void ew_forward(kops_ctx_t *cx, const ew_args_t *a)
 {

@@ -8,7 +8,7 @@
 #include <float.h>
 #include <math.h>
 
-#include "engine/kernels/dropout_mask.h"
+#include "engine/kernels/dropout_rows.h"
 #include "engine/kernels/fast_math_v8.h"
 #include "engine/kernels/gemm_skinny.h"
 #include "engine/graph/tensor.h"
@@ -380,23 +380,41 @@ static void test_gather_typed(void **state)
     free(z), free(dz), free(dref);
 }
 
-/* The dropout mask drawn a row at a time (a vectorised pass) is the
- * per-element mask bit for bit, at every width and piece boundary;
- * the host's dropout op applies it (kept elements scaled by 1/(1-p),
- * about p of them dropped), forward and backward alike. */
+/* A row's dropout, forward and backward (with and without accumulation),
+ * at width f from unaligned pointers, against gs_drop_scale element by
+ * element, bit for bit (signed zeros included). */
+static void check_drop_row(uint64_t rowkey, int64_t f, float p, int stream)
+{
+    enum { W = 1100 };
+    static float a[W + 1], dy[W + 1], da[W + 1], acc[W + 1];
+    static _Alignas(64) float y[W + 1];
+    float *au = a + 1, *yu = stream ? y : y + 1; /* a streamed row is 32-byte aligned; the others need not be */
+    for (int64_t j = 0; j < f; j++) au[j] = (float)(j % 7) - 3.0f, dy[j] = 0.25f * (float)(j % 5) - 0.5f, acc[j] = 1.0f;
+    gs_drop_apply(yu, au, rowkey, f, p, stream ? GS_DROP_STREAM : GS_DROP_STORE);
+    gs_drop_apply(da, dy, rowkey, f, p, GS_DROP_STORE);
+    gs_drop_apply(acc, dy, rowkey, f, p, GS_DROP_ADD);
+    for (int64_t j = 0; j < f; j++) {
+        float s = gs_drop_scale(rowkey, j, p), want[3] = {au[j] * s, dy[j] * s, 1.0f + dy[j] * s}, got[3] = {yu[j], da[j], acc[j]};
+        if (memcmp(want, got, sizeof want))
+            fail_msg("p %g, width %lld, element %lld: %g %g %g, want %g %g %g", p, (long long)f, (long long)j, got[0], got[1],
+                     got[2], want[0], want[1], want[2]);
+    }
+    if (stream) GS_STREAM_FENCE();
+}
+
+/* The dropout mask drawn sixteen lanes at a time (dropout_rows.h) is the
+ * per-element mask bit for bit at every width (tails included); the
+ * host's dropout op applies it (kept elements scaled by 1/(1-p), about p
+ * of them dropped), forward and backward alike. */
 static void test_dropout_rows_match_the_mask(void **state)
 {
     (void)state;
-    static float scale[GS_DROP_PIECE];
     const float ps[] = {0.1f, 0.5f, 0.7f};
     for (int k = 0; k < 3; k++)
-        for (int64_t j0 = 0; j0 < 3 * GS_DROP_PIECE; j0 += GS_DROP_PIECE)
-            for (int64_t n = 1; n <= GS_DROP_PIECE; n += n < 9 ? 1 : 97) {
-                gs_drop_scales(0x1234 + (uint64_t)k, j0, n, ps[k], scale);
-                for (int64_t i = 0; i < n; i++)
-                    if (memcmp(&scale[i], &(float){gs_drop_scale(0x1234 + (uint64_t)k, j0 + i, ps[k])}, sizeof(float)))
-                        fail_msg("p %g, element %lld of the piece at %lld differs", ps[k], (long long)i, (long long)j0);
-            }
+        for (int64_t f = 1; f <= 1100; f += f < 40 ? 1 : 61) {
+            check_drop_row(0x1234 + (uint64_t)k, f, ps[k], 0);
+            if (f % 8 == 0) check_drop_row(0x99 + (uint64_t)k, f, ps[k], 1);
+        }
     enum { ROWS = 50, COLS = 2500 }; /* a row wider than a piece */
     static float a[ROWS * COLS], y[ROWS * COLS], dy[ROWS * COLS], da[ROWS * COLS];
     int32_t orig[ROWS];
