@@ -19,17 +19,18 @@ typedef float gs_v16f __attribute__((vector_size(64), aligned(4))); /* unaligned
 typedef int32_t gs_v16i __attribute__((vector_size(64), aligned(4)));
 typedef uint32_t gs_v16u __attribute__((vector_size(64), aligned(4)));
 
-/* Lane i: gs_drop_scale(rowkey, j + i, p) for the row whose key folds to
- * key32, with drop = p * 65536 and keep = 1 / (1 - p): +0 where the element
- * is dropped, keep where it is kept. */
-static inline gs_v16f gs_drop_scale16(uint32_t key32, int64_t j, float drop, float keep)
+/* Lane i of *scale: gs_drop_scale(rowkey, j + i, p) for the row whose key
+ * folds to key32, with drop = p * 65536 and keep = 1 / (1 - p): +0 where
+ * the element is dropped, keep where it is kept. (By pointer: a vector
+ * returned by value changes the ABI where the build has no AVX-512.) */
+static inline void gs_drop_scale16(uint32_t key32, int64_t j, float drop, float keep, gs_v16f *scale)
 {
     const gs_v16u lane = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
     gs_v16u x = key32 + ((uint32_t)j + lane) * GS_DROP_STEP;
     GS_MIX32_IN_PLACE(x);
     gs_v16f bits = __builtin_convertvector((gs_v16i)(x >> 16), gs_v16f); /* below 2^16: exact */
     gs_v16i dropped = bits < (gs_v16f){} + drop;
-    return (gs_v16f)((gs_v16i)((gs_v16f){} + keep) & ~dropped);
+    *scale = (gs_v16f)((gs_v16i)((gs_v16f){} + keep) & ~dropped);
 }
 
 /* How gs_drop_apply writes out[j]: stored, stored non-temporally (out
@@ -45,7 +46,9 @@ static inline void gs_drop_apply(float *out, const float *in, uint64_t rowkey, i
     float drop = p * 65536.0f, keep = 1.0f / (1.0f - p);
     int64_t j = 0;
     for (; j + 16 <= f; j += 16) {
-        gs_v16f v = *(const gs_v16f *)(in + j) * gs_drop_scale16(key32, j, drop, keep);
+        gs_v16f v;
+        gs_drop_scale16(key32, j, drop, keep, &v);
+        v *= *(const gs_v16f *)(in + j);
         if (mode == GS_DROP_STREAM) {
             gs_v8f half[2];
             memcpy(half, &v, sizeof half);

@@ -493,7 +493,7 @@ static void test_loss_rows_match_the_reference(void **state)
                 for (int64_t i = 0; i < ROWS * c; i++) z[i] *= 8.0f;
                 for (int r = 0; r < ROWS; r++) label[r] = r % 9 == 4 ? -1 : (int32_t)((r * 7) % c);
                 for (int r = 0; r < ROWS; r++)
-                    if (r % 5 != 2) idx[n++] = sorted ? r : (int32_t)((r * 37) % ROWS);
+                    if (r % 5 != 2 && r < ROWS - 2) idx[n++] = sorted ? r : (int32_t)((r * 37) % ROWS); /* the last rows unlisted */
                 memset(ref, 0, sizeof ref);
                 double want = 0, exact = 0;
                 for (int64_t i = 0; i < n; i++) counted += label[idx[i]] >= 0;
