@@ -220,6 +220,27 @@ void mp_run_count(memplan_rt_t *m, int key, double bytes)
         }
 }
 
+/* A device other than d, under d's switch, whose copy of key holds rows
+ * [lo, lo + rows); -1 if none. */
+static int peer_holding(const memplan_rt_t *m, int key, int d, int64_t lo, int64_t rows)
+{
+    for (int e = 0; e < m->dev.ndev; e++)
+        if (e != d && (!m->dev.group || m->dev.group[e] == m->dev.group[d]) && rows_valid(m, key, e, lo, rows)) return e;
+    return -1;
+}
+
+/* bytes from src on device e to dst on device d over the peer link, in
+ * order with d's H2D lane (mp_run_load's contract). */
+static void copy_from_peer(memplan_rt_t *m, int d, int e, float *dst, const float *src, size_t bytes, chunk_tag_t tag)
+{
+    const backend_ops_t *o = m->dev.ops;
+    backend_t *b = m->dev.b;
+    for (int l = 0; l < LANE__COUNT; l++) o->wait(b, d, LANE_D2D, o->record(b, e, (lane_t)l)); /* the rows may be arriving on e */
+    o->wait(b, d, LANE_D2D, o->record(b, d, LANE_H2D));
+    o->copy(b, d, LANE_D2D, e, dst, src, bytes, tag);
+    o->wait(b, d, LANE_H2D, o->record(b, d, LANE_D2D));
+}
+
 const float *mp_run_load(memplan_rt_t *m, int d, const xtensor_t *src, int64_t lo, int64_t rows, float *staging,
                               chunk_tag_t tag, double *copied)
 {
@@ -229,6 +250,12 @@ const float *mp_run_load(memplan_rt_t *m, int d, const xtensor_t *src, int64_t l
     *copied = 0;
     if (slot && rows_valid(m, src->key, d, lo, rows)) {
         m->kept_bytes += (double)bytes;
+        return slot + lo * cols;
+    }
+    int e = slot ? peer_holding(m, src->key, d, lo, rows) : -1;
+    if (e >= 0) {
+        copy_from_peer(m, d, e, slot + lo * cols, mp_run_slot(m, src->key, e) + lo * cols, bytes, tag);
+        mark(m, src->key, d, lo, rows, 1, -1);
         return slot + lo * cols;
     }
     float *dst = slot ? slot + lo * cols : staging;

@@ -30,7 +30,8 @@ typedef struct {
     const backend_ops_t *ops;
     backend_t *b;
     int ndev;
-    int64_t n; /* rows of every vertex tensor */
+    int64_t n;        /* rows of every vertex tensor */
+    const int *group; /* (ndev) devices under one switch share a group (topology.h); NULL: one group */
 } mp_devices_t;
 
 /* A host tensor's copy on the devices. */
@@ -69,8 +70,12 @@ float *mp_run_slot(memplan_rt_t *m, int key, int d);
 void mp_run_wrote(memplan_rt_t *m, int key, int d, int64_t lo, int64_t rows, int kept);
 void mp_run_count(memplan_rt_t *m, int key, double bytes);
 /* Rows [lo, lo + rows) of the host tensor src on device d: its device
- * copy's rows (copied in first when stale), or a copy into staging.
- * Returns the device address of row lo; *copied = H2D bytes. */
+ * copy's rows (copied in first when stale: from the copy of a device under
+ * the same switch that holds them, over the peer link, else from the
+ * host), or a copy into staging. Returns the device address of row lo;
+ * *copied = H2D bytes. A peer's copy is read after everything issued on
+ * that device so far, and d's next H2D-lane event covers it (what a
+ * reader of the rows waits on). */
 const float *mp_run_load(memplan_rt_t *m, int d, const xtensor_t *src, int64_t lo, int64_t rows, float *staging,
                          chunk_tag_t tag, double *copied);
 /* A host op wrote the (N, cols) tensor t: device copies go stale. */

@@ -224,6 +224,8 @@ int stream_run_pass(streamer_t *s, orient_t *o, const pass_t *ps, gs_err_t *err)
     if (ps->kind == PASS_EDGE_GATHER) reads[0] = ps->out, nr = ps->acc;
     if (ps->kind == PASS_SCATTER) nr = 1, nw = 0;
     mp_run_op_begin(&s->mp, reads, nr, writes, nw);
+    /* an input the memory plan keeps on every device is read there, block by block: nothing to pass along */
+    if (stream_reads_blocks(ps) && mp_run_slot(&s->mp, ps->in.key, 0)) pr.naive = 1;
     if (!rc && !pr.naive) rc = stream_ensure_groups(s, o, err);
     for (int r = 0; !rc && r * pr.nd < s->p; r++) {
         pr.round = r, pr.ra = r % pr.slots;

@@ -186,7 +186,7 @@ int streamer_init(streamer_t *s, const backend_ops_t *ops, backend_t *b, const t
     s->ops = ops, s->b = b, s->ndev = ops->ndev(b), s->topo = topo, s->g = g, s->kn = *kn;
     s->p = p, s->k = kn->subchunks < 1 ? 1 : kn->subchunks, s->nblocks = p * s->k;
     s->theta_threshold = 0.5;
-    mp_run_init(&s->mp, (mp_devices_t){ops, b, s->ndev, g->n});
+    mp_run_init(&s->mp, (mp_devices_t){ops, b, s->ndev, g->n, topo ? topo->group : NULL});
     edge_store_init(&s->edges, ops, b, s->ndev);
     int32_t *iv = grid_intervals(g, p, bounds);
     chunk_t *col = calloc((size_t)p, sizeof(chunk_t));

@@ -196,6 +196,34 @@ static void test_memory_plans_save_transfers_within_the_cap(void **state)
     }
 }
 
+/* Two devices under one switch with ROC's plan, chained (the default):
+ * each device keeps the tensors, the chain reads a kept input where it is
+ * (it had streamed it anyway, 1.44x one device's H2D bytes), and a row
+ * another device wrote comes from that device's copy over the switch, not
+ * through the shared uplink: no more H2D than one device, some D2D, the
+ * same losses. */
+static void test_memory_plan_fills_stale_rows_from_a_peer(void **state)
+{
+    (void)state;
+    train_cfg_t c = base("gcn", DKP_OFF);
+    c.stream = 1;
+    c.chunks = 4;
+    c.knobs.swap = 0;
+    c.knobs.memplan = MP_ROC;
+    snprintf(c.topology, sizeof c.topology, "pcie-4gpu-2switch");
+    epoch_stats_t one, two;
+    double l1[5], l2[5];
+    losses(&c, l1, NULL, &one);
+    c.devices = 2;
+    c.knobs.multidev = MD_CHAIN;
+    losses(&c, l2, NULL, &two);
+    if (!(two.h2d_bytes <= 1.05 * one.h2d_bytes && two.d2d_bytes > 0 && two.kept_bytes > 0))
+        fail_msg("2 devices: h2d %.0f (one device %.0f), d2d %.0f, kept %.0f", two.h2d_bytes, one.h2d_bytes, two.d2d_bytes,
+                 two.kept_bytes);
+    for (int i = 0; i < 5; i++)
+        if (fabs(l2[i] - l1[i]) > 1e-4 * fabs(l1[i])) fail_msg("epoch %d: loss %.9g, one device %.9g", i + 1, l2[i], l1[i]);
+}
+
 static void test_knobs_change_between_epochs(void **state)
 {
     (void)state;
@@ -265,6 +293,7 @@ int main(void)
         cmocka_unit_test(test_knob_matrix_matches_in_memory),
         cmocka_unit_test(test_chunks_auto_respects_the_cap),
         cmocka_unit_test(test_memory_plans_save_transfers_within_the_cap),
+        cmocka_unit_test(test_memory_plan_fills_stale_rows_from_a_peer),
         cmocka_unit_test(test_knobs_change_between_epochs),
     };
     return cmocka_run_group_tests_name("stream_train", tests, setup, teardown);
