@@ -15,10 +15,6 @@
 #include "dropout_mask.h"
 #include "stream_store.h"
 
-typedef float gs_v16f __attribute__((vector_size(64), aligned(4))); /* unaligned loads and stores */
-typedef int32_t gs_v16i __attribute__((vector_size(64), aligned(4)));
-typedef uint32_t gs_v16u __attribute__((vector_size(64), aligned(4)));
-
 /* Lane i of *scale: gs_drop_scale(rowkey, j + i, p) for the row whose key
  * folds to key32, with drop = p * 65536 and keep = 1 / (1 - p): +0 where
  * the element is dropped, keep where it is kept. (By pointer: a vector

@@ -12,6 +12,11 @@
 
 typedef float gs_v8f __attribute__((vector_size(32), aligned(4)));   /* unaligned loads and stores */
 typedef int32_t gs_v8i __attribute__((vector_size(32), aligned(4)));
+/* Sixteen lanes (one AVX-512 register; two AVX ones elsewhere): pass them by
+ * pointer, since a vector argument or result changes the ABI without AVX-512. */
+typedef float gs_v16f __attribute__((vector_size(64), aligned(4)));
+typedef int32_t gs_v16i __attribute__((vector_size(64), aligned(4)));
+typedef uint32_t gs_v16u __attribute__((vector_size(64), aligned(4)));
 
 /* x in every lane (a macro: a function returning a vector would change the ABI where AVX is off) */
 #define GS_V8_BCAST(x) ((gs_v8f){(x), (x), (x), (x), (x), (x), (x), (x)})

@@ -24,8 +24,8 @@
 
 #define LANES 16 /* rows taken together, and the columns a transpose moves */
 
-typedef float v16f __attribute__((vector_size(64), aligned(4)));
-typedef int32_t v16i __attribute__((vector_size(64), aligned(4)));
+typedef gs_v16f v16f; /* fast_math_v8.h's sixteen lanes */
+typedef gs_v16i v16i;
 typedef double v8d __attribute__((vector_size(64), aligned(8)));
 
 /* Vectors go by pointer: a function taking or returning one by value would

@@ -61,7 +61,6 @@ static int pass_setup(streamer_t *s, const pass_t *ps, orient_t *o, pass_run_t *
 {
     memset(pr, 0, sizeof *pr);
     pr->ps = ps, pr->o = o, pr->slots = s->kn.pipeline ? 2 : 1, pr->nb = s->nblocks, pr->nd = s->ndev;
-    pr->naive = s->kn.multidev == MD_NAIVE || s->ndev == 1 || pass_is_edge_op(ps);
     pass_sizes_t z = pass_sizes(s, ps, o);
     for (int d = 0; d < TOPO_MAX_DEV; d++)
         for (int q = 0; q < 2; q++)
@@ -213,6 +212,16 @@ static int round_blocks(streamer_t *s, pass_run_t *pr, gs_err_t *err)
     return rc;
 }
 
+/* Whether each device loads its own blocks (naive) rather than passing
+ * them along a chain or ring: one device, the naive mode, an edge op, or an
+ * input the memory plan keeps on every device (read there: nothing to pass
+ * along; asked after mp_run_op_begin, which places the copies). */
+static int blocks_naive(streamer_t *s, const pass_t *ps)
+{
+    return s->kn.multidev == MD_NAIVE || s->ndev == 1 || pass_is_edge_op(ps) ||
+           (stream_reads_blocks(ps) && mp_run_slot(&s->mp, ps->in.key, 0));
+}
+
 int stream_run_pass(streamer_t *s, orient_t *o, const pass_t *ps, gs_err_t *err)
 {
     pass_run_t pr;
@@ -224,8 +233,7 @@ int stream_run_pass(streamer_t *s, orient_t *o, const pass_t *ps, gs_err_t *err)
     if (ps->kind == PASS_EDGE_GATHER) reads[0] = ps->out, nr = ps->acc;
     if (ps->kind == PASS_SCATTER) nr = 1, nw = 0;
     mp_run_op_begin(&s->mp, reads, nr, writes, nw);
-    /* an input the memory plan keeps on every device is read there, block by block: nothing to pass along */
-    if (stream_reads_blocks(ps) && mp_run_slot(&s->mp, ps->in.key, 0)) pr.naive = 1;
+    pr.naive = blocks_naive(s, ps);
     if (!rc && !pr.naive) rc = stream_ensure_groups(s, o, err);
     for (int r = 0; !rc && r * pr.nd < s->p; r++) {
         pr.round = r, pr.ra = r % pr.slots;
