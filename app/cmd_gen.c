@@ -22,7 +22,7 @@ static const opt_t flags[] = {
     {"feats", OPT_I64, F(p.feats), NULL, NULL, 1, 65536, "F", "feature columns", NULL, WHEN_START, 0, 0, 0, 0, NULL, NULL},
     {"classes", OPT_I64, F(p.classes), NULL, NULL, 2, 1024, "C", "planted classes", NULL, WHEN_START, 0, 0, 0, 0, NULL, NULL},
     {"seed", OPT_U64, F(p.seed), NULL, NULL, 0, 9e18, "S", "seed; the same seed gives the same graph", NULL, WHEN_START, 0, 0, 0, 0, NULL, NULL},
-    {"hubs", OPT_CHOICE, F(p.hubs_first), "random|first", NULL, 0, 0, "ORDER", "where the high-degree vertices are numbered (first: lowest ids)", NULL, WHEN_START, 0, 0, 0, 0, NULL, NULL},
+    {"hubs", OPT_CHOICE, F(p.hubs), "random|first|last", NULL, 0, 0, "ORDER", "where the high-degree vertices are numbered (first: lowest ids; last: highest)", NULL, WHEN_START, 0, 0, 0, 0, NULL, NULL},
     {"ids", OPT_CHOICE, F(p.local), "random|local", NULL, 0, 0, "ORDER", "how classes are numbered (local: each class's vertices together, so most edges join nearby ids, as in a crawl)", NULL, WHEN_START, 0, 0, 0, 0, NULL, NULL},
     {"out", OPT_STR, F(out), NULL, NULL, 0, 0, "DIR", "output directory (required)", NULL, WHEN_START, 0, 0, 0, 0, NULL, NULL},
     {"force", OPT_BOOL, F(force), NULL, NULL, 0, 0, "", "write into a directory that already has files (they are overwritten)", NULL, WHEN_START, 0, 0, 0, 0, NULL, NULL},

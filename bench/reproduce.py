@@ -142,7 +142,7 @@ if want("ngra"):
     # NGra streams every graph chunk by chunk and swaps what the next stage needs (it has no memory plan:
     # --memplan stream); its P is not stated: 8, as for NeuGraph's Fig. 15 (at --chunks auto these scaled graphs fit
     # one chunk, where nothing streams twice and the orders differ only by what they swap)
-    NGRA = NG + ["--memplan", "stream", "--chunks", "8"]
+    NGRA = NG + ["--memplan", "stream", "--chunks", "8", "--selective", "off", "--swap", "off"]
     P8 = "P = 8 and nothing kept between ops (NGra's P is not stated; it has no memory plan)"
     sc = SCALES["enwiki"]
     ring = NGRA + ["--fuse", "on", "--multidev", "ring"]

@@ -22,6 +22,8 @@ static int cmp_desc(const void *a, const void *b)
     return (x < y) - (x > y);
 }
 
+static int cmp_asc(const void *a, const void *b) { return cmp_desc(b, a); }
+
 static double unit(uint64_t h) { return ((double)(h >> 11) + 0.5) / 9007199254740992.0; }
 
 /* Each pair listed once in a hashed direction; each vertex's features
@@ -61,7 +63,7 @@ int gen_graph(dataset_t *d, const gen_params_t *p, gs_err_t *err)
     int rc = gs_mem_check(need, "generating this graph", err);
     if (rc) return rc;
     if (p->like[0]) snprintf(d->name, sizeof d->name, "like-%s-n%lld", p->like, (long long)n);
-    else snprintf(d->name, sizeof d->name, "gen-n%lld-d%g%s", (long long)n, p->avg_degree, p->hubs_first ? "-hubs" : "");
+    else snprintf(d->name, sizeof d->name, "gen-n%lld-d%g%s", (long long)n, p->avg_degree, p->hubs == GEN_HUBS_FIRST ? "-hubs" : p->hubs == GEN_HUBS_LAST ? "-hubslast" : "");
     if (p->local) snprintf(d->name + strlen(d->name), sizeof d->name - strlen(d->name), "-local");
     d->n = n, d->f = p->feats, d->c = c;
     d->label = malloc(sizeof(int32_t) * (size_t)n);
@@ -81,11 +83,11 @@ int gen_graph(dataset_t *d, const gen_params_t *p, gs_err_t *err)
         if (!cls[k].ids || !cls[k].cum) goto oom;
         cls[k].n = 0;
     }
-    for (int64_t v = 0; p->hubs_first && v < n;) { /* the whole range, or each class's with local */
+    for (int64_t v = 0; p->hubs != GEN_HUBS_RANDOM && v < n;) { /* the whole range, or each class's with local */
         int64_t end = p->local ? v : n;
         while (end < n && d->label[end] == d->label[v]) /* with local, a class's range */
             end++;
-        qsort(w + v, (size_t)(end - v), sizeof *w, cmp_desc);
+        qsort(w + v, (size_t)(end - v), sizeof *w, p->hubs == GEN_HUBS_FIRST ? cmp_desc : cmp_asc);
         v = end;
     }
     double acc = 0;
@@ -135,7 +137,7 @@ typedef struct {
 
 static const gen_key_t gen_keys[] = {
     {"nodes", 2, (double)GS_MAX_NODES, 1}, {"degree", 1e-6, 1e6, 0}, {"feats", 1, 65536, 1},
-    {"classes", 2, 1024, 1},               {"seed", 0, 9e18, 1},     {"hubs", 0, 1, 1},
+    {"classes", 2, 1024, 1},               {"seed", 0, 9e18, 1},     {"hubs", 0, 2, 1},
     {"scale", 1e-9, 16, 0},                {"local", 0, 1, 1},
 };
 #define GEN_KEYS "nodes, degree, feats, classes, seed, hubs, local, like, scale"
@@ -148,7 +150,7 @@ static void gen_set(gen_params_t *p, int k, double v)
     case 2: p->feats = (int64_t)v; break;
     case 3: p->classes = (int64_t)v; break;
     case 4: p->seed = (uint64_t)v; break;
-    case 5: p->hubs_first = (int)v; break;
+    case 5: p->hubs = (int)v; break;
     case 6: p->scale = v; break;
     default: p->local = (int)v; break;
     }

@@ -115,8 +115,9 @@ static void column_begin(streamer_t *s, pass_run_t *pr, int r, int d)
     int *ord = pr->order + (size_t)d * pr->nb;
     const orient_t *o = pr->o;
     size_t at = (size_t)c * (size_t)pr->nb;
-    double saved = pr->naive && s->kn.swap && s->have_profile
-                       ? stream_swap_order(o->sub + at, pr->nb, s->k, o->t_copy + at, o->t_comp + at, pr->slots, ord)
+    const sub_prof_t *pf = ps->layer >= 0 && ps->layer < PROG_MAX_LAYERS ? &o->prof[ps->layer] : NULL;
+    double saved = pr->naive && s->kn.swap && s->have_profile && pf && pf->pass
+                       ? stream_swap_order(o->sub + at, pr->nb, s->k, pf->copy + at, pf->comp + at, pr->slots, ord)
                        : 0;
     if (saved > 0) s->ctr.swapped_cols++, s->ctr.swap_saved_s += saved;
     else

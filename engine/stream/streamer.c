@@ -67,7 +67,8 @@ static void free_orient(streamer_t *s, orient_t *o)
             free(u->ptr), free(u->orow), free(u->lidx_full), free(u->lidx_sel), free(u->etype), free(u->eid), free(u->rows);
             free(u->w[AGG_NORM]), free(u->w[AGG_MEAN]);
         }
-    free(o->sub), free(o->t_copy), free(o->t_comp), free(o->t_pass);
+    for (int l = 0; l < PROG_MAX_LAYERS; l++) free(o->prof[l].copy), free(o->prof[l].comp), free(o->prof[l].pass);
+    free(o->sub);
     memset(o, 0, sizeof *o);
 }
 
@@ -197,14 +198,9 @@ int streamer_init(streamer_t *s, const backend_ops_t *ops, backend_t *b, const t
     int32_t *mark = malloc(sizeof(int32_t) * (size_t)(maxlen + 1));
     size_t nsub = (size_t)p * (size_t)s->nblocks;
     s->fwd.sub = calloc(nsub, sizeof(sub_t)), s->bwd.sub = calloc(nsub, sizeof(sub_t));
-    s->fwd.t_copy = calloc(nsub, sizeof(double)), s->fwd.t_comp = calloc(nsub, sizeof(double));
-    s->bwd.t_copy = calloc(nsub, sizeof(double)), s->bwd.t_comp = calloc(nsub, sizeof(double));
-    s->fwd.t_pass = calloc(nsub, sizeof(uint32_t)), s->bwd.t_pass = calloc(nsub, sizeof(uint32_t));
     s->part_s = calloc((size_t)PROG_MAX_LAYERS * (size_t)p, sizeof(double));
     s->part_lane_s = calloc(3 * (size_t)PROG_MAX_LAYERS * (size_t)p, sizeof(double));
-    if (!iv || !col || !s->part_s || !s->part_lane_s || !s->bounds || !s->blk_lo || !mark || !s->fwd.sub || !s->bwd.sub ||
-        !s->fwd.t_copy || !s->fwd.t_comp || !s->bwd.t_copy || !s->bwd.t_comp || !s->fwd.t_pass || !s->bwd.t_pass)
-        goto oom;
+    if (!iv || !col || !s->part_s || !s->part_lane_s || !s->bounds || !s->blk_lo || !mark || !s->fwd.sub || !s->bwd.sub) goto oom;
     memcpy(s->bounds, bounds, sizeof(int64_t) * (size_t)(p + 1));
     for (int i = 0; i < p; i++)
         for (int q = 0; q < s->k; q++) s->blk_lo[i * s->k + q] = bounds[i] + (bounds[i + 1] - bounds[i]) * q / s->k;
@@ -332,24 +328,37 @@ void streamer_part_times(streamer_t *s)
         s->part_s[i] = fmax(s->part_lane_s[i], fmax(s->part_lane_s[n + i], s->part_lane_s[2 * n + i]));
 }
 
+/* A sub-chunk's task of dt seconds into its layer's profile: its copies
+ * (rows and structure) and its kernels, each summed within a pass. A
+ * layer whose profile cannot be allocated goes unprofiled (no swap). */
+static void profile_sub(streamer_t *s, lane_t lane, chunk_tag_t tag, double dt)
+{
+    int fwd = tag.phase == PHASE_FWD;
+    orient_t *o = fwd ? &s->fwd : &s->bwd;
+    if (tag.layer < 0 || tag.layer >= PROG_MAX_LAYERS || !(lane == LANE_COMPUTE || lane == LANE_H2D || lane == LANE_D2D)) return;
+    sub_prof_t *pf = &o->prof[tag.layer];
+    size_t nsub = (size_t)s->p * (size_t)s->nblocks;
+    if (!pf->pass) {
+        pf->copy = calloc(nsub, sizeof(double)), pf->comp = calloc(nsub, sizeof(double)), pf->pass = calloc(nsub, sizeof(uint32_t));
+        if (!pf->copy || !pf->comp || !pf->pass) {
+            free(pf->copy), free(pf->comp), free(pf->pass);
+            *pf = (sub_prof_t){0};
+            return;
+        }
+    }
+    int out = fwd ? tag.col : tag.row, b = (fwd ? tag.row : tag.col) * s->k + tag.sub;
+    size_t i = (size_t)out * (size_t)s->nblocks + (size_t)b;
+    if (pf->pass[i] != s->pass_id) pf->copy[i] = pf->comp[i] = 0, pf->pass[i] = s->pass_id;
+    *(lane == LANE_COMPUTE ? &pf->comp[i] : &pf->copy[i]) += dt;
+}
+
 void streamer_task_hook(void *user, int dev, lane_t lane, chunk_tag_t tag, double t0, double t1, double bytes)
 {
     streamer_t *s = user;
     (void)bytes;
     pthread_mutex_lock(&s->iv_lock);
     iv_push(s, dev, lane == LANE_COMPUTE ? 1 : 0, t0, t1);
-    if (tag.row >= 0 && tag.col >= 0 && s->profiling) {
-        int fwd = tag.phase == PHASE_FWD;
-        orient_t *o = fwd ? &s->fwd : &s->bwd;
-        int out = fwd ? tag.col : tag.row, b = (fwd ? tag.row : tag.col) * s->k + tag.sub;
-        size_t i = (size_t)out * (size_t)s->nblocks + (size_t)b;
-        if (lane == LANE_COMPUTE) {
-            o->t_comp[i] = t1 - t0;
-        } else if (lane == LANE_H2D || lane == LANE_D2D) { /* its rows and its structure: summed within a pass */
-            o->t_copy[i] = (o->t_pass[i] == s->pass_id ? o->t_copy[i] : 0) + t1 - t0;
-            o->t_pass[i] = s->pass_id;
-        }
-    }
+    if (tag.row >= 0 && tag.col >= 0 && s->profiling) profile_sub(s, lane, tag, t1 - t0);
     int part = task_part(s, tag), kind = lane == LANE_COMPUTE ? 0 : lane == LANE_D2H ? 2 : 1;
     if (part >= 0 && tag.layer >= 0 && tag.layer < PROG_MAX_LAYERS)
         s->part_lane_s[((size_t)kind * PROG_MAX_LAYERS + (size_t)tag.layer) * (size_t)s->p + (size_t)part] += t1 - t0;

@@ -116,6 +116,14 @@ typedef struct {
     int64_t nrows;
 } rowset_t;
 
+/* One layer's profile of an orientation's sub-chunks (NeuGraph §3.2's
+ * swap): per [out][block], the seconds of its copies and of its kernels
+ * in the last pass that ran it, and that pass. */
+typedef struct {
+    double *copy, *comp;
+    uint32_t *pass;
+} sub_prof_t;
+
 typedef struct {
     sub_t *sub;         /* [out interval][block] */
     /* chain/ring with selective scheduling: a block passed down a group of
@@ -123,9 +131,7 @@ typedef struct {
     rowset_t *grp;      /* [round][block][group], built for grp_mode */
     int grp_mode;       /* the multidev mode grp was built for (-1: none) */
     int grp_n;          /* groups */
-    double *t_copy;     /* profiled seconds per [out][block] (its copies summed) */
-    double *t_comp;
-    uint32_t *t_pass;   /* per [out][block]: the pass t_copy was last written in */
+    sub_prof_t prof[PROG_MAX_LAYERS]; /* per layer (its passes differ in width), made at its first profiled event */
     int64_t max_nout, max_nnz; /* the largest sub-chunk's listed rows and edges */
 } orient_t;
 

@@ -512,7 +512,7 @@ static void test_generator_local_ids(void **state)
         dataset_free(&d);
     }
     assert_true(near[1] > 0.75 && near[0] < 0.25);
-    p.hubs_first = 1;
+    p.hubs = GEN_HUBS_FIRST;
     assert_int_equal(gen_graph(&d, &p, &err), GS_OK);
     int64_t deg[4000] = {0}, first = 0, last = 0;
     for (int64_t i = 0; i < d.npairs; i++) deg[d.pair_src[i]]++, deg[d.pair_dst[i]]++;
@@ -520,6 +520,19 @@ static void test_generator_local_ids(void **state)
         for (int v = 0; v < 50; v++) first += deg[500 * k + v], last += deg[500 * k + 450 + v];
     assert_true(first > 4 * last); /* each range's hubs first */
     dataset_free(&d);
+    p.hubs = GEN_HUBS_LAST;
+    assert_int_equal(gen_graph(&d, &p, &err), GS_OK);
+    memset(deg, 0, sizeof deg), first = last = 0;
+    for (int64_t i = 0; i < d.npairs; i++) deg[d.pair_src[i]]++, deg[d.pair_dst[i]]++;
+    for (int k = 0; k < 8; k++)
+        for (int v = 0; v < 50; v++) first += deg[500 * k + v], last += deg[500 * k + 450 + v];
+    assert_true(last > 4 * first); /* each range's hubs last */
+    assert_string_equal(d.name, "gen-n4000-d16-hubslast-local");
+    dataset_free(&d);
+    assert_int_equal(gen_parse_spec("gen:hubs=2", &p, &err), GS_OK);
+    assert_int_equal(p.hubs, GEN_HUBS_LAST);
+    assert_int_equal(gen_parse_spec("gen:hubs=3", &p, &err), GS_EINPUT);
+    assert_non_null(strstr(err.msg, "hubs=3 is not an integer in [0, 2]"));
     assert_int_equal(gen_parse_spec("gen:nodes=100,local=1", &p, &err), GS_OK);
     assert_true(p.local == 1 && p.nodes == 100);
     assert_int_equal(gen_parse_spec("gen:local=2", &p, &err), GS_EINPUT);

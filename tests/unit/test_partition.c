@@ -207,7 +207,7 @@ static void test_equal_edge_split(void **state)
 static void test_roc_fit_and_split(void **state)
 {
     (void)state;
-    gen_params_t gp = {.nodes = 3000, .avg_degree = 12, .feats = 2, .classes = 4, .seed = 5, .hubs_first = 1};
+    gen_params_t gp = {.nodes = 3000, .avg_degree = 12, .feats = 2, .classes = 4, .seed = 5, .hubs = GEN_HUBS_FIRST};
     dataset_t d;
     graph_t g;
     gs_err_t err;

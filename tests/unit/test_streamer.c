@@ -524,6 +524,43 @@ static void test_edge_chunks_travel_and_stay(void **state)
     rig_close(&r);
 }
 
+/* Sum of one layer's profiled copy (what 0) or kernel (what 1) seconds over every sub-chunk. */
+static double profiled(const streamer_t *s, int layer, int what)
+{
+    const sub_prof_t *pf = &s->fwd.prof[layer];
+    double t = 0;
+    for (int i = 0; pf->pass && i < s->p * s->nblocks; i++) t += what ? pf->comp[i] : pf->copy[i];
+    return t;
+}
+
+/* NeuGraph §3.2's swap reads each sub-chunk's profiled times: each layer
+ * keeps its own (a narrower layer's pass does not overwrite a wider one's),
+ * and a sub-chunk's copies and kernels are summed within its pass. */
+static void test_profile_is_per_layer(void **state)
+{
+    (void)state;
+    static float y[N * F];
+    gs_err_t err;
+    rig_t r;
+    stream_knobs_t kn = {1, 2, SEL_OFF, 0, MD_NAIVE, MP_STREAM, EDGE_STREAM, SO_COLUMN};
+    virtual_time = 1;
+    rig_open(&r, 1, 0, 4, &kn, 1);
+    r.s.profiling = 1;
+    gather_call_t wide = {.g = r.s.g, .hop = 1, .layer = 0, .agg = AGG_NORM, .in = {1, x, N, F}, .out = {2, y, N, F}, .f = F};
+    gather_call_t narrow = wide;
+    narrow.layer = 1, narrow.f = 1, narrow.in.cols = narrow.out.cols = 1; /* one float a row */
+    assert_int_equal(streamer_gather(&r.s, &wide, &err), GS_OK);
+    double copy0 = profiled(&r.s, 0, 0), comp0 = profiled(&r.s, 0, 1);
+    assert_true(copy0 > 0 && comp0 > 0 && profiled(&r.s, 1, 0) == 0);
+    assert_int_equal(streamer_gather(&r.s, &narrow, &err), GS_OK);
+    assert_true(profiled(&r.s, 0, 0) == copy0 && profiled(&r.s, 0, 1) == comp0);
+    assert_true(profiled(&r.s, 1, 0) > 0 && profiled(&r.s, 1, 0) < copy0);
+    assert_int_equal(streamer_gather(&r.s, &wide, &err), GS_OK); /* the next pass replaces its layer's times, never adds */
+    assert_true(fabs(profiled(&r.s, 0, 0) - copy0) <= 1e-9 * copy0);
+    rig_close(&r);
+    virtual_time = 0;
+}
+
 /* NeuGraph §3.3's selective-scheduling threshold from the aggregate
  * throughputs: devices under one switch share its uplink, two switches
  * give twice the H2D rate; the host's filtering is shared by the devices. */
@@ -614,6 +651,7 @@ int main(void)
         cmocka_unit_test(test_selective_and_chain_move_fewer_bytes),
         cmocka_unit_test(test_edge_chunks_travel_and_stay),
         cmocka_unit_test(test_selective_threshold_is_aggregate),
+        cmocka_unit_test(test_profile_is_per_layer),
         cmocka_unit_test(test_matmul_and_gradient_allreduce_match_gemm),
     };
     return cmocka_run_group_tests_name("streamer", tests, setup, teardown);
