@@ -11,8 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stream_swap.h"
-
 int stream_use_filter(const streamer_t *s, int64_t used_rows, int64_t block_rows)
 {
     if (s->kn.selective == SEL_ON) return 1;
@@ -80,8 +78,34 @@ static int pass_setup(streamer_t *s, const pass_t *ps, orient_t *o, pass_run_t *
         }
     }
     if (ps->napply) stream_apply_setup(s, pr, 2 * z.per_slot, z.max_out);
-    pr->order = malloc(sizeof(int) * (size_t)pr->nb * TOPO_MAX_DEV);
+    pr->order = malloc(sizeof(int) * (size_t)pr->nb * (TOPO_MAX_DEV + 1)); /* and the next column's order, for the swap */
     return pr->order ? GS_OK : gs_fail(err, GS_EFAIL, "out of memory");
+}
+
+/* Device d's order of column c's blocks: the natural order, or with
+ * --swap (naive streaming, a profiled layer) the swap heuristic's, judged
+ * from the pipeline the device's last column left on through its next
+ * column (stream_swap.h); the pipeline this column leaves is kept for the
+ * next one's judgement. */
+static void block_order(streamer_t *s, pass_run_t *pr, int d, int c)
+{
+    const orient_t *o = pr->o;
+    const pass_t *ps = pr->ps;
+    int nb = pr->nb, *ord = pr->order + (size_t)d * nb, *next = pr->order + (size_t)TOPO_MAX_DEV * nb;
+    const sub_prof_t *pf = ps->layer >= 0 && ps->layer < PROG_MAX_LAYERS ? &o->prof[ps->layer] : NULL;
+    if (!pr->naive || !s->kn.swap || !s->have_profile || !pf || !pf->pass) {
+        for (int t = 0; t < nb; t++) ord[t] = t;
+        return;
+    }
+    size_t at = (size_t)c * nb, nx = (size_t)(c + pr->nd) * nb;
+    swap_ctx_t ctx = {.start = pr->pipe[d]};
+    if (c + pr->nd < s->p)
+        ctx.next = next, ctx.next_n = stream_natural_order(o->sub + nx, nb, next), ctx.next_tc = pf->copy + nx, ctx.next_tk = pf->comp + nx;
+    double saved = stream_swap_order(o->sub + at, nb, s->k, pf->copy + at, pf->comp + at, pr->slots, &ctx, ord);
+    if (saved > 0) s->ctr.swapped_cols++, s->ctr.swap_saved_s += saved;
+    int n = 0;
+    while (n < nb && o->sub[at + (size_t)ord[n]].nnz) n++;
+    stream_simulate_from(&pr->pipe[d], ord, n, pf->copy + at, pf->comp + at, pr->slots, &pr->pipe[d]);
 }
 
 /* Starts device d's column of round r: its accumulator (the output's
@@ -112,16 +136,7 @@ static void column_begin(streamer_t *s, pass_run_t *pr, int r, int d)
                            .out = pr->acc[d], .win = pr->waccs[d][ra]};
         ops->launch(s->b, d, &z, tag);
     }
-    int *ord = pr->order + (size_t)d * pr->nb;
-    const orient_t *o = pr->o;
-    size_t at = (size_t)c * (size_t)pr->nb;
-    const sub_prof_t *pf = ps->layer >= 0 && ps->layer < PROG_MAX_LAYERS ? &o->prof[ps->layer] : NULL;
-    double saved = pr->naive && s->kn.swap && s->have_profile && pf && pf->pass
-                       ? stream_swap_order(o->sub + at, pr->nb, s->k, pf->copy + at, pf->comp + at, pr->slots, ord)
-                       : 0;
-    if (saved > 0) s->ctr.swapped_cols++, s->ctr.swap_saved_s += saved;
-    else
-        for (int t = 0; t < pr->nb; t++) ord[t] = t;
+    block_order(s, pr, d, c);
 }
 
 chunk_tag_t stream_block_tag(const streamer_t *s, const pass_t *ps, int blk, int c)

@@ -8,6 +8,7 @@
 #define GS_STREAM_PASS_H
 
 #include "edge_chunks.h"
+#include "stream_swap.h"
 #include "streamer.h"
 
 /* What a pass's kernel does: a sum gather (plain, weighted or typed), or
@@ -70,7 +71,8 @@ typedef struct {
     int ev_y[TOPO_MAX_DEV][APPLY_MAX_OPS];     /* ps->apply: each op's last column's copy home */
     char *ebuf[TOPO_MAX_DEV][2];  /* a streamed sub-chunk's edge structure, per buffer slot */
     int ev_d2h[TOPO_MAX_DEV][2], ev_comp[TOPO_MAX_DEV][2], ev_fwd[TOPO_MAX_DEV][2], ev_ready[TOPO_MAX_DEV][2];
-    int *order;                /* [device][t]: the block processed t-th in the device's column */
+    int *order;                /* [device][t]: the block processed t-th in the device's column (then a scratch column) */
+    pipe_state_t pipe[TOPO_MAX_DEV]; /* --swap: the simulated pipeline each device's last column left */
     int col[TOPO_MAX_DEV], round, ra; /* this round's columns (-1: none), the round, its accumulator slot */
     float *acc[TOPO_MAX_DEV];
 } pass_run_t;

@@ -2,22 +2,44 @@
 #include "stream_swap.h"
 
 #include <math.h>
-#include <stdlib.h>
 
-/* Makespan of a copy-then-compute pipeline with `slots` device buffers. */
+double stream_simulate_from(const pipe_state_t *from, const int *order, int n, const double *tc, const double *tk, int slots,
+                            pipe_state_t *to)
+{
+    pipe_state_t p = from ? *from : (pipe_state_t){0};
+    for (int t = 0; t < n; t++) {
+        int s = t % slots;
+        double start = fmax(p.copy_end, p.slot_free[s]);
+        p.copy_end = start + tc[order[t]];
+        p.comp_end = fmax(p.copy_end, p.comp_end) + tk[order[t]];
+        p.slot_free[s] = p.comp_end;
+    }
+    if (to) *to = p;
+    return p.comp_end;
+}
+
 double stream_simulate(const int *order, int n, const double *tc, const double *tk, int slots)
 {
-    double copy_end = 0, comp_end = 0, *ce = malloc(sizeof(double) * (size_t)(n + 1));
-    if (!ce) return INFINITY;
-    for (int t = 0; t < n; t++) {
-        double start = copy_end;
-        if (t >= slots) start = fmax(start, ce[t - slots]);
-        copy_end = start + tc[order[t]];
-        comp_end = fmax(copy_end, comp_end) + tk[order[t]];
-        ce[t] = comp_end;
-    }
-    free(ce);
-    return comp_end;
+    return stream_simulate_from(NULL, order, n, tc, tk, slots, NULL);
+}
+
+int stream_natural_order(const sub_t *col, int nb, int *order)
+{
+    int n = 0;
+    for (int b = 0; b < nb; b++)
+        if (col[b].nnz) order[n++] = b;
+    for (int b = 0, w = n; b < nb; b++)
+        if (!col[b].nnz) order[w++] = b;
+    return n;
+}
+
+/* When the schedule ctx judges by ends: this column's order[0..n), then the next column's. */
+static double judged(const swap_ctx_t *ctx, const int *order, int n, const double *tc, const double *tk, int slots)
+{
+    pipe_state_t mid;
+    double end = stream_simulate_from(ctx ? &ctx->start : NULL, order, n, tc, tk, slots, &mid);
+    if (!ctx || !ctx->next || ctx->next_n == 0) return end;
+    return stream_simulate_from(&mid, ctx->next, ctx->next_n, ctx->next_tc, ctx->next_tk, slots, NULL);
 }
 
 /* At most this many schedules simulated per column (a column of P * k
@@ -30,15 +52,11 @@ static void swap_at(int *order, int i, int j)
     order[i] = order[j], order[j] = x;
 }
 
-double stream_swap_order(const sub_t *col, int nb, int k, const double *tc, const double *tk, int slots, int *order)
+double stream_swap_order(const sub_t *col, int nb, int k, const double *tc, const double *tk, int slots, const swap_ctx_t *ctx,
+                         int *order)
 {
-    int n = 0, w;
-    for (int b = 0; b < nb; b++) /* the natural order, empty blocks after: they are skipped */
-        if (col[b].nnz) order[n++] = b;
-    w = n;
-    for (int b = 0; b < nb; b++)
-        if (!col[b].nnz) order[w++] = b;
-    double start = stream_simulate(order, n, tc, tk, slots), best = start;
+    int n = stream_natural_order(col, nb, order);
+    double start = judged(ctx, order, n, tc, tk, slots), best = start;
     for (int trials = 0; trials < SWAP_MAX_TRIALS;) { /* the best swap of each sweep, until none helps */
         int bi = -1, bj = -1;
         double sweep_best = best;
@@ -48,7 +66,7 @@ double stream_swap_order(const sub_t *col, int nb, int k, const double *tc, cons
                 int heterogeneous = (tc[a] > tk[a]) != (tc[b] > tk[b]); /* one copy-heavy, one compute-heavy */
                 if (a / k != b / k || !heterogeneous) continue;       /* sub-chunks of one chunk only */
                 swap_at(order, i, j);
-                double t = stream_simulate(order, n, tc, tk, slots);
+                double t = judged(ctx, order, n, tc, tk, slots);
                 swap_at(order, i, j);
                 trials++;
                 if (t < sweep_best * (1 - 1e-12)) sweep_best = t, bi = i, bj = j;

@@ -1,25 +1,56 @@
 /* stream_swap.h - the order of a column's sub-chunks (NeuGraph §3.2, Fig.
- * 6): a copy-then-compute pipeline's makespan simulated from the profiled
- * copy and compute times, and the order the swap heuristic picks. As the
- * paper describes it: start from the natural order and swap a pair of
+ * 6): a copy-then-compute pipeline simulated from the profiled copy and
+ * compute times, and the order the swap heuristic picks. As the paper
+ * describes it: start from the natural order and swap a pair of
  * sub-chunks of the same chunk, one whose copy outweighs its compute and
  * one the other way round: each sweep over the pairs takes the swap that
  * shortens the simulated schedule most, until none does (or after
- * SWAP_MAX_TRIALS simulations). */
+ * SWAP_MAX_TRIALS simulations). The engine pipelines across a device's
+ * columns (the next column's copies start while this one's last kernels
+ * run), so the schedule a swap is judged by starts from the pipeline the
+ * column before left and runs on through the next column in its natural
+ * order: a column's tail that the next column's copies hide is no saving. */
 #ifndef GS_STREAM_SWAP_H
 #define GS_STREAM_SWAP_H
 
 #include "streamer.h"
 
-/* Makespan of blocks order[0..n) copied then computed (copy times tc,
- * compute times tk, indexed by block) with `slots` device buffers: the
- * copy of the block `slots` ahead waits for the compute that frees its
- * buffer. */
+#define SWAP_MAX_SLOTS 2
+
+/* A copy-then-compute pipeline between two columns: when its copy and
+ * compute lanes are free, and when each device buffer's last kernel ends
+ * (a column's t-th block uses buffer t % slots). Zero: an empty pipeline. */
+typedef struct {
+    double copy_end, comp_end, slot_free[SWAP_MAX_SLOTS];
+} pipe_state_t;
+
+/* Blocks order[0..n) copied then computed (copy times tc, compute times
+ * tk, indexed by block) with `slots` <= SWAP_MAX_SLOTS buffers, from the
+ * pipeline *from (NULL: empty): the copy of the block `slots` ahead waits
+ * for the kernel that frees its buffer. Returns when the last kernel ends;
+ * the pipeline it leaves goes to *to (unless NULL). */
+double stream_simulate_from(const pipe_state_t *from, const int *order, int n, const double *tc, const double *tk, int slots,
+                            pipe_state_t *to);
+/* The same from an empty pipeline: the column's makespan. */
 double stream_simulate(const int *order, int n, const double *tc, const double *tk, int slots);
+/* Column col's natural order into order[0..nb): its non-empty blocks,
+ * then the empty ones (the pass skips them). Returns the non-empty count. */
+int stream_natural_order(const sub_t *col, int nb, int *order);
+
+/* What a column's order is judged with: the pipeline the column before
+ * left, and the next column's blocks (in its order) and times, or none. */
+typedef struct {
+    pipe_state_t start;
+    const int *next;
+    int next_n;
+    const double *next_tc, *next_tk;
+} swap_ctx_t;
+
 /* The order of column col's nb blocks (block b is sub-chunk b % k of
- * chunk b / k; empty ones last: they are skipped) into order[0..nb);
- * returns the simulated seconds it saves over the natural order (0: the
- * natural order kept). */
-double stream_swap_order(const sub_t *col, int nb, int k, const double *tc, const double *tk, int slots, int *order);
+ * chunk b / k; empty ones last) into order[0..nb), judged within ctx
+ * (NULL: the column alone, from an empty pipeline); returns the simulated
+ * seconds it saves over the natural order (0: the natural order kept). */
+double stream_swap_order(const sub_t *col, int nb, int k, const double *tc, const double *tk, int slots, const swap_ctx_t *ctx,
+                         int *order);
 
 #endif

@@ -3,7 +3,8 @@
  * order is known: the pipeline's simulated makespan with one and two
  * buffers, a copy-heavy sub-chunk swapped behind a compute-heavy one of
  * the same chunk, a natural order already best kept, no swap across
- * chunks, empty sub-chunks left at the end, and, on random columns against
+ * chunks, empty sub-chunks left at the end, a column judged within its
+ * pass (a tail the next column hides is no saving), and, on random columns against
  * the best of every order the heuristic may reach (swaps within chunks),
  * within 5% each and 80% of the natural order's excess closed overall. */
 #include "test_util.h"
@@ -37,15 +38,15 @@ static void test_swap_pair(void **state)
     sub_t col[2] = {{.nnz = 5}, {.nnz = 5}};
     int order[2];
     const double tc[2] = {4, 1}, tk[2] = {1, 4};
-    near(stream_swap_order(col, 2, 2, tc, tk, 2, order), 3, "the saving");
+    near(stream_swap_order(col, 2, 2, tc, tk, 2, NULL, order), 3, "the saving");
     assert_int_equal(order[0], 1);
     assert_int_equal(order[1], 0);
     const double tc2[2] = {1, 4}, tk2[2] = {4, 1}; /* compute-heavy already first */
-    near(stream_swap_order(col, 2, 2, tc2, tk2, 2, order), 0, "the best order kept");
+    near(stream_swap_order(col, 2, 2, tc2, tk2, 2, NULL, order), 0, "the best order kept");
     assert_int_equal(order[0], 0);
     assert_int_equal(order[1], 1);
     /* k = 1: the two blocks are two chunks, which the heuristic does not swap */
-    near(stream_swap_order(col, 2, 1, tc, tk, 2, order), 0, "no swap across chunks");
+    near(stream_swap_order(col, 2, 1, tc, tk, 2, NULL, order), 0, "no swap across chunks");
     assert_int_equal(order[0], 0);
 }
 
@@ -55,10 +56,37 @@ static void test_swap_skips_empty(void **state)
     sub_t col[3] = {{.nnz = 5}, {.nnz = 0}, {.nnz = 5}};
     int order[3];
     const double tc[3] = {4, 9, 1}, tk[3] = {1, 9, 4};
-    near(stream_swap_order(col, 3, 3, tc, tk, 2, order), 3, "the saving with an empty sub-chunk");
+    near(stream_swap_order(col, 3, 3, tc, tk, 2, NULL, order), 3, "the saving with an empty sub-chunk");
     assert_int_equal(order[0], 2);
     assert_int_equal(order[1], 0);
     assert_int_equal(order[2], 1); /* last: skipped by the pass */
+}
+
+/* A column judged within the pass (the engine pipelines across a device's
+ * columns): a compute-heavy tail that the next column's copies hide is no
+ * saving, so the natural order stays; where the pass ends after it, the
+ * swap pays as alone; and the pipeline state a column leaves is the one
+ * its successor starts from. */
+static void test_swap_within_the_pass(void **state)
+{
+    (void)state;
+    sub_t col[2] = {{.nnz = 5}, {.nnz = 5}};
+    int order[2], next[2] = {0, 1};
+    const double tc[2] = {4, 1}, tk[2] = {1, 4};
+    /* natural: copies [0,4] [4,5], kernels end 5 and 9; the next column's copies [5,9] [9,10], its kernels end 10, 14;
+     * swapped: kernels end 5, 6; the next copies [5,9] [9,10] again: 14 either way */
+    swap_ctx_t ctx = {.next = next, .next_n = 2, .next_tc = tc, .next_tk = tk};
+    near(stream_swap_order(col, 2, 2, tc, tk, 2, &ctx, order), 0, "a tail the next column hides");
+    assert_int_equal(order[0], 0);
+    ctx.next = NULL; /* the pass's last column: its tail is the pass's */
+    near(stream_swap_order(col, 2, 2, tc, tk, 2, &ctx, order), 3, "the pass's last column");
+    assert_int_equal(order[0], 1);
+    /* the state a column leaves: copy lane 5, kernels 9, buffers freed at 5 and 9 */
+    pipe_state_t mid, end;
+    near(stream_simulate_from(NULL, next, 2, tc, tk, 2, &mid), 9, "the first column");
+    assert_true(mid.copy_end == 5 && mid.comp_end == 9 && mid.slot_free[0] == 5 && mid.slot_free[1] == 9);
+    near(stream_simulate_from(&mid, next, 2, tc, tk, 2, &end), 14, "the second from the first's state");
+    near(end.copy_end, 10, "its copies");
 }
 
 /* The best makespan over every order the heuristic may reach: the chunks
@@ -96,7 +124,7 @@ static void test_swap_reaches_best(void **state)
         int order[NB], natural[NB];
         for (int b = 0; b < NB; b++) natural[b] = b;
         double start = stream_simulate(natural, NB, tc, tk, 2);
-        double saved = stream_swap_order(col, NB, 2, tc, tk, 2, order);
+        double saved = stream_swap_order(col, NB, 2, tc, tk, 2, NULL, order);
         double got = stream_simulate(order, NB, tc, tk, 2), best = best_within_chunks(tc, tk, CHUNKS);
         near(got, start - saved, "the saving is the simulated one");
         if (got > best * 1.05) fail_msg("trial %d: the swaps reach %.6g, the best order %.6g", trial, got, best);
@@ -112,6 +140,7 @@ int main(void)
         cmocka_unit_test(test_simulate),
         cmocka_unit_test(test_swap_pair),
         cmocka_unit_test(test_swap_skips_empty),
+        cmocka_unit_test(test_swap_within_the_pass),
         cmocka_unit_test(test_swap_reaches_best),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
