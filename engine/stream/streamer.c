@@ -328,24 +328,29 @@ void streamer_part_times(streamer_t *s)
         s->part_s[i] = fmax(s->part_lane_s[i], fmax(s->part_lane_s[n + i], s->part_lane_s[2 * n + i]));
 }
 
-/* A sub-chunk's task of dt seconds into its layer's profile: its copies
- * (rows and structure) and its kernels, each summed within a pass. A
- * layer whose profile cannot be allocated goes unprofiled (no swap). */
+int streamer_profile_layer(streamer_t *s, orient_t *o, int layer)
+{
+    if (layer < 0 || layer >= PROG_MAX_LAYERS) return 0;
+    sub_prof_t *pf = &o->prof[layer];
+    if (pf->pass) return 1;
+    size_t nsub = (size_t)s->p * (size_t)s->nblocks;
+    pf->copy = calloc(nsub, sizeof(double)), pf->comp = calloc(nsub, sizeof(double)), pf->pass = calloc(nsub, sizeof(uint32_t));
+    if (pf->copy && pf->comp && pf->pass) return 1;
+    free(pf->copy), free(pf->comp), free(pf->pass);
+    *pf = (sub_prof_t){0};
+    return 0;
+}
+
+/* A sub-chunk's task of dt seconds into its layer's profile (made by
+ * streamer_profile_layer before the pass issued it): its copies (rows and
+ * structure) and its kernels, each summed within a pass. */
 static void profile_sub(streamer_t *s, lane_t lane, chunk_tag_t tag, double dt)
 {
     int fwd = tag.phase == PHASE_FWD;
     orient_t *o = fwd ? &s->fwd : &s->bwd;
     if (tag.layer < 0 || tag.layer >= PROG_MAX_LAYERS || !(lane == LANE_COMPUTE || lane == LANE_H2D || lane == LANE_D2D)) return;
     sub_prof_t *pf = &o->prof[tag.layer];
-    size_t nsub = (size_t)s->p * (size_t)s->nblocks;
-    if (!pf->pass) {
-        pf->copy = calloc(nsub, sizeof(double)), pf->comp = calloc(nsub, sizeof(double)), pf->pass = calloc(nsub, sizeof(uint32_t));
-        if (!pf->copy || !pf->comp || !pf->pass) {
-            free(pf->copy), free(pf->comp), free(pf->pass);
-            *pf = (sub_prof_t){0};
-            return;
-        }
-    }
+    if (!pf->pass) return;
     int out = fwd ? tag.col : tag.row, b = (fwd ? tag.row : tag.col) * s->k + tag.sub;
     size_t i = (size_t)out * (size_t)s->nblocks + (size_t)b;
     if (pf->pass[i] != s->pass_id) pf->copy[i] = pf->comp[i] = 0, pf->pass[i] = s->pass_id;

@@ -210,6 +210,11 @@ int streamer_probe(streamer_t *s, const struct vclock *clock, gs_err_t *err);
 void streamer_part_times(streamer_t *s);
 /* The hook to pass as backend_cfg_t.on_task (user = the streamer). */
 void streamer_task_hook(void *user, int dev, lane_t lane, chunk_tag_t tag, double t0, double t1, double bytes);
+/* Makes orientation o's profile of layer `layer` (on the thread that
+ * issues the pass, before its tasks: the hook only writes into it).
+ * Returns 0 where it cannot (out of range, out of memory: no profile,
+ * no swap). */
+int streamer_profile_layer(streamer_t *s, orient_t *o, int layer);
 
 /* The gathers of exec_engine.h over the full graph (c->g is the graph the
  * streamer was built on): forward, column by column over the CSC chunks;
