@@ -140,10 +140,10 @@ if want("neugraph"):
 
 if want("ngra"):
     # NGra streams every graph chunk by chunk and swaps what the next stage needs (it has no memory plan:
-    # --memplan stream); its P is not stated: 8, as for NeuGraph's Fig. 15 (at --chunks auto these scaled graphs fit
+    # --memplan stream; nor NeuGraph's selective scheduling and sub-chunk swap); its P is not stated: 8, as for NeuGraph's Fig. 15 (at --chunks auto these scaled graphs fit
     # one chunk, where nothing streams twice and the orders differ only by what they swap)
     NGRA = NG + ["--memplan", "stream", "--chunks", "8", "--selective", "off", "--swap", "off"]
-    P8 = "P = 8 and nothing kept between ops (NGra's P is not stated; it has no memory plan)"
+    P8 = "P = 8 and nothing kept between ops, no selective scheduling or swap (NGra's P is not stated; it has none of them)"
     sc = SCALES["enwiki"]
     ring = NGRA + ["--fuse", "on", "--multidev", "ring"]
     rank("NGra", "Fig. 16", "GCN enwiki: 2 GPUs with the ring over 1 GPU", ("enwiki", sc, ring + ["--devices", "2"]),

@@ -78,7 +78,7 @@ static int pass_setup(streamer_t *s, const pass_t *ps, orient_t *o, pass_run_t *
         }
     }
     if (ps->napply) stream_apply_setup(s, pr, 2 * z.per_slot, z.max_out);
-    if (s->profiling) streamer_profile_layer(s, o, ps->layer);
+    if (s->profiling && s->kn.swap) streamer_profile_layer(s, o, ps->layer); /* the swap's input: only when it is on */
     pr->order = malloc(sizeof(int) * (size_t)pr->nb * (TOPO_MAX_DEV + 1)); /* and the next column's order, for the swap */
     return pr->order ? GS_OK : gs_fail(err, GS_EFAIL, "out of memory");
 }

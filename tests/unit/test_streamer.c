@@ -535,14 +535,15 @@ static double profiled(const streamer_t *s, int layer, int what)
 
 /* NeuGraph §3.2's swap reads each sub-chunk's profiled times: each layer
  * keeps its own (a narrower layer's pass does not overwrite a wider one's),
- * and a sub-chunk's copies and kernels are summed within its pass. */
+ * a sub-chunk's copies and kernels are summed within its pass, and without
+ * the swap no profile is kept. */
 static void test_profile_is_per_layer(void **state)
 {
     (void)state;
     static float y[N * F];
     gs_err_t err;
     rig_t r;
-    stream_knobs_t kn = {1, 2, SEL_OFF, 0, MD_NAIVE, MP_STREAM, EDGE_STREAM, SO_COLUMN};
+    stream_knobs_t kn = {1, 2, SEL_OFF, 1, MD_NAIVE, MP_STREAM, EDGE_STREAM, SO_COLUMN}; /* --swap on: profiled */
     virtual_time = 1;
     rig_open(&r, 1, 0, 4, &kn, 1);
     r.s.profiling = 1;
@@ -557,6 +558,12 @@ static void test_profile_is_per_layer(void **state)
     assert_true(profiled(&r.s, 1, 0) > 0 && profiled(&r.s, 1, 0) < copy0);
     assert_int_equal(streamer_gather(&r.s, &wide, &err), GS_OK); /* the next pass replaces its layer's times, never adds */
     assert_true(fabs(profiled(&r.s, 0, 0) - copy0) <= 1e-9 * copy0);
+    rig_close(&r);
+    kn.swap = 0; /* nothing reads a profile: none is made */
+    rig_open(&r, 1, 0, 4, &kn, 1);
+    r.s.profiling = 1;
+    assert_int_equal(streamer_gather(&r.s, &wide, &err), GS_OK);
+    assert_null(r.s.fwd.prof[0].pass);
     rig_close(&r);
     virtual_time = 0;
 }
