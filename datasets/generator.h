@@ -11,8 +11,9 @@
  * of C equal id ranges), so 80% of the edges join ids in one range, as a
  * crawl of a graph with communities numbers neighbours near each other
  * (the locality selective scheduling and DepComm profit from on crawled
- * graphs); with hubs ordered too, each range is in expected-degree order. Everything is a hash of the seed, so the same parameters give
- * the same graph on every machine. */
+ * graphs); with hubs ordered too, each range is in expected-degree order.
+ * Everything is a hash of the seed, so the same parameters give the same
+ * graph on every machine. */
 #ifndef GS_GENERATOR_H
 #define GS_GENERATOR_H
 
