@@ -19,7 +19,8 @@ GCN unless named, virtual clock with roofline kernels (deterministic),
      Fig. 16: 1.93x with the ring, 1.06x without; bar >= 1.6x and <= 1.3x),
      on the generated graph with a cap of 3 MB (P = 20, its edge chunks
      streamed) and on reddit-full's published shape (1%, --simulate, 8 MB:
-     P = 12), both without selective scheduling (NGra has none).
+     P = 12), both without selective scheduling (NGra has none); and,
+     unchecked, 1 -> 2 GPUs at caps of 8, 4 and 2 MB (P = 8, 15, 30).
   4. swap: pipelining on a hubs-last graph, --swap on against off (bar:
      <= 0.95x, the same losses).
 bench_edges.py measures the edge chunks (item 2).
@@ -83,6 +84,14 @@ check("4 GPUs: ring <= 0.9x naive and <= 1.05x chain", t[4, "ring"] <= 0.9 * t[4
 up_ring, up_naive = t[1, "naive"] / t[2, "ring"], t[1, "naive"] / t[2, "naive"]
 check("1 -> 2 GPUs: >= 1.6x with the ring, <= 1.3x naive", up_ring >= 1.6 and up_naive <= 1.3,
       f"ring {up_ring:.2f}x, naive {up_naive:.2f}x")
+# how the ring's gain grows with how far the graph exceeds the cap: the shared rows' share of the uplink grows with P,
+# beside what no ring shares (each GPU's own edge chunks, the outputs home, the backward's per-vertex loads)
+for cap in ("8M", "4M", "2M"):
+    flags = [f if f != "3M" else cap for f in ring_flags]
+    one, two_naive, two_ring = (train(gen(30, 256), *flags, "--devices", str(dv), "--multidev", md)
+                                for dv, md in ((1, "naive"), (2, "naive"), (2, "ring")))
+    print(f"   {cap:>3} a GPU: P={one['chunks']}, 1 -> 2 GPUs ring {one['epoch_ms_median'] / two_ring['epoch_ms_median']:.2f}x, "
+          f"naive {one['epoch_ms_median'] / two_naive['epoch_ms_median']:.2f}x")
 # the same on the shape of NGra's own graph (reddit-full by its published size, 1%; §6.3 used it and enwiki), simulated:
 # the schedule and the virtual clock of a real run, no values (--simulate), so the dense graph costs seconds
 ngra = ["--hidden", "256", "--device-mem", "8M", "--selective", "off", "--topology", "pcie-4gpu-2switch", "--clock", "virtual",
