@@ -451,16 +451,16 @@ static int64_t d_correct(kops_ctx_t *cx, const float *logits, int64_t c, const i
     return (int64_t)ok;
 }
 
-__global__ void adam_kernel(float *w, const float *g, float *m, float *v, int64_t n, float lr, float wd, float c1, float c2)
+__global__ void adam_kernel(float *w, const float *g, float *m, float *v, int64_t n, float wd, gs_adam_step_t a)
 {
-    GRID_STRIDE(j, n) gs_adam_elem(w, g, m, v, j, lr, wd, c1, c2);
+    GRID_STRIDE(j, n) gs_adam_elem(w, g, m, v, j, wd, a);
 }
 
 static void d_adam(kops_ctx_t *cx, float *w, const float *g, float *m, float *v, int64_t n, float lr, float wd, float c1,
                    float c2)
 {
     if (n == 0) return;
-    CU_LAUNCH(adam_kernel, cu_blocks(n, 256), 256, 0, cx->stream, w, g, m, v, n, lr, wd, c1, c2);
+    CU_LAUNCH(adam_kernel, cu_blocks(n, 256), 256, 0, cx->stream, w, g, m, v, n, wd, gs_adam_factors(lr, c1, c2));
     CU_LAUNCHED(&cx->errs, "adam");
 }
 

@@ -403,7 +403,8 @@ static void adam(kops_ctx_t *cx, float *w, const float *g, float *m, float *v, i
                  float c2)
 {
     (void)cx;
-    for (int64_t j = 0; j < n; j++) gs_adam_elem(w, g, m, v, j, lr, wd, c1, c2);
+    gs_adam_step_t a = gs_adam_factors(lr, c1, c2);
+    for (int64_t j = 0; j < n; j++) gs_adam_elem(w, g, m, v, j, wd, a);
 }
 
 const kops_t kops_cpu = {

@@ -36,19 +36,29 @@ GS_HD static inline double gs_xent_row(const float *z, int64_t c, int32_t y, int
     return (double)gs_logf((float)s) + mx - z[y]; /* a float log, as PyTorch's float32 log_softmax */
 }
 
-/* One Adam step of element j; c1, c2 are the bias corrections. As
- * PyTorch's Adam orders it: the step lr / c1 and the denominator
- * sqrt(v) / sqrt(c2) + eps, with 1 / sqrt(c2) a factor (loop-invariant,
- * like lr / c1), so an element costs one division and one square root
- * (it took three divisions: a third of the optimiser's time). */
-GS_HD static inline void gs_adam_elem(float *w, const float *g, float *m, float *v, int64_t j, float lr, float wd,
-                                      float c1, float c2)
+/* An Adam step's factors, once a step, from the learning rate and the
+ * bias corrections c1, c2: as PyTorch's Adam orders it, the step lr / c1
+ * and the denominator sqrt(v) / sqrt(c2) + eps, with 1 / sqrt(c2) a
+ * factor, so an element costs one division and one square root (it took
+ * three divisions: a third of the optimiser's time). */
+typedef struct {
+    float step, inv_sqrt_c2;
+} gs_adam_step_t;
+
+GS_HD static inline gs_adam_step_t gs_adam_factors(float lr, float c1, float c2)
+{
+    gs_adam_step_t a = {lr / c1, 1.0f / sqrtf(c2)};
+    return a;
+}
+
+/* One Adam step of element j with the step's factors a. */
+GS_HD static inline void gs_adam_elem(float *w, const float *g, float *m, float *v, int64_t j, float wd, gs_adam_step_t a)
 {
     const float b1 = 0.9f, b2 = 0.999f, eps = 1e-8f;
-    float gj = g[j] + wd * w[j], step = lr / c1, inv_sqrt_c2 = 1.0f / sqrtf(c2);
+    float gj = g[j] + wd * w[j];
     m[j] = b1 * m[j] + (1.0f - b1) * gj;
     v[j] = b2 * v[j] + (1.0f - b2) * gj * gj;
-    w[j] -= step * m[j] / (sqrtf(v[j]) * inv_sqrt_c2 + eps);
+    w[j] -= a.step * m[j] / (sqrtf(v[j]) * a.inv_sqrt_c2 + eps);
 }
 
 #endif
