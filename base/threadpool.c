@@ -7,7 +7,10 @@
  * the host's MPI ranks (OMPI_COMM_WORLD_LOCAL_SIZE or MPI_LOCALNRANKS) times
  * the threads exceed its CPUs: a spinning rank would hold a core another
  * rank needs. Within a loop the threads grab grains with an atomic
- * counter. */
+ * counter. A worker joins a loop only while its caller still has grains to
+ * run: once the caller's own share is done it closes the loop and waits
+ * for the workers inside, not for one still waking (a small loop then runs
+ * on the caller alone instead of waiting out a halted vCPU). */
 #include "threadpool.h"
 
 #include <pthread.h>
@@ -20,6 +23,7 @@
 
 #include "mono_clock.h"
 
+#define LOOP_CLOSED (1LL << 40)
 #define SPIN_S 200e-6 /* longer than an op's gap in a training epoch; short against a run's idle time */
 
 typedef struct {
@@ -28,7 +32,7 @@ typedef struct {
     pthread_t *workers;
     int nworkers;          /* threads besides the caller */
     uint64_t generation;   /* bumped for every loop (written under lock, atomically: spinners read it) */
-    int active;            /* workers still inside the current loop (the same) */
+    atomic_llong in_loop;  /* workers inside the current loop, plus LOOP_CLOSED once its caller closed it */
     int stopping;          /* (the same) */
     gs_range_fn fn;
     void *ctx;
@@ -82,6 +86,16 @@ static void run_grains(int worker)
     }
 }
 
+/* Enters the current loop unless its caller has closed it (then the
+ * worker has nothing to do there and waits for the next one). */
+static int join_loop(void)
+{
+    long long w = atomic_load(&pool.in_loop);
+    while (!(w & LOOP_CLOSED))
+        if (atomic_compare_exchange_weak(&pool.in_loop, &w, w + 1)) return 1;
+    return 0;
+}
+
 static void *worker_main(void *arg)
 {
     int worker = (int)(intptr_t)arg;
@@ -100,9 +114,13 @@ static void *worker_main(void *arg)
         if (pool.stopping) break;
         seen = pool.generation;
         pthread_mutex_unlock(&pool.lock);
-        run_grains(worker);
-        pthread_mutex_lock(&pool.lock);
-        if (__atomic_sub_fetch(&pool.active, 1, __ATOMIC_RELEASE) == 0) pthread_cond_signal(&pool.done);
+        if (join_loop()) {
+            run_grains(worker);
+            int last = atomic_fetch_sub(&pool.in_loop, 1) == (LOOP_CLOSED | 1);
+            pthread_mutex_lock(&pool.lock);
+            if (last) pthread_cond_signal(&pool.done);
+        } else
+            pthread_mutex_lock(&pool.lock);
     }
     pthread_mutex_unlock(&pool.lock);
     return NULL;
@@ -169,7 +187,7 @@ void gs_parallel_for(int64_t n, int64_t grain, gs_range_fn fn, void *ctx)
     pool.n = n;
     pool.grain = grain;
     atomic_store(&pool.next, 0);
-    __atomic_store_n(&pool.active, pool.nworkers, __ATOMIC_RELAXED);
+    atomic_store(&pool.in_loop, 0);
     __atomic_store_n(&pool.generation, pool.generation + 1, __ATOMIC_RELEASE);
     pthread_cond_broadcast(&pool.wake);
     pthread_mutex_unlock(&pool.lock);
@@ -179,11 +197,12 @@ void gs_parallel_for(int64_t n, int64_t grain, gs_range_fn fn, void *ctx)
         pthread_cond_broadcast(&pool.copy_done);
         pthread_mutex_unlock(&pool.copy_lock);
     }
+    atomic_fetch_or(&pool.in_loop, LOOP_CLOSED); /* a worker not yet inside stays out */
     double t0 = gs_mono_s();
-    for (int64_t i = 1; __atomic_load_n(&pool.active, __ATOMIC_ACQUIRE) > 0 && keep_spinning(i, t0); i++) {
+    for (int64_t i = 1; atomic_load(&pool.in_loop) != LOOP_CLOSED && keep_spinning(i, t0); i++) {
     }
     pthread_mutex_lock(&pool.lock);
-    while (pool.active > 0) pthread_cond_wait(&pool.done, &pool.lock);
+    while (atomic_load(&pool.in_loop) != LOOP_CLOSED) pthread_cond_wait(&pool.done, &pool.lock);
     pthread_mutex_unlock(&pool.lock);
     pthread_mutex_unlock(&pool.run_lock);
 }
