@@ -14,5 +14,5 @@ wait epochs 1
 set pipeline on
 set swap on
 wait epochs 3
-say "After: double-buffered, 4 sub-chunks (swap on) - copies hide under compute"
+say "After: a buffer per sub-chunk (4, swap on) - copies hide under compute"
 effect epoch_ms hidden_frac

@@ -164,8 +164,8 @@ int stream_chained_step(streamer_t *s, pass_run_t *pr, int t, gs_err_t *err)
  * fat tree); in each step every device takes the block its predecessor in
  * the ring held in the step before, until the block has been round every
  * device, and a loader whose predecessor has nothing to pass loads the
- * next block. Two buffers per device (a step receives into one while its
- * successor copies out of the other). */
+ * next block. Two of the device's block buffers (a step receives into one
+ * while its successor copies out of the other). */
 int stream_ring_round(streamer_t *s, pass_run_t *pr, gs_err_t *err)
 {
     int nd = pr->nd, hold[TOPO_MAX_DEV], left[TOPO_MAX_DEV], now[TOPO_MAX_DEV], rem[TOPO_MAX_DEV], loader[TOPO_MAX_DEV];

@@ -20,26 +20,27 @@
 /* ---------------- working sets ---------------- */
 
 /* The largest streamed op's device bytes with intervals of at most max_out
- * rows, blocks of at most max_blk rows and sub-chunks of at most max_nnz
- * edges (their structures stream through two buffers of every pass). */
-static uint64_t need_of(const program_t *p, int64_t n, int64_t max_out, int64_t max_blk, int64_t max_nnz)
+ * rows, nbuf block buffers of at most max_blk rows and sub-chunks of at
+ * most max_nnz edges (their structures stream through nbuf buffers; the
+ * fused gather's through two). */
+static uint64_t need_of(const program_t *p, int64_t n, int64_t max_out, int64_t max_blk, int64_t max_nnz, int nbuf)
 {
-    uint64_t edges = streamer_edge_need(max_out, max_nnz);
-    uint64_t ws = streamer_pass_need(max_out, max_blk, 1, 1) + edges;
+    uint64_t edges = streamer_edge_need(max_out, max_nnz, nbuf), rows = sizeof(float) * (uint64_t)nbuf * (uint64_t)max_nnz;
+    uint64_t ws = streamer_pass_need(max_out, max_blk, 1, 1, nbuf) + edges;
     for (int i = 0; i < p->ncode; i++) {
         const instr_t *in = &p->code[i];
         uint64_t w = 0;
         int64_t a = p->vals[in->in[0]].cols, o = p->vals[in->out].cols;
         val_domain_t ad = p->vals[in->in[0]].dom;
         if (op_has(in->op, OPF_ENGINE) && op_has(in->op, OPF_AGGREGATE)) /* a sum gather */
-            w = streamer_pass_need(max_out, max_blk, a > o ? a : o, a > o ? a : o) + edges;
+            w = streamer_pass_need(max_out, max_blk, a > o ? a : o, a > o ? a : o, nbuf) + edges;
         else if (in->op == OP_GATHER_MAX) { /* its winners beside the accumulator (forward) or the block (backward) */
-            uint64_t fwd = streamer_pass_need(max_out, max_blk, 2 * o, o), bwd = streamer_pass_need(max_out, max_blk, o, 2 * o);
+            uint64_t fwd = streamer_pass_need(max_out, max_blk, 2 * o, o, nbuf), bwd = streamer_pass_need(max_out, max_blk, o, 2 * o, nbuf);
             w = (fwd > bwd ? fwd : bwd) + edges;
-        } else if (in->op == OP_GATHER_ATTN) /* and two buffers of a sub-chunk's head scales */
-            w = streamer_pass_need(max_out, max_blk, o, o) + edges + 2 * sizeof(float) * (uint64_t)(max_nnz * in->iparam) + 512;
-        else if (in->op == OP_SCATTER_SRC || in->op == OP_SCATTER_DST || in->op == OP_GATHER_EDGE) /* and two sub-chunks' edge rows */
-            w = streamer_pass_need(max_out, max_blk, o, o) + edges + 2 * sizeof(float) * (uint64_t)(max_nnz * o) + 512;
+        } else if (in->op == OP_GATHER_ATTN) /* and each block slot's sub-chunk head scales */
+            w = streamer_pass_need(max_out, max_blk, o, o, nbuf) + edges + rows * (uint64_t)in->iparam + 512;
+        else if (in->op == OP_SCATTER_SRC || in->op == OP_SCATTER_DST || in->op == OP_GATHER_EDGE) /* and its sub-chunk's edge rows */
+            w = streamer_pass_need(max_out, max_blk, o, o, nbuf) + edges + rows * (uint64_t)o + 512;
         else if (in->op == OP_GATHER_FUSED) /* its operands on both sides */
             w = streamer_fused_need(&p->fused[in->iparam], in->nin, o, max_out, max_blk, max_nnz);
         else if (op_has(in->op, OPF_ENGINE) && (ad == DOM_VERTEX || ad == DOM_INPUT)) /* a vertex product */
@@ -65,28 +66,35 @@ unsigned stream_edge_fields(const program_t *p)
     return fields;
 }
 
-uint64_t stream_working_set(const program_t *p, int64_t n, int64_t m, int chunks, int k)
+uint64_t stream_working_set(const program_t *p, int64_t n, int64_t m, int chunks, int k, int nbuf)
 {
     int64_t out = (n + chunks - 1) / chunks;
     double subs = (double)chunks * chunks * k;
-    return need_of(p, n, out, (out + k - 1) / k, (int64_t)ceil((double)m / subs)); /* edges spread evenly */
-}
-
-/* The need with the intervals of bounds over g (perm[new] = old, or
- * NULL); the row order's buffers hold a whole input interval. */
-static uint64_t need_of_bounds(const program_t *p, const graph_t *g, const int32_t *perm, int chunks, int k,
-                               stream_order_t order, const int64_t *bounds)
-{
-    int64_t out = 0;
-    for (int i = 0; i < chunks; i++) out = bounds[i + 1] - bounds[i] > out ? bounds[i + 1] - bounds[i] : out;
-    int64_t blk = order == SO_ROW ? out : (out + k - 1) / k;
-    return need_of(p, g->n, out, blk, grid_max_sub_nnz(g, perm, bounds, chunks, k));
+    return need_of(p, n, out, (out + k - 1) / k, (int64_t)ceil((double)m / subs), nbuf); /* edges spread evenly */
 }
 
 /* The blocks a pass's buffers hold: k sub-chunks' rows, or in the row order a whole interval. */
 static int buffer_k(const stream_cfg_t *c)
 {
     return c->knobs.stream_order == SO_ROW || c->knobs.subchunks < 1 ? 1 : c->knobs.subchunks;
+}
+
+/* The block buffers a pass carves (the row order's: two). */
+static int buffers_of(const stream_cfg_t *c)
+{
+    return c->knobs.stream_order == SO_ROW ? 2 : streamer_block_buffers(c->knobs.pipeline, buffer_k(c));
+}
+
+/* The need with the intervals of bounds over g (perm[new] = old, or
+ * NULL); the row order's buffers hold a whole input interval. */
+static uint64_t need_of_bounds(const stream_cfg_t *c, const program_t *p, const graph_t *g, const int32_t *perm, int chunks,
+                               const int64_t *bounds)
+{
+    int k = c->knobs.subchunks < 1 ? 1 : c->knobs.subchunks;
+    int64_t out = 0;
+    for (int i = 0; i < chunks; i++) out = bounds[i + 1] - bounds[i] > out ? bounds[i + 1] - bounds[i] : out;
+    int64_t blk = c->knobs.stream_order == SO_ROW ? out : (out + k - 1) / k;
+    return need_of(p, g->n, out, blk, grid_max_sub_nnz(g, perm, bounds, chunks, k), buffers_of(c));
 }
 
 /* ---------------- the plan: P and the order ---------------- */
@@ -113,7 +121,7 @@ static int order_for(const stream_cfg_t *c, const graph_t *g, stream_plan_t *pla
 int stream_cap_check(const stream_cfg_t *c, const program_t *prog, int64_t n, int64_t m, gs_err_t *err)
 {
     int k = buffer_k(c);
-    uint64_t least = stream_working_set(prog, n, m, (int)(n < 4096 ? n : 4096), k);
+    uint64_t least = stream_working_set(prog, n, m, (int)(n < 4096 ? n : 4096), k, buffers_of(c));
     if (c->device_mem && least > c->device_mem) {
         char cap[32], need[32];
         gs_format_bytes((double)c->device_mem, cap, sizeof cap), gs_format_bytes((double)least, need, sizeof need);
@@ -125,8 +133,7 @@ int stream_cap_check(const stream_cfg_t *c, const program_t *prog, int64_t n, in
 
 int stream_plan_fits(const stream_cfg_t *c, const program_t *prog, const graph_t *g, const stream_plan_t *plan, gs_err_t *err)
 {
-    int k = c->knobs.subchunks < 1 ? 1 : c->knobs.subchunks;
-    uint64_t need = need_of_bounds(prog, g, plan->perm, plan->p, k, c->knobs.stream_order, plan->bounds);
+    uint64_t need = need_of_bounds(c, prog, g, plan->perm, plan->p, plan->bounds);
     if (c->device_mem && need > c->device_mem)
         return gs_fail(err, GS_EINPUT, "--device-mem %.1f MiB is too small for the largest of these %d parts (needs %.1f MiB); "
                        "use more --chunks", c->device_mem / 1048576.0, plan->p, need / 1048576.0);
@@ -143,7 +150,7 @@ int stream_plan(const stream_cfg_t *c, const program_t *prog, const graph_t *g, 
     if (p == 0) {
         p = 1;
         if (c->device_mem)
-            while (p < n && stream_working_set(prog, n, g->m, p, buffer_k(c)) > c->device_mem) p++;
+            while (p < n && stream_working_set(prog, n, g->m, p, buffer_k(c), buffers_of(c)) > c->device_mem) p++;
         /* every device gets the same number of columns */
         if (c->devices > 1 && p % c->devices) p += c->devices - p % c->devices;
         if (p > n) p = (int)n;
@@ -158,7 +165,7 @@ int stream_plan(const stream_cfg_t *c, const program_t *prog, const graph_t *g, 
     rc = order_for(c, g, plan, err);
     uint64_t need = 0; /* each order's need counted once (a pass over the edges) */
     while (!rc) { /* an order with uneven parts (METIS) may need more chunks than equal ones */
-        need = need_of_bounds(prog, g, plan->perm, plan->p, k, c->knobs.stream_order, plan->bounds);
+        need = need_of_bounds(c, prog, g, plan->perm, plan->p, plan->bounds);
         if (c->chunks != 0 || !c->device_mem || plan->p >= n || need <= c->device_mem) break;
         plan->p += c->devices > 1 ? c->devices : 1;
         if (plan->p > n) plan->p = (int)n;

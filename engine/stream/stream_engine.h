@@ -110,7 +110,7 @@ int stream_engine_facts(const stream_engine_t *se, double epoch_s, engine_fact_t
 unsigned stream_edge_fields(const program_t *p);
 /* Device bytes the largest streamed op of p needs with P = chunks and k
  * sub-chunks over n vertices in equal intervals, m edges spread evenly
- * over the sub-chunks. */
-uint64_t stream_working_set(const program_t *p, int64_t n, int64_t m, int chunks, int k);
+ * over the sub-chunks, nbuf block buffers (streamer_block_buffers). */
+uint64_t stream_working_set(const program_t *p, int64_t n, int64_t m, int chunks, int k, int nbuf);
 
 #endif

@@ -80,7 +80,7 @@ uint64_t streamer_fused_need(const fused_expr_t *e, int nleaf, int64_t f, int64_
         size_t floats = col * (size_t)own[i] + row * (size_t)blk[i];
         most = floats > most ? floats : most;
     }
-    return sizeof(float) * 2 * most + streamer_edge_need(max_out, max_nnz) + 512;
+    return sizeof(float) * 2 * most + streamer_edge_need(max_out, max_nnz, 2) + 512;
 }
 
 /* Regions past the outputs for the host rows of adding outputs that have
@@ -100,7 +100,7 @@ static int fused_setup(streamer_t *s, fused_run_t *fr, gs_err_t *err)
     for (int i = 0; i < s->p; i++) max_out = max_out > s->bounds[i + 1] - s->bounds[i] ? max_out : s->bounds[i + 1] - s->bounds[i];
     fr->col_stride = stream_round64((size_t)(max_out * f)), fr->blk_stride = stream_round64((size_t)(streamer_max_block(s) * f));
     size_t col = fr->col_stride * (size_t)(fr->sd.n_own + fr->sd.n_out + fused_extra(&fr->sd)), blk = fr->blk_stride * (size_t)fr->sd.n_blk;
-    size_t edge = streamer_edge_need(fr->o->max_nout, fr->o->max_nnz) / (2 * sizeof(float));
+    size_t edge = streamer_edge_need(fr->o->max_nout, fr->o->max_nnz, 1) / sizeof(float);
     int rc = streamer_reserve(s, sizeof(float) * 2 * (col + blk + edge), err);
     for (int d = 0; !rc && d < s->ndev; d++)
         for (int q = 0; q < 2; q++) {

@@ -1,8 +1,8 @@
 /* stream_pass.c - one streamed pass (stream_pass.h): NeuGraph's column
  * order forward (one destination interval per device at a time, every
  * source block accumulated into it) and row order backward over the CSR
- * chunks; each device's two accumulators and two block buffers carved
- * from its region, the blocks in the swap heuristic's order, the naive
+ * chunks; each device's two accumulators and its block buffers (one per
+ * sub-chunk of a chunk when pipelining) carved from its region, the blocks in the swap heuristic's order, the naive
  * step, and the gathers of streamer.h. */
 #include "stream_pass.h"
 
@@ -25,12 +25,14 @@ int stream_chunk_edges(streamer_t *s, pass_run_t *pr, int d, size_t at, lidx_kin
     return edge_load(s, d, pr->o, at, lk, ps->agg, ps->typed != TYPED_NONE, ps->kind == PASS_MAX, pr->ebuf[d][slot], tag, ev, err);
 }
 
-/* A pass's buffers, in floats: per slot an accumulator, a block, an edge
- * structure and a sub-chunk's winners or edge rows; once, its ApplyVertex
- * ops' (stream_apply.c). */
+/* A pass's buffers, in floats: two accumulators (each with a max
+ * gather's winners beside it), nbuf block slots (each a block, an edge
+ * structure, and a sub-chunk's winners or edge rows), and once its
+ * ApplyVertex ops' (stream_apply.c). */
 typedef struct {
-    size_t acc, buf, edge, win, per_slot, apply, total_bytes;
+    size_t acc, wacc, buf, edge, wblk, per_acc, per_blk, apply, total_bytes;
     int64_t max_out;
+    int nbuf;
 } pass_sizes_t;
 
 static pass_sizes_t pass_sizes(const streamer_t *s, const pass_t *ps, const orient_t *o)
@@ -39,45 +41,57 @@ static pass_sizes_t pass_sizes(const streamer_t *s, const pass_t *ps, const orie
     z.max_out = 0;
     for (int i = 0; i < s->p; i++) z.max_out = fmax(z.max_out, s->bounds[i + 1] - s->bounds[i]);
     z.acc = stream_round64((size_t)(z.max_out * ps->out.cols)), z.buf = stream_round64((size_t)(streamer_max_block(s) * ps->in.cols));
-    z.edge = streamer_edge_need(o->max_nout, o->max_nnz) / (2 * sizeof(float));
+    z.edge = streamer_edge_need(o->max_nout, o->max_nnz, 1) / sizeof(float);
     /* a max gather's winners: beside each accumulator (forward) or each block buffer (backward) */
-    z.win = ps->kind == PASS_MAX ? z.acc : ps->kind == PASS_MAX_BWD ? z.buf : 0;
+    z.wacc = ps->kind == PASS_MAX ? z.acc : 0;
+    z.wblk = ps->kind == PASS_MAX_BWD ? z.buf : 0;
     if (pass_has_edge_rows(ps)) /* a sub-chunk's head scales or edge rows */
-        z.win = stream_round64((size_t)(o->max_nnz * ps->att_k));
-    z.per_slot = z.acc + z.buf + z.edge + z.win;
+        z.wblk = stream_round64((size_t)(o->max_nnz * ps->att_k));
+    z.nbuf = streamer_block_buffers(s->kn.pipeline, s->k);
+    z.per_acc = z.acc + z.wacc, z.per_blk = z.buf + z.edge + z.wblk;
     z.apply = stream_apply_floats(ps, z.max_out);
-    z.total_bytes = sizeof(float) * (2 * z.per_slot + z.apply);
+    z.total_bytes = sizeof(float) * (2 * z.per_acc + (size_t)z.nbuf * z.per_blk + z.apply);
     return z;
 }
 
 size_t stream_pass_bytes(const streamer_t *s, const pass_t *ps, const orient_t *o) { return pass_sizes(s, ps, o).total_bytes; }
 
+/* Device d's region carved: the accumulators and their winners, then the
+ * block slots, each its block, edge structure and winners or edge rows. */
+static void carve_region(const streamer_t *s, const pass_t *ps, const pass_sizes_t *z, pass_run_t *pr, int d)
+{
+    float *r = (float *)s->region[d], *blocks = r + 2 * z->per_acc;
+    for (int q = 0; q < 2; q++) {
+        pr->accs[d][q] = r + q * z->acc;
+        pr->waccs[d][q] = z->wacc ? (int32_t *)(r + 2 * z->acc + q * z->wacc) : NULL;
+    }
+    for (int q = 0; q < z->nbuf; q++) {
+        float *b = blocks + (size_t)q * z->per_blk;
+        int32_t *w = z->wblk ? (int32_t *)(b + z->buf + z->edge) : NULL;
+        pr->buf[d][q] = b;
+        pr->ebuf[d][q] = (char *)(b + z->buf);
+        pr->wbuf[d][q] = ps->kind == PASS_MAX_BWD ? w : NULL;
+        pr->abuf[d][q] = pass_has_edge_rows(ps) ? (float *)w : NULL;
+    }
+}
+
 /* Reserves the devices' regions and carves two accumulators (a column's
- * D2H overlaps the next column's compute), two block buffers and two
+ * D2H overlaps the next column's compute), the block slots with their
  * edge-structure buffers (and the product's weight and output). */
 static int pass_setup(streamer_t *s, const pass_t *ps, orient_t *o, pass_run_t *pr, gs_err_t *err)
 {
     memset(pr, 0, sizeof *pr);
-    pr->ps = ps, pr->o = o, pr->slots = s->kn.pipeline ? 2 : 1, pr->nb = s->nblocks, pr->nd = s->ndev;
     pass_sizes_t z = pass_sizes(s, ps, o);
-    for (int d = 0; d < TOPO_MAX_DEV; d++)
-        for (int q = 0; q < 2; q++)
-            pr->ev_d2h[d][q] = pr->ev_comp[d][q] = pr->ev_fwd[d][q] = pr->ev_ready[d][q] = pr->ev_out[d][q] = -1;
+    pr->ps = ps, pr->o = o, pr->nb = s->nblocks, pr->nd = s->ndev;
+    pr->slots = s->kn.pipeline ? z.nbuf : 1, pr->aslots = s->kn.pipeline ? 2 : 1;
+    for (int d = 0; d < TOPO_MAX_DEV; d++) {
+        for (int q = 0; q < 2; q++) pr->ev_d2h[d][q] = -1;
+        for (int q = 0; q < STREAM_MAX_SLOTS; q++) pr->ev_comp[d][q] = pr->ev_fwd[d][q] = pr->ev_ready[d][q] = pr->ev_out[d][q] = -1;
+    }
     int rc = streamer_reserve(s, z.total_bytes, err);
     if (rc) return rc;
-    for (int d = 0; d < s->ndev; d++) {
-        float *r = (float *)s->region[d];
-        for (int q = 0; q < 2; q++) {
-            pr->accs[d][q] = r + q * z.acc;
-            pr->buf[d][q] = r + 2 * z.acc + q * z.buf;
-            pr->ebuf[d][q] = (char *)(r + 2 * (z.acc + z.buf) + q * z.edge);
-            int32_t *w = z.win ? (int32_t *)(r + 2 * (z.acc + z.buf + z.edge) + q * z.win) : NULL;
-            pr->waccs[d][q] = ps->kind == PASS_MAX ? w : NULL;
-            pr->wbuf[d][q] = ps->kind == PASS_MAX_BWD ? w : NULL;
-            pr->abuf[d][q] = pass_has_edge_rows(ps) ? (float *)w : NULL;
-        }
-    }
-    if (ps->napply) stream_apply_setup(s, pr, 2 * z.per_slot, z.max_out);
+    for (int d = 0; d < s->ndev; d++) carve_region(s, ps, &z, pr, d);
+    if (ps->napply) stream_apply_setup(s, pr, 2 * z.per_acc + (size_t)z.nbuf * z.per_blk, z.max_out);
     if (s->profiling && s->kn.swap) streamer_profile_layer(s, o, ps->layer); /* the swap's input: only when it is on */
     pr->order = malloc(sizeof(int) * (size_t)pr->nb * (TOPO_MAX_DEV + 1)); /* and the next column's order, for the swap */
     return pr->order ? GS_OK : gs_fail(err, GS_EFAIL, "out of memory");
@@ -253,7 +267,7 @@ int stream_run_pass(streamer_t *s, orient_t *o, const pass_t *ps, gs_err_t *err)
     pr.naive = blocks_naive(s, ps);
     if (!rc && !pr.naive) rc = stream_ensure_groups(s, o, err);
     for (int r = 0; !rc && r * pr.nd < s->p; r++) {
-        pr.round = r, pr.ra = r % pr.slots;
+        pr.round = r, pr.ra = r % pr.aslots;
         for (int d = 0; d < pr.nd; d++) column_begin(s, &pr, r, d);
         rc = round_blocks(s, &pr, err);
         for (int d = 0; d < pr.nd; d++) column_end(s, &pr, d);

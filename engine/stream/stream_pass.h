@@ -61,16 +61,17 @@ static inline int pass_has_edge_rows(const pass_t *ps) { return ps->kind == PASS
 typedef struct {
     const pass_t *ps;
     orient_t *o;
-    int slots, naive, nb, nd;
-    float *accs[TOPO_MAX_DEV][2], *buf[TOPO_MAX_DEV][2];
-    int32_t *waccs[TOPO_MAX_DEV][2]; /* PASS_MAX: the accumulators' winners */
-    int32_t *wbuf[TOPO_MAX_DEV][2];  /* PASS_MAX_BWD: the blocks' winners */
-    float *abuf[TOPO_MAX_DEV][2];    /* PASS_ATTN, PASS_EDGE_GATHER, PASS_SCATTER, PASS_SAG: a sub-chunk's head scales or edge rows */
-    int ev_out[TOPO_MAX_DEV][2];     /* PASS_SCATTER: the last copy home of each slot's edge rows */
+    int slots, aslots, naive, nb, nd; /* block slots (stream_block_slots), accumulator slots (2 when pipelining) */
+    float *accs[TOPO_MAX_DEV][2], *buf[TOPO_MAX_DEV][STREAM_MAX_SLOTS];
+    int32_t *waccs[TOPO_MAX_DEV][2];               /* PASS_MAX: the accumulators' winners */
+    int32_t *wbuf[TOPO_MAX_DEV][STREAM_MAX_SLOTS]; /* PASS_MAX_BWD: the blocks' winners */
+    float *abuf[TOPO_MAX_DEV][STREAM_MAX_SLOTS];   /* PASS_ATTN, PASS_EDGE_GATHER, PASS_SCATTER, PASS_SAG: a sub-chunk's head scales or edge rows */
+    int ev_out[TOPO_MAX_DEV][STREAM_MAX_SLOTS];    /* PASS_SCATTER: the last copy home of each slot's edge rows */
     float *param[TOPO_MAX_DEV][APPLY_MAX_OPS], *y[TOPO_MAX_DEV][APPLY_MAX_OPS]; /* ps->apply: each op's parameter, a column of its output */
     int ev_y[TOPO_MAX_DEV][APPLY_MAX_OPS];     /* ps->apply: each op's last column's copy home */
-    char *ebuf[TOPO_MAX_DEV][2];  /* a streamed sub-chunk's edge structure, per buffer slot */
-    int ev_d2h[TOPO_MAX_DEV][2], ev_comp[TOPO_MAX_DEV][2], ev_fwd[TOPO_MAX_DEV][2], ev_ready[TOPO_MAX_DEV][2];
+    char *ebuf[TOPO_MAX_DEV][STREAM_MAX_SLOTS]; /* a streamed sub-chunk's edge structure, per block slot */
+    int ev_d2h[TOPO_MAX_DEV][2];                /* each accumulator slot's last copy home */
+    int ev_comp[TOPO_MAX_DEV][STREAM_MAX_SLOTS], ev_fwd[TOPO_MAX_DEV][STREAM_MAX_SLOTS], ev_ready[TOPO_MAX_DEV][STREAM_MAX_SLOTS];
     int *order;                /* [device][t]: the block processed t-th in the device's column (then a scratch column) */
     pipe_state_t pipe[TOPO_MAX_DEV]; /* --swap: the simulated pipeline each device's last column left */
     int col[TOPO_MAX_DEV], round, ra; /* this round's columns (-1: none), the round, its accumulator slot */

@@ -40,7 +40,7 @@ static int row_setup(streamer_t *s, const pass_t *ps, orient_t *o, row_run_t *rr
         max_out = s->bounds[i + 1] - s->bounds[i] > max_out ? s->bounds[i + 1] - s->bounds[i] : max_out;
     size_t src_floats = stream_round64((size_t)(max_out * ps->in.cols)),
            acc_floats = stream_round64((size_t)(max_out * ps->out.cols));
-    size_t edge_floats = streamer_edge_need(o->max_nout, o->max_nnz) / (2 * sizeof(float));
+    size_t edge_floats = streamer_edge_need(o->max_nout, o->max_nnz, 1) / sizeof(float);
     for (int d = 0; d < TOPO_MAX_DEV; d++)
         for (int q = 0; q < 2; q++)
             rr->ev_src[d][q] = rr->ev_acc[d][q] = rr->ev_edge[d][q] = -1;

@@ -15,17 +15,16 @@
 
 #include "streamer.h"
 
-#define SWAP_MAX_SLOTS 2
 
 /* A copy-then-compute pipeline between two columns: when its copy and
  * compute lanes are free, and when each device buffer's last kernel ends
  * (a column's t-th block uses buffer t % slots). Zero: an empty pipeline. */
 typedef struct {
-    double copy_end, comp_end, slot_free[SWAP_MAX_SLOTS];
+    double copy_end, comp_end, slot_free[STREAM_MAX_SLOTS];
 } pipe_state_t;
 
 /* Blocks order[0..n) copied then computed (copy times tc, compute times
- * tk, indexed by block) with `slots` <= SWAP_MAX_SLOTS buffers, from the
+ * tk, indexed by block) with `slots` <= STREAM_MAX_SLOTS buffers, from the
  * pipeline *from (NULL: empty): the copy of the block `slots` ahead waits
  * for the kernel that frees its buffer. Returns when the last kernel ends;
  * the pipeline it leaves goes to *to (unless NULL). */

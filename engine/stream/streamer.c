@@ -13,21 +13,26 @@
 #include "engine/machine/linkmodel.h"
 #include "engine/machine/vclock.h"
 
-uint64_t streamer_pass_need(int64_t max_out, int64_t max_blk, int64_t out_cols, int64_t in_cols)
+int streamer_block_buffers(int pipeline, int k)
 {
-    size_t bytes = sizeof(float) * 2 * (stream_round64((size_t)(max_out * out_cols)) + stream_round64((size_t)(max_blk * in_cols)));
+    return !pipeline || k < 2 ? 2 : k > STREAM_MAX_SLOTS ? STREAM_MAX_SLOTS : k;
+}
+
+uint64_t streamer_pass_need(int64_t max_out, int64_t max_blk, int64_t out_cols, int64_t in_cols, int nbuf)
+{
+    size_t bytes = sizeof(float) * (2 * stream_round64((size_t)(max_out * out_cols)) + (size_t)nbuf * stream_round64((size_t)(max_blk * in_cols)));
     return ((bytes + 255) & ~(size_t)255) + 256;
 }
 
-uint64_t streamer_edge_need(int64_t max_nout, int64_t max_nnz)
+uint64_t streamer_edge_need(int64_t max_nout, int64_t max_nnz, int nbuf)
 {
-    return sizeof(float) * 2 * stream_round64(edge_struct_bytes(max_nout, max_nnz, 1, 1, 1) / sizeof(float) + 1);
+    return sizeof(float) * (size_t)nbuf * stream_round64(edge_struct_bytes(max_nout, max_nnz, 1, 1, 1) / sizeof(float) + 1);
 }
 
-uint64_t streamer_working_set(int64_t n, int p, int k, int64_t cols)
+uint64_t streamer_working_set(int64_t n, int p, int k, int64_t cols, int nbuf)
 {
     int64_t out_rows = (n + p - 1) / p, blk_rows = (n + (int64_t)p * k - 1) / ((int64_t)p * k) + 1;
-    return streamer_pass_need(out_rows, blk_rows, cols, cols);
+    return streamer_pass_need(out_rows, blk_rows, cols, cols, nbuf);
 }
 
 /* ---------------- chunk structures ---------------- */

@@ -9,8 +9,10 @@
  *              auto filters when theta < T_copy / (T_copy + T_trans), the
  *              aggregate throughputs of the host the devices share (the
  *              link model's, or probed on one device on the wall clock);
- *   pipeline   two device buffers per device, so the copy of the next block
- *              overlaps the compute of this one;
+ *   pipeline   block buffers per device (as many as a chunk has sub-chunks,
+ *              at least two, at most STREAM_MAX_SLOTS: a chunk's memory,
+ *              NeuGraph §3.2's k sub-chunks streamed in parallel), so the
+ *              copies of the next blocks overlap the compute of this one;
  *   swap       from the second epoch, reorder each column's blocks by
  *              swapping pairs of heterogeneous sub-chunks of one chunk
  *              while a simulation of the schedule on their profiled copy
@@ -267,14 +269,20 @@ int streamer_sag(streamer_t *s, const graph_call_t *c, int backward, gs_err_t *e
  * leaves f wide (the largest of its passes). */
 int streamer_gather_fused(streamer_t *s, const graph_call_t *c, int backward, gs_err_t *err);
 uint64_t streamer_fused_need(const fused_expr_t *e, int nleaf, int64_t f, int64_t max_out, int64_t max_blk, int64_t max_nnz);
-/* Device bytes of a pass: two accumulators of max_out rows and two block
- * buffers of max_blk rows (the pipelined layout). */
-uint64_t streamer_pass_need(int64_t max_out, int64_t max_blk, int64_t out_cols, int64_t in_cols);
-/* Device bytes of a pass's two edge-structure buffers for sub-chunks of
- * at most max_nout listed rows and max_nnz edges. */
-uint64_t streamer_edge_need(int64_t max_nout, int64_t max_nnz);
-/* The same for P equal intervals of n vertices cut into k blocks each. */
-uint64_t streamer_working_set(int64_t n, int p, int k, int64_t cols);
+#define STREAM_MAX_SLOTS 8 /* block buffers a device streams through at most */
+
+/* The block buffers a pass of the column order carves per device: with
+ * pipelining, one per sub-chunk of a chunk (k, at least 2, at most
+ * STREAM_MAX_SLOTS); without, 2 (the blocks then take turns in the first). */
+int streamer_block_buffers(int pipeline, int k);
+/* Device bytes of a pass: two accumulators of max_out rows and nbuf block
+ * buffers of max_blk rows. */
+uint64_t streamer_pass_need(int64_t max_out, int64_t max_blk, int64_t out_cols, int64_t in_cols, int nbuf);
+/* Device bytes of nbuf edge-structure buffers for sub-chunks of at most
+ * max_nout listed rows and max_nnz edges. */
+uint64_t streamer_edge_need(int64_t max_nout, int64_t max_nnz, int nbuf);
+/* A pass's need for P equal intervals of n vertices cut into k blocks each. */
+uint64_t streamer_working_set(int64_t n, int p, int k, int64_t cols, int nbuf);
 
 /* Makes every device's region at least `bytes` (for the passes here and
  * in stream_matmul.c); fails with a message naming the cap. */

@@ -334,7 +334,7 @@ static void test_every_knob_combination_matches_in_memory(void **state)
 }
 
 /* The device bytes of a pass of these knobs over P = p intervals: its
- * rows' buffers and its two edge-structure buffers (the largest
+ * rows' buffers and its edge-structure buffers (the largest
  * sub-chunk's, from an uncapped rig). */
 static uint64_t pass_bytes(const stream_knobs_t *kn, int p)
 {
@@ -343,7 +343,8 @@ static uint64_t pass_bytes(const stream_knobs_t *kn, int p)
     int64_t nout = r.s.fwd.max_nout > r.s.bwd.max_nout ? r.s.fwd.max_nout : r.s.bwd.max_nout;
     int64_t nnz = r.s.fwd.max_nnz > r.s.bwd.max_nnz ? r.s.fwd.max_nnz : r.s.bwd.max_nnz;
     rig_close(&r);
-    return streamer_working_set(N, p, kn->subchunks, F) + streamer_edge_need(nout, nnz);
+    int nbuf = streamer_block_buffers(kn->pipeline, kn->subchunks);
+    return streamer_working_set(N, p, kn->subchunks, F, nbuf) + streamer_edge_need(nout, nnz, nbuf);
 }
 
 /* The row order (stream_rowpass.c): the column order's sums, bit for bit,
@@ -365,28 +366,32 @@ static void test_row_order_matches_in_memory(void **state)
 static void test_device_cap_is_never_exceeded(void **state)
 {
     (void)state;
-    stream_knobs_t kn = {1, 2, SEL_OFF, 0, MD_NAIVE, MP_STREAM, EDGE_AUTO, SO_COLUMN};
-    uint64_t cap = pass_bytes(&kn, 4);
-    rig_t r;
-    rig_open(&r, 2, cap, 4, &kn, 0);
     static float y[N * F];
     gs_err_t err;
-    assert_int_equal(gather(&r.s, AGG_NORM, TYPED_NONE, x, F, y, F, F, 0, 0, &err), GS_OK);
-    assert_near(y, ref_fwd, N * F, 0, "capped");
-    backend_stats_t st;
-    backend_cpu.stats(r.b, &st);
-    for (int d = 0; d < 2; d++) {
-        assert_true(st.high_water[d] > 0);
-        assert_true(st.high_water[d] <= cap);
+    rig_t r;
+    for (int k = 2; k <= 4; k += 2) { /* pipelined: a block buffer per sub-chunk of a chunk */
+        stream_knobs_t kn = {1, k, SEL_OFF, 0, MD_NAIVE, MP_STREAM, EDGE_AUTO, SO_COLUMN}, plain = kn;
+        plain.pipeline = 0;
+        uint64_t cap = pass_bytes(&kn, 4);
+        if (k > 2) assert_true(cap > pass_bytes(&plain, 4)); /* unpipelined: two */
+        rig_open(&r, 2, cap, 4, &kn, 0);
+        assert_int_equal(gather(&r.s, AGG_NORM, TYPED_NONE, x, F, y, F, F, 0, 0, &err), GS_OK);
+        assert_near(y, ref_fwd, N * F, 0, "capped");
+        backend_stats_t st;
+        backend_cpu.stats(r.b, &st);
+        for (int d = 0; d < 2; d++) {
+            assert_true(st.high_water[d] > 0);
+            assert_true(st.high_water[d] <= cap);
+        }
+        /* the arena refuses what does not fit, and the pass says so */
+        void *big = backend_cpu.alloc(r.b, 0, cap + 1);
+        assert_null(big);
+        rig_close(&r);
+        rig_open(&r, 1, cap / 4, 4, &kn, 0);
+        assert_int_equal(gather(&r.s, AGG_NORM, TYPED_NONE, x, F, y, F, F, 0, 0, &err), GS_EINPUT);
+        assert_non_null(strstr(err.msg, "too small"));
+        rig_close(&r);
     }
-    /* the arena refuses what does not fit, and the pass says so */
-    void *big = backend_cpu.alloc(r.b, 0, cap + 1);
-    assert_null(big);
-    rig_close(&r);
-    rig_open(&r, 1, cap / 4, 4, &kn, 0);
-    assert_int_equal(gather(&r.s, AGG_NORM, TYPED_NONE, x, F, y, F, F, 0, 0, &err), GS_EINPUT);
-    assert_non_null(strstr(err.msg, "too small"));
-    rig_close(&r);
 }
 
 /* The fused gather's passes, forward and back, within the device bytes

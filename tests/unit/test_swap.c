@@ -1,7 +1,7 @@
 /* test_swap.c - the streaming scheduler's swap heuristic (NeuGraph §3.2,
  * Fig. 6; engine/stream/stream_swap.h) on hand-made columns whose best
- * order is known: the pipeline's simulated makespan with one and two
- * buffers, a copy-heavy sub-chunk swapped behind a compute-heavy one of
+ * order is known: the pipeline's simulated makespan with one, two and a
+ * chunk's worth of buffers, a copy-heavy sub-chunk swapped behind a compute-heavy one of
  * the same chunk, a natural order already best kept, no swap across
  * chunks, empty sub-chunks left at the end, a column judged within its
  * pass (a tail the next column hides is no saving), and, on random columns against
@@ -30,6 +30,17 @@ static void test_simulate(void **state)
     /* one buffer: copy 1 waits for compute 0 to free it: copy 1 [5,6], compute 1 [6,10] */
     near(stream_simulate(natural, 2, tc, tk, 1), 10, "one buffer");
     near(stream_simulate(natural, 0, tc, tk, 2), 0, "no block");
+    /* a chunk's four sub-chunks, two compute-heavy then two copy-heavy: with two buffers copy 2 waits for compute 0
+     * ([4,7]) and copy 3 for compute 1 ([7,10], compute 3 [10,11]); with a buffer each (stream_block_buffers: the
+     * chunk's k) the copies run on ([2,5], [5,8]) and the kernels never wait after the first: [1,4], [4,7], [7,8], [8,9] */
+    const double qc[4] = {1, 1, 3, 3}, qk[4] = {3, 3, 1, 1};
+    const int four[4] = {0, 1, 2, 3};
+    near(stream_simulate(four, 4, qc, qk, 2), 11, "two buffers for four sub-chunks");
+    near(stream_simulate(four, 4, qc, qk, 4), 9, "a buffer per sub-chunk");
+    assert_int_equal(streamer_block_buffers(1, 4), 4);
+    assert_int_equal(streamer_block_buffers(1, 1), 2);
+    assert_int_equal(streamer_block_buffers(1, 64), STREAM_MAX_SLOTS);
+    assert_int_equal(streamer_block_buffers(0, 4), 2);
 }
 
 static void test_swap_pair(void **state)
