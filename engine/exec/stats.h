@@ -71,6 +71,9 @@ enum {
     X(swap_saved_ms, "ms", "swap saves",                                                                               \
       "time the reordered columns save in the swap heuristic's simulation (profiled copy and compute times)",         \
       "%.4f", STAT_JSON | STAT_PANEL | STAT_STREAM)                                                                    \
+    X(swap_bound_ms, "ms", "",                                                                                         \
+      "time the best order of each chunk's sub-chunks would save in the same simulation (every order, chunk by chunk; " \
+      "k <= 5, P k <= 32): what any swap within chunks could reach", "%.4f", STAT_JSON | STAT_STREAM)              \
     X(filtered_blocks, "", "", "source blocks copied filtered (selective scheduling)", "%.0f", STAT_JSON | STAT_STREAM) \
     X(full_blocks, "", "", "source blocks copied whole", "%.0f", STAT_JSON | STAT_STREAM)                            \
     X(overlap, "", "", "fraction of transfer time hidden behind compute", "%.4f",                                    \

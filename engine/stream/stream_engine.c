@@ -367,7 +367,7 @@ void stream_engine_epoch_end(stream_engine_t *se, epoch_stats_t *st)
     st->edge_h2d_bytes = k->edge_h2d_bytes;
     st->acc_kept_bytes = k->acc_kept_bytes;
     st->filtered_blocks = k->filtered_blocks, st->full_blocks = k->full_blocks;
-    st->swapped_cols = k->swapped_cols, st->swap_saved_ms = 1e3 * k->swap_saved_s;
+    st->swapped_cols = k->swapped_cols, st->swap_saved_ms = 1e3 * k->swap_saved_s, st->swap_bound_ms = 1e3 * k->swap_bound_s;
     st->kept_bytes = se->streamer.mp.kept_bytes;
     se->steady = se->streamer.kn.memplan == MP_STREAM || (se->planned_at_begin && se->streamer.mp.planned);
     /* the plan keeps tensors in what the streaming buffers and the kept edge chunks leave */

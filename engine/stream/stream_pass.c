@@ -118,6 +118,8 @@ static void block_order(streamer_t *s, pass_run_t *pr, int d, int c)
         ctx.next = next, ctx.next_n = stream_natural_order(o->sub + nx, nb, next), ctx.next_tc = pf->copy + nx, ctx.next_tk = pf->comp + nx;
     double saved = stream_swap_order(o->sub + at, nb, s->k, pf->copy + at, pf->comp + at, pr->slots, &ctx, ord);
     if (saved > 0) s->ctr.swapped_cols++, s->ctr.swap_saved_s += saved;
+    double bound = stream_swap_bound(o->sub + at, nb, s->k, pf->copy + at, pf->comp + at, pr->slots, &ctx, ord);
+    if (bound > 0) s->ctr.swap_bound_s += bound;
     int n = 0;
     while (n < nb && o->sub[at + (size_t)ord[n]].nnz) n++;
     stream_simulate_from(&pr->pipe[d], ord, n, pf->copy + at, pf->comp + at, pr->slots, &pr->pipe[d]);

@@ -2,6 +2,7 @@
 #include "stream_swap.h"
 
 #include <math.h>
+#include <string.h>
 
 double stream_simulate_from(const pipe_state_t *from, const int *order, int n, const double *tc, const double *tk, int slots,
                             pipe_state_t *to)
@@ -75,5 +76,50 @@ double stream_swap_order(const sub_t *col, int nb, int k, const double *tc, cons
         swap_at(order, bi, bj);
         best = sweep_best;
     }
+    return start - best;
+}
+
+/* The best of every order of order[lo, hi) (Heap's algorithm), the rest of
+ * the column as it is: left in order, and its simulated end returned. */
+static double best_of_chunk(int *order, int lo, int hi, int n, const double *tc, const double *tk, int slots, const swap_ctx_t *ctx)
+{
+    int m = hi - lo, c[SWAP_BOUND_MAX_K] = {0}, best[SWAP_BOUND_MAX_K];
+    double t_best = judged(ctx, order, n, tc, tk, slots);
+    for (int i = 0; i < m; i++) best[i] = order[lo + i];
+    for (int i = 1; i < m;) {
+        if (c[i] < i) {
+            swap_at(order, lo + (i % 2 ? c[i] : 0), lo + i);
+            double t = judged(ctx, order, n, tc, tk, slots);
+            if (t < t_best * (1 - 1e-12)) {
+                t_best = t;
+                for (int q = 0; q < m; q++) best[q] = order[lo + q];
+            }
+            c[i]++, i = 1;
+        } else
+            c[i++] = 0;
+    }
+    for (int i = 0; i < m; i++) order[lo + i] = best[i];
+    return t_best;
+}
+
+double stream_swap_bound(const sub_t *col, int nb, int k, const double *tc, const double *tk, int slots, const swap_ctx_t *ctx,
+                         const int *from)
+{
+    if (k > SWAP_BOUND_MAX_K || nb > SWAP_BOUND_MAX_BLOCKS) return -1;
+    int order[SWAP_BOUND_MAX_BLOCKS] = {0};
+    int n = stream_natural_order(col, nb, order);
+    double start = judged(ctx, order, n, tc, tk, slots);
+    memcpy(order, from, sizeof(int) * (size_t)nb);
+    double best = judged(ctx, order, n, tc, tk, slots), before;
+    int sweeps = 0;
+    do { /* sweeps of every chunk's every order, from the heuristic's, until a sweep gains nothing */
+        before = best;
+        for (int lo = 0; lo < n;) { /* a chunk's non-empty blocks stay adjacent: swaps keep them in place */
+            int hi = lo + 1;
+            while (hi < n && order[hi] / k == order[lo] / k) hi++;
+            best = best_of_chunk(order, lo, hi, n, tc, tk, slots, ctx);
+            lo = hi;
+        }
+    } while (best < before * (1 - 1e-12) && ++sweeps < SWAP_BOUND_MAX_SWEEPS);
     return start - best;
 }

@@ -9,7 +9,9 @@
  * columns (the next column's copies start while this one's last kernels
  * run), so the schedule a swap is judged by starts from the pipeline the
  * column before left and runs on through the next column in its natural
- * order: a column's tail that the next column's copies hide is no saving. */
+ * order: a column's tail that the next column's copies hide is no saving.
+ * A search over every order of each chunk (stream_swap_bound) measures
+ * the room any swap within chunks has beside what the heuristic takes. */
 #ifndef GS_STREAM_SWAP_H
 #define GS_STREAM_SWAP_H
 
@@ -51,5 +53,21 @@ typedef struct {
  * seconds it saves over the natural order (0: the natural order kept). */
 double stream_swap_order(const sub_t *col, int nb, int k, const double *tc, const double *tk, int slots, const swap_ctx_t *ctx,
                          int *order);
+
+/* What orders within chunks could save, for comparison with the
+ * heuristic's: from the heuristic's order `from` (stream_swap_order's for
+ * the same column), each chunk in turn takes the best of every order of
+ * its non-empty sub-chunks (the other chunks as they stand), sweep after
+ * sweep until one gains nothing (at most SWAP_BOUND_MAX_SWEEPS), judged
+ * within ctx as stream_swap_order judges; the simulated seconds saved over
+ * the natural order (at least the heuristic's; a local optimum of the
+ * search, not a proof of the best). Computed where a column is small
+ * enough to search (k <= SWAP_BOUND_MAX_K, nb <= SWAP_BOUND_MAX_BLOCKS);
+ * elsewhere returns -1. */
+#define SWAP_BOUND_MAX_K 5
+#define SWAP_BOUND_MAX_BLOCKS 32 /* the search costs ~k! P^2 k steps a sweep: a column of 32 blocks, < 1 ms */
+#define SWAP_BOUND_MAX_SWEEPS 8
+double stream_swap_bound(const sub_t *col, int nb, int k, const double *tc, const double *tk, int slots, const swap_ctx_t *ctx,
+                         const int *from);
 
 #endif

@@ -146,6 +146,7 @@ typedef struct {
     double transfer_s, hidden_s; /* transfer time and the part overlapped by compute */
     double gather_transfer_s, gather_hidden_s; /* the same for the gathers' passes */
     double swapped_cols, swap_saved_s; /* columns the swap heuristic reordered, simulated seconds saved */
+    double swap_bound_s;               /* what the best order within chunks would save (stream_swap_bound) */
 } stream_counters_t;
 
 typedef struct streamer {

@@ -6,7 +6,8 @@
  * chunks, empty sub-chunks left at the end, a column judged within its
  * pass (a tail the next column hides is no saving), and, on random columns against
  * the best of every order the heuristic may reach (swaps within chunks),
- * within 5% each and 80% of the natural order's excess closed overall. */
+ * within 5% each and 80% of the natural order's excess closed overall;
+ * and the search over every order of each chunk (stream_swap_bound). */
 #include "test_util.h"
 
 #include <math.h>
@@ -145,6 +146,57 @@ static void test_swap_reaches_best(void **state)
     if (!(left <= 0.2 * gap) || !(gap > 0)) fail_msg("the swaps leave %.4g of the natural orders' %.4g seconds over the best", left, gap);
 }
 
+/* The search over every order within chunks: on the hand-made pair the
+ * swap's own saving (its best); on a chunk of four, the best of its 24
+ * orders, also where the heuristic has nothing to swap; never below the heuristic on random columns; -1 past its
+ * limits. */
+static void test_swap_bound(void **state)
+{
+    (void)state;
+    sub_t pair[2] = {{.nnz = 5}, {.nnz = 5}};
+    const double tc[2] = {4, 1}, tk[2] = {1, 4};
+    int from[4];
+    stream_swap_order(pair, 2, 2, tc, tk, 2, NULL, from);
+    near(stream_swap_bound(pair, 2, 2, tc, tk, 2, NULL, from), 3, "the pair");
+    /* two compute-heavy sub-chunks then two copy-heavy ones, two buffers: 11 in the natural order (test_simulate) */
+    sub_t four[4] = {{.nnz = 1}, {.nnz = 1}, {.nnz = 1}, {.nnz = 1}};
+    const double qc[4] = {1, 1, 3, 3}, qk[4] = {3, 3, 1, 1};
+    int order[4], best[4] = {0, 1, 2, 3};
+    double natural = stream_simulate(best, 4, qc, qk, 2), least = natural;
+    for (int p = 0; p < 24; p++) { /* every order of the four, by its Lehmer code */
+        int left[4] = {0, 1, 2, 3}, n = 4, code = p;
+        for (int i = 0; i < 4; i++) {
+            int pick = code % n;
+            code /= n, order[i] = left[pick];
+            for (int q = pick; q < n - 1; q++) left[q] = left[q + 1];
+            n--;
+        }
+        double t = stream_simulate(order, 4, qc, qk, 2);
+        least = t < least ? t : least;
+    }
+    assert_true(least < natural);
+    stream_swap_order(four, 4, 4, qc, qk, 2, NULL, from);
+    near(stream_swap_bound(four, 4, 4, qc, qk, 2, NULL, from), natural - least, "a chunk of four: the best of its 24 orders");
+    assert_true(stream_swap_bound(four, 4, SWAP_BOUND_MAX_K + 1, qc, qk, 2, NULL, from) == -1);
+    /* every sub-chunk compute-heavy: the heuristic has no pair to swap, the search puts the short copy first
+     * (2 + 4 x 3 = 14 -> 1 + 12 = 13) */
+    const double hc[4] = {2, 1, 1, 1}, hk[4] = {3, 3, 3, 3};
+    near(stream_swap_order(four, 4, 4, hc, hk, 2, NULL, from), 0, "no heterogeneous pair");
+    near(stream_swap_bound(four, 4, 4, hc, hk, 2, NULL, from), 1, "the search beyond the heuristic");
+    enum { NB = 12 };
+    sub_t col[NB];
+    double rc[NB], rk[NB];
+    for (int trial = 0; trial < 20; trial++) {
+        for (int b = 0; b < NB; b++) {
+            uint64_t h = gs_hash2(gs_hash2(23, (uint64_t)trial), (uint64_t)b);
+            col[b].nnz = 1, rc[b] = 0.5 + gs_uniform(h), rk[b] = 0.5 + gs_uniform(gs_hash2(h, 7));
+        }
+        int ord[NB];
+        double saved = stream_swap_order(col, NB, 3, rc, rk, 3, NULL, ord), bound = stream_swap_bound(col, NB, 3, rc, rk, 3, NULL, ord);
+        if (bound < saved - 1e-12) fail_msg("trial %d: the bound %.6g under the heuristic's %.6g", trial, bound, saved);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -153,6 +205,7 @@ int main(void)
         cmocka_unit_test(test_swap_skips_empty),
         cmocka_unit_test(test_swap_within_the_pass),
         cmocka_unit_test(test_swap_reaches_best),
+        cmocka_unit_test(test_swap_bound),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
