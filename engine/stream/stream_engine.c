@@ -35,11 +35,12 @@ static uint64_t need_of(const program_t *p, int64_t n, int64_t max_out, int64_t 
         if (op_has(in->op, OPF_ENGINE) && op_has(in->op, OPF_AGGREGATE)) /* a sum gather */
             w = streamer_pass_need(max_out, max_blk, a > o ? a : o, a > o ? a : o, nbuf) + edges;
         else if (in->op == OP_GATHER_MAX) { /* its winners beside the accumulator (forward) or the block (backward) */
-            uint64_t fwd = streamer_pass_need(max_out, max_blk, 2 * o, o, nbuf), bwd = streamer_pass_need(max_out, max_blk, o, 2 * o, nbuf);
+            uint64_t fwd = streamer_pass_need(max_out, max_blk, 2 * o, o, nbuf);
+            uint64_t bwd = streamer_pass_need(max_out, max_blk, o, 2 * o, nbuf);
             w = (fwd > bwd ? fwd : bwd) + edges;
         } else if (in->op == OP_GATHER_ATTN) /* and each block slot's sub-chunk head scales */
             w = streamer_pass_need(max_out, max_blk, o, o, nbuf) + edges + rows * (uint64_t)in->iparam + 512;
-        else if (in->op == OP_SCATTER_SRC || in->op == OP_SCATTER_DST || in->op == OP_GATHER_EDGE) /* and its sub-chunk's edge rows */
+        else if (in->op == OP_SCATTER_SRC || in->op == OP_SCATTER_DST || in->op == OP_GATHER_EDGE) /* and edge rows */
             w = streamer_pass_need(max_out, max_blk, o, o, nbuf) + edges + rows * (uint64_t)o + 512;
         else if (in->op == OP_GATHER_FUSED) /* its operands on both sides */
             w = streamer_fused_need(&p->fused[in->iparam], in->nin, o, max_out, max_blk, max_nnz);

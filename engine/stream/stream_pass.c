@@ -2,8 +2,9 @@
  * order forward (one destination interval per device at a time, every
  * source block accumulated into it) and row order backward over the CSR
  * chunks; each device's two accumulators and its block buffers (one per
- * sub-chunk of a chunk when pipelining) carved from its region, the blocks in the swap heuristic's order, the naive
- * step, and the gathers of streamer.h. */
+ * sub-chunk of a chunk when pipelining) carved from its region, the
+ * blocks in the swap heuristic's order, the naive step, and the gathers
+ * of streamer.h. */
 #include "stream_pass.h"
 
 #include <math.h>
@@ -86,7 +87,8 @@ static int pass_setup(streamer_t *s, const pass_t *ps, orient_t *o, pass_run_t *
     pr->slots = s->kn.pipeline ? z.nbuf : 1, pr->aslots = s->kn.pipeline ? 2 : 1;
     for (int d = 0; d < TOPO_MAX_DEV; d++) {
         for (int q = 0; q < 2; q++) pr->ev_d2h[d][q] = -1;
-        for (int q = 0; q < STREAM_MAX_SLOTS; q++) pr->ev_comp[d][q] = pr->ev_fwd[d][q] = pr->ev_ready[d][q] = pr->ev_out[d][q] = -1;
+        for (int q = 0; q < STREAM_MAX_SLOTS; q++)
+            pr->ev_comp[d][q] = pr->ev_fwd[d][q] = pr->ev_ready[d][q] = pr->ev_out[d][q] = -1;
     }
     int rc = streamer_reserve(s, z.total_bytes, err);
     if (rc) return rc;

@@ -61,11 +61,11 @@ static inline int pass_has_edge_rows(const pass_t *ps) { return ps->kind == PASS
 typedef struct {
     const pass_t *ps;
     orient_t *o;
-    int slots, aslots, naive, nb, nd; /* block slots (stream_block_slots), accumulator slots (2 when pipelining) */
+    int slots, aslots, naive, nb, nd; /* block slots in turn (streamer_block_buffers; 1 unpipelined), accumulator slots */
     float *accs[TOPO_MAX_DEV][2], *buf[TOPO_MAX_DEV][STREAM_MAX_SLOTS];
     int32_t *waccs[TOPO_MAX_DEV][2];               /* PASS_MAX: the accumulators' winners */
     int32_t *wbuf[TOPO_MAX_DEV][STREAM_MAX_SLOTS]; /* PASS_MAX_BWD: the blocks' winners */
-    float *abuf[TOPO_MAX_DEV][STREAM_MAX_SLOTS];   /* PASS_ATTN, PASS_EDGE_GATHER, PASS_SCATTER, PASS_SAG: a sub-chunk's head scales or edge rows */
+    float *abuf[TOPO_MAX_DEV][STREAM_MAX_SLOTS];   /* PASS_ATTN, _EDGE_GATHER, _SCATTER, _SAG: head scales or edge rows */
     int ev_out[TOPO_MAX_DEV][STREAM_MAX_SLOTS];    /* PASS_SCATTER: the last copy home of each slot's edge rows */
     float *param[TOPO_MAX_DEV][APPLY_MAX_OPS], *y[TOPO_MAX_DEV][APPLY_MAX_OPS]; /* ps->apply: each op's parameter, a column of its output */
     int ev_y[TOPO_MAX_DEV][APPLY_MAX_OPS];     /* ps->apply: each op's last column's copy home */

@@ -81,7 +81,8 @@ double stream_swap_order(const sub_t *col, int nb, int k, const double *tc, cons
 
 /* The best of every order of order[lo, hi) (Heap's algorithm), the rest of
  * the column as it is: left in order, and its simulated end returned. */
-static double best_of_chunk(int *order, int lo, int hi, int n, const double *tc, const double *tk, int slots, const swap_ctx_t *ctx)
+static double best_of_chunk(int *order, int lo, int hi, int n, const double *tc, const double *tk, int slots,
+                            const swap_ctx_t *ctx)
 {
     int m = hi - lo, c[SWAP_BOUND_MAX_K] = {0}, best[SWAP_BOUND_MAX_K];
     double t_best = judged(ctx, order, n, tc, tk, slots);

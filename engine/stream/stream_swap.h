@@ -17,7 +17,6 @@
 
 #include "streamer.h"
 
-
 /* A copy-then-compute pipeline between two columns: when its copy and
  * compute lanes are free, and when each device buffer's last kernel ends
  * (a column's t-th block uses buffer t % slots). Zero: an empty pipeline. */

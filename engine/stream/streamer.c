@@ -20,7 +20,8 @@ int streamer_block_buffers(int pipeline, int k)
 
 uint64_t streamer_pass_need(int64_t max_out, int64_t max_blk, int64_t out_cols, int64_t in_cols, int nbuf)
 {
-    size_t bytes = sizeof(float) * (2 * stream_round64((size_t)(max_out * out_cols)) + (size_t)nbuf * stream_round64((size_t)(max_blk * in_cols)));
+    size_t acc = stream_round64((size_t)(max_out * out_cols)), blk = stream_round64((size_t)(max_blk * in_cols));
+    size_t bytes = sizeof(float) * (2 * acc + (size_t)nbuf * blk);
     return ((bytes + 255) & ~(size_t)255) + 256;
 }
 

@@ -192,7 +192,8 @@ static void test_swap_bound(void **state)
             col[b].nnz = 1, rc[b] = 0.5 + gs_uniform(h), rk[b] = 0.5 + gs_uniform(gs_hash2(h, 7));
         }
         int ord[NB];
-        double saved = stream_swap_order(col, NB, 3, rc, rk, 3, NULL, ord), bound = stream_swap_bound(col, NB, 3, rc, rk, 3, NULL, ord);
+        double saved = stream_swap_order(col, NB, 3, rc, rk, 3, NULL, ord);
+        double bound = stream_swap_bound(col, NB, 3, rc, rk, 3, NULL, ord);
         if (bound < saved - 1e-12) fail_msg("trial %d: the bound %.6g under the heuristic's %.6g", trial, bound, saved);
     }
 }
