@@ -67,23 +67,24 @@ unsigned stream_edge_fields(const program_t *p)
     return fields;
 }
 
-uint64_t stream_working_set(const program_t *p, int64_t n, int64_t m, int chunks, int k, int nbuf)
-{
-    int64_t out = (n + chunks - 1) / chunks;
-    double subs = (double)chunks * chunks * k;
-    return need_of(p, n, out, (out + k - 1) / k, (int64_t)ceil((double)m / subs), nbuf); /* edges spread evenly */
-}
-
 /* The blocks a pass's buffers hold: k sub-chunks' rows, or in the row order a whole interval. */
-static int buffer_k(const stream_cfg_t *c)
+static int buffer_k(const stream_knobs_t *kn)
 {
-    return c->knobs.stream_order == SO_ROW || c->knobs.subchunks < 1 ? 1 : c->knobs.subchunks;
+    return kn->stream_order == SO_ROW || kn->subchunks < 1 ? 1 : kn->subchunks;
 }
 
 /* The block buffers a pass carves (the row order's: two). */
-static int buffers_of(const stream_cfg_t *c)
+static int buffers_of(const stream_knobs_t *kn)
 {
-    return c->knobs.stream_order == SO_ROW ? 2 : streamer_block_buffers(c->knobs.pipeline, buffer_k(c));
+    return kn->stream_order == SO_ROW ? 2 : streamer_block_buffers(kn->pipeline, buffer_k(kn));
+}
+
+uint64_t stream_working_set(const program_t *p, int64_t n, int64_t m, int chunks, const stream_knobs_t *kn)
+{
+    int64_t out = (n + chunks - 1) / chunks;
+    int k = buffer_k(kn);
+    double subs = (double)chunks * chunks * k;
+    return need_of(p, n, out, (out + k - 1) / k, (int64_t)ceil((double)m / subs), buffers_of(kn)); /* edges spread evenly */
 }
 
 /* The need with the intervals of bounds over g (perm[new] = old, or
@@ -95,7 +96,7 @@ static uint64_t need_of_bounds(const stream_cfg_t *c, const program_t *p, const 
     int64_t out = 0;
     for (int i = 0; i < chunks; i++) out = bounds[i + 1] - bounds[i] > out ? bounds[i + 1] - bounds[i] : out;
     int64_t blk = c->knobs.stream_order == SO_ROW ? out : (out + k - 1) / k;
-    return need_of(p, g->n, out, blk, grid_max_sub_nnz(g, perm, bounds, chunks, k), buffers_of(c));
+    return need_of(p, g->n, out, blk, grid_max_sub_nnz(g, perm, bounds, chunks, k), buffers_of(&c->knobs));
 }
 
 /* ---------------- the plan: P and the order ---------------- */
@@ -121,8 +122,7 @@ static int order_for(const stream_cfg_t *c, const graph_t *g, stream_plan_t *pla
 
 int stream_cap_check(const stream_cfg_t *c, const program_t *prog, int64_t n, int64_t m, gs_err_t *err)
 {
-    int k = buffer_k(c);
-    uint64_t least = stream_working_set(prog, n, m, (int)(n < 4096 ? n : 4096), k, buffers_of(c));
+    uint64_t least = stream_working_set(prog, n, m, (int)(n < 4096 ? n : 4096), &c->knobs);
     if (c->device_mem && least > c->device_mem) {
         char cap[32], need[32];
         gs_format_bytes((double)c->device_mem, cap, sizeof cap), gs_format_bytes((double)least, need, sizeof need);
@@ -151,7 +151,7 @@ int stream_plan(const stream_cfg_t *c, const program_t *prog, const graph_t *g, 
     if (p == 0) {
         p = 1;
         if (c->device_mem)
-            while (p < n && stream_working_set(prog, n, g->m, p, buffer_k(c), buffers_of(c)) > c->device_mem) p++;
+            while (p < n && stream_working_set(prog, n, g->m, p, &c->knobs) > c->device_mem) p++;
         /* every device gets the same number of columns */
         if (c->devices > 1 && p % c->devices) p += c->devices - p % c->devices;
         if (p > n) p = (int)n;

@@ -108,9 +108,10 @@ int stream_engine_facts(const stream_engine_t *se, double epoch_s, engine_fact_t
 /* The per-edge values (SUB_*) the gathers of p read: the weights of each
  * aggregation it names, the edge types when it is typed. */
 unsigned stream_edge_fields(const program_t *p);
-/* Device bytes the largest streamed op of p needs with P = chunks and k
- * sub-chunks over n vertices in equal intervals, m edges spread evenly
- * over the sub-chunks, nbuf block buffers (streamer_block_buffers). */
-uint64_t stream_working_set(const program_t *p, int64_t n, int64_t m, int chunks, int k, int nbuf);
+/* Device bytes the largest streamed op of p needs with P = chunks over n
+ * vertices in equal intervals, m edges spread evenly over the sub-chunks,
+ * and the blocks and block buffers the knobs give (k sub-chunks and
+ * streamer_block_buffers; the row order: whole intervals, two). */
+uint64_t stream_working_set(const program_t *p, int64_t n, int64_t m, int chunks, const stream_knobs_t *kn);
 
 #endif

@@ -121,7 +121,7 @@ static void block_order(streamer_t *s, pass_run_t *pr, int d, int c)
     double saved = stream_swap_order(o->sub + at, nb, s->k, pf->copy + at, pf->comp + at, pr->slots, &ctx, ord);
     if (saved > 0) s->ctr.swapped_cols++, s->ctr.swap_saved_s += saved;
     double bound = stream_swap_bound(o->sub + at, nb, s->k, pf->copy + at, pf->comp + at, pr->slots, &ctx, ord);
-    if (bound > 0) s->ctr.swap_bound_s += bound;
+    if (bound >= 0 && saved + bound > 0) s->ctr.swap_bound_s += saved + bound;
     int n = 0;
     while (n < nb && o->sub[at + (size_t)ord[n]].nnz) n++;
     stream_simulate_from(&pr->pipe[d], ord, n, pf->copy + at, pf->comp + at, pr->slots, &pr->pipe[d]);

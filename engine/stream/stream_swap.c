@@ -107,11 +107,10 @@ double stream_swap_bound(const sub_t *col, int nb, int k, const double *tc, cons
                          const int *from)
 {
     if (k > SWAP_BOUND_MAX_K || nb > SWAP_BOUND_MAX_BLOCKS) return -1;
-    int order[SWAP_BOUND_MAX_BLOCKS] = {0};
-    int n = stream_natural_order(col, nb, order);
-    double start = judged(ctx, order, n, tc, tk, slots);
+    int order[SWAP_BOUND_MAX_BLOCKS], n = 0;
+    for (int b = 0; b < nb; b++) n += col[b].nnz > 0;
     memcpy(order, from, sizeof(int) * (size_t)nb);
-    double best = judged(ctx, order, n, tc, tk, slots), before;
+    double start = judged(ctx, order, n, tc, tk, slots), best = start, before;
     int sweeps = 0;
     do { /* sweeps of every chunk's every order, from the heuristic's, until a sweep gains nothing */
         before = best;

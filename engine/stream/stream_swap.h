@@ -58,9 +58,9 @@ double stream_swap_order(const sub_t *col, int nb, int k, const double *tc, cons
  * the same column), each chunk in turn takes the best of every order of
  * its non-empty sub-chunks (the other chunks as they stand), sweep after
  * sweep until one gains nothing (at most SWAP_BOUND_MAX_SWEEPS), judged
- * within ctx as stream_swap_order judges; the simulated seconds saved over
- * the natural order (at least the heuristic's; a local optimum of the
- * search, not a proof of the best). Computed where a column is small
+ * within ctx as stream_swap_order judges; the simulated seconds it saves
+ * beyond `from` (>= 0; with the heuristic's saving, what the search saves
+ * over the natural order: a local optimum, not a proof of the best). Computed where a column is small
  * enough to search (k <= SWAP_BOUND_MAX_K, nb <= SWAP_BOUND_MAX_BLOCKS);
  * elsewhere returns -1. */
 #define SWAP_BOUND_MAX_K 5

@@ -54,11 +54,8 @@ int trainer_dkp_refit(trainer_t *t, gs_err_t *err)
 knob_facts_t trainer_knob_facts(const trainer_t *t)
 {
     knob_facts_t f = {t->kind, t->data.g.n, t->data.g.m, 0, t->ex.nhops, t->stream.chunks, t->stream.link_scale};
-    if (t->data.g.n > 0) {
-        int k = t->cfg.knobs.subchunks < 1 ? 1 : t->cfg.knobs.subchunks;
-        f.min_device_mem = stream_working_set(&t->model.prog, t->data.g.n, t->data.g.m, (int)t->data.g.n, k,
-                                              streamer_block_buffers(t->cfg.knobs.pipeline, k));
-    }
+    if (t->data.g.n > 0) /* the planner's own need, at one vertex an interval */
+        f.min_device_mem = stream_working_set(&t->model.prog, t->data.g.n, t->data.g.m, (int)t->data.g.n, &t->cfg.knobs);
     return f;
 }
 
