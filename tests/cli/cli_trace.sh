@@ -38,7 +38,7 @@ PYEOF
 # handler (after loading, which takes seconds under a sanitizer on a loaded machine), so wait for the first epoch's row
 "$BIN" train --epochs 100000 --device-mem 4M --trace "$tmp/i.json" --metrics "$tmp/i.csv" --quiet &
 pid=$!
-for _ in $(seq 600); do [ "$(wc -l <"$tmp/i.csv" 2>/dev/null || echo 0)" -ge 2 ] && break; sleep 0.1; done
+for _ in $(seq 600); do [ "$({ wc -l <"$tmp/i.csv"; } 2>/dev/null || echo 0)" -ge 2 ] && break; sleep 0.1; done
 kill -INT "$pid"
 wait "$pid"
 $PY -c "import json,sys; json.load(open(sys.argv[1]))" "$tmp/i.json" && ok "trace complete after SIGINT" || bad "trace after SIGINT"
