@@ -160,12 +160,29 @@ int stream_chained_step(streamer_t *s, pass_run_t *pr, int t, gs_err_t *err)
     return rc;
 }
 
+/* How many devices of the ring block t visits when it enters at device
+ * d: as far as the farthest one, in ring order from d, whose column this
+ * round reads t (0: none does). NGra streams the chunks a column has
+ * edges in; a block no later device reads goes no farther, and one no
+ * column of the round reads is not loaded (on a sparse grid the ring had
+ * loaded every block for every round, more than naive's own blocks). */
+static int ring_reach(const pass_run_t *pr, int t, int d)
+{
+    int reach = 0;
+    for (int q = 0; q < pr->nd; q++) {
+        int e = (d + q) % pr->nd;
+        if (pr->col[e] >= 0 && pr->o->sub[(size_t)pr->col[e] * pr->nb + t].nnz > 0) reach = q + 1;
+    }
+    return reach;
+}
+
 /* NGra §4.2, Fig. 8: one device per switch loads (the maximal-bandwidth
  * fat tree); in each step every device takes the block its predecessor in
- * the ring held in the step before, until the block has been round every
- * device, and a loader whose predecessor has nothing to pass loads the
- * next block. Two of the device's block buffers (a step receives into one
- * while its successor copies out of the other). */
+ * the ring held in the step before, until the block has reached the last
+ * device that reads it (ring_reach), and a loader whose predecessor has
+ * nothing to pass loads the next block some device reads. Two of the
+ * device's block buffers (a step receives into one while its successor
+ * copies out of the other). */
 int stream_ring_round(streamer_t *s, pass_run_t *pr, gs_err_t *err)
 {
     int nd = pr->nd, hold[TOPO_MAX_DEV], left[TOPO_MAX_DEV], now[TOPO_MAX_DEV], rem[TOPO_MAX_DEV], loader[TOPO_MAX_DEV];
@@ -180,7 +197,10 @@ int stream_ring_round(streamer_t *s, pass_run_t *pr, gs_err_t *err)
             int p = (d + nd - 1) % nd, filt;
             now[d] = -1;
             if (hold[p] >= 0 && left[p] > 1) now[d] = hold[p], rem[d] = left[p] - 1;
-            else if (loader[d] && next < pr->nb) now[d] = next++, rem[d] = nd, p = -1;
+            else if (loader[d]) {
+                while (next < pr->nb && (rem[d] = ring_reach(pr, next, d)) == 0) next++, done++; /* read by no column */
+                if (next < pr->nb) now[d] = next++, p = -1;
+            }
             if (now[d] < 0) continue;
             const rowset_t *rs = carried(s, pr, now[d], 0, &filt);
             rc = stream_hop(s, pr, d, now[d], step % 2, p, (step + 1) % 2, rs, filt, err);

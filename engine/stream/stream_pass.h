@@ -138,7 +138,8 @@ int stream_chained_step(streamer_t *s, pass_run_t *pr, int t, gs_err_t *err);
  * gathers its column's sub-chunk of t (stream_chain.c). */
 int stream_hop(streamer_t *s, pass_run_t *pr, int d, int t, int slot, int prev, int pslot, const rowset_t *rs, int filt,
                gs_err_t *err);
-/* A round of the ring (NGra §4.2): every block round every device. */
+/* A round of the ring (NGra §4.2): every block some column of the round
+ * reads, passed round the devices as far as the last that reads it. */
 int stream_ring_round(streamer_t *s, pass_run_t *pr, gs_err_t *err);
 /* The end of a pass (every device synced, the memory plan's op closed,
  * the overlap counted; returns rc or the sync's failure), and whether the
