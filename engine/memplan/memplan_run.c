@@ -165,19 +165,23 @@ void mp_run_epoch_begin(memplan_rt_t *m, memplan_kind_t kind)
     }
 }
 
+uint64_t mp_run_budget(const memplan_rt_t *m, uint64_t reserved)
+{
+    uint64_t cap = m->dev.ops->capacity(m->dev.b, 0), used = reserved + cap / 64; /* 1/64 left for rounding */
+    if (cap == 0) { /* no cap: the copies are host memory here; take at most a quarter of what is free */
+        long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+        return pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page / 4 / (uint64_t)m->dev.ndev : 0;
+    }
+    return cap > used ? cap - used : 0;
+}
+
 void mp_run_epoch_end(memplan_rt_t *m, memplan_kind_t kind, uint64_t reserved)
 {
     if (m->planned && m->step != m->trace.nstep) mp_run_reset(m);
     if (m->recording && !m->trace.overflow && m->trace.nstep > 0) {
         mp_trace_compact(&m->trace);
-        uint64_t cap = m->dev.ops->capacity(m->dev.b, 0), used = reserved + cap / 64; /* 1/64 left for rounding */
-        uint64_t budget = cap > used ? cap - used : 0;
-        if (cap == 0) { /* no cap: the copies are host memory here; take at most a quarter of what is free */
-            long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-            budget = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page / 4 / (uint64_t)m->dev.ndev : 0;
-        }
         double t0 = gs_mono_s();
-        m->planned = mp_plan(&m->trace, kind, budget, &m->plan) == 0;
+        m->planned = mp_plan(&m->trace, kind, mp_run_budget(m, reserved), &m->plan) == 0;
         m->plan_ms = 1e3 * (gs_mono_s() - t0);
     }
     m->recording = 0;

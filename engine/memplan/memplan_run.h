@@ -85,5 +85,7 @@ void mp_run_host_wrote(memplan_rt_t *m, const xtensor_t *t);
  * capacity less `reserved` bytes (the streaming buffers). */
 void mp_run_epoch_begin(memplan_rt_t *m, memplan_kind_t kind);
 void mp_run_epoch_end(memplan_rt_t *m, memplan_kind_t kind, uint64_t reserved);
+/* The bytes a plan may keep on each device beside `reserved` ones. */
+uint64_t mp_run_budget(const memplan_rt_t *m, uint64_t reserved);
 
 #endif

@@ -10,9 +10,9 @@
  * Limits: forward only (the backward pass streams the products' inputs
  * from the host); a chain stops at an op the backend has no kernel for, or
  * where its buffers would not fit the device cap beside the gather's and
- * the kept edge chunks (P is never raised for them) or, when the memory
- * plan keeps tensors (--memplan lru|roc), past the plan's largest op's
- * bytes (the kept tensors keep their room); the row order runs none (its
+ * the kept edge chunks (P is never raised for them) or, under a memory
+ * plan (--memplan lru|roc), past the room apply_room.c gives them beside
+ * the plan's kept tensors; the row order runs none (its
  * sums are partial until the last row); the stage order runs the chain
  * on the accumulator swapped back in from the host (stage_swap_in). */
 #include "stream_pass.h"
@@ -109,15 +109,9 @@ void stream_apply_column(streamer_t *s, pass_run_t *pr, int d, int64_t rows)
 int streamer_gather_apply(streamer_t *s, const gather_call_t *c, const apply_op_t *ops, int nops, int *ran, gs_err_t *err)
 {
     pass_t ps = {c->agg, c->typed, c->in, c->out, c->f, c->acc, c->layer, PHASE_FWD, PASS_SUM, NULL, NULL, 0, 0, ops, 0};
-    /* within the cap less the kept edge chunks; under a memory plan that keeps tensors, within the plan's largest
-     * op (the kept tensors come first) */
-    uint64_t cap = s->ops->capacity(s->b, 0), held = (uint64_t)edge_store_held(&s->edges);
-    uint64_t room = cap ? (cap > held ? cap - held : 0) : UINT64_MAX;
-    if (s->kn.memplan != MP_STREAM && s->apply_budget && s->apply_budget < room) room = s->apply_budget;
     int n = 0;
     while (n < nops && (ops[n].is_matmul ? s->ops->has_kernel(s->b, KERN_GEMM) : s->ops->has_kernel(s->b, KERN_EW))) n++;
-    for (ps.napply = n; ps.napply > 0 && stream_pass_bytes(s, &ps, &s->fwd) + 256 > room;) ps.napply--;
-    *ran = ps.napply;
+    *ran = stream_apply_room(s, &ps, n); /* apply_room.c: within the cap, beside a memory plan */
     s->pass_id++;
     return stream_run_pass(s, &s->fwd, &ps, err);
 }

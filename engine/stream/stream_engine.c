@@ -232,7 +232,7 @@ int stream_engine_open(stream_engine_t *se, const stream_cfg_t *c, const graph_t
         return rc;
     }
     se->chunks = plan->p;
-    se->streamer.apply_budget = plan->need;
+    se->streamer.apply_need = plan->need;
     se->streamer.abort_flag = abort_flag;
     return GS_OK;
 }
@@ -372,7 +372,10 @@ void stream_engine_epoch_end(stream_engine_t *se, epoch_stats_t *st)
     st->kept_bytes = se->streamer.mp.kept_bytes;
     se->steady = se->streamer.kn.memplan == MP_STREAM || (se->planned_at_begin && se->streamer.mp.planned);
     /* the plan keeps tensors in what the streaming buffers and the kept edge chunks leave */
-    mp_run_epoch_end(&se->streamer.mp, se->streamer.kn.memplan, se->streamer.region_bytes + (uint64_t)edge_store_held(&se->streamer.edges));
+    int recorded = se->streamer.mp.recording;
+    uint64_t held = (uint64_t)edge_store_held(&se->streamer.edges);
+    mp_run_epoch_end(&se->streamer.mp, se->streamer.kn.memplan, se->streamer.region_bytes + held);
+    streamer_apply_epoch_end(&se->streamer, recorded, held);
 }
 
 /* ---------------- facts ---------------- */

@@ -114,6 +114,9 @@ void stream_scatter_home(streamer_t *s, pass_run_t *pr, int d, int slot, const s
  * device bytes its buffers take. */
 int stream_run_pass(streamer_t *s, orient_t *o, const pass_t *ps, gs_err_t *err);
 size_t stream_pass_bytes(const streamer_t *s, const pass_t *ps, const orient_t *o);
+/* apply_room.c: how many of the n ApplyVertex ops ps's pass runs on the
+ * devices (ps->napply set), within the cap and beside the memory plan. */
+int stream_apply_room(streamer_t *s, pass_t *ps, int n);
 /* stream_apply.c: the floats the ApplyVertex ops of ps take on a device
  * (parameters, a column of each output); carving them from each region at
  * at_floats, with the parameters sent; running them on device d's

@@ -51,7 +51,6 @@ double streamer_memory_bytes(int64_t n, int64_t m, int p, int k, int kernel_arra
     return column + 2 * orient;
 }
 
-static void release_buffers(streamer_t *s);
 
 int streamer_rounds(const streamer_t *s) { return (s->p + s->ndev - 1) / s->ndev; }
 
@@ -227,7 +226,7 @@ void streamer_free(streamer_t *s)
     if (!s->g) return;
     mp_run_free(&s->mp);
     edge_store_drop(&s->edges);
-    release_buffers(s);
+    streamer_release_region(s);
     free_orient(s, &s->fwd);
     free_orient(s, &s->bwd);
     free(s->bounds), free(s->blk_lo), free(s->part_s), free(s->part_lane_s), free(s->mm_part);
@@ -417,7 +416,7 @@ void streamer_fold_overlap(streamer_t *s, int gathers)
 
 /* ---------------- device buffers and knobs ---------------- */
 
-static void release_buffers(streamer_t *s)
+void streamer_release_region(streamer_t *s)
 {
     for (int d = 0; d < s->ndev; d++) {
         s->ops->free(s->b, d, s->region[d], s->region_bytes);
@@ -428,7 +427,7 @@ static void release_buffers(streamer_t *s)
 
 void streamer_set_knobs(streamer_t *s, const stream_knobs_t *kn)
 {
-    if (memcmp(&s->kn, kn, sizeof *kn) != 0) mp_run_reset(&s->mp);
+    if (memcmp(&s->kn, kn, sizeof *kn) != 0) mp_run_reset(&s->mp), s->plan_first = 0; /* the chains first, until measured */
     /* kept structures carry the filtered rows' numbering of the multidev mode they were made in */
     if (kn->edge_chunks != s->kn.edge_chunks || kn->multidev != s->kn.multidev || kn->selective != s->kn.selective) {
         edge_store_drop(&s->edges);
@@ -437,11 +436,13 @@ void streamer_set_knobs(streamer_t *s, const stream_knobs_t *kn)
     s->kn = *kn;
 }
 
+size_t streamer_reserved_size(size_t bytes) { return (bytes + 255) & ~(size_t)255; }
+
 int streamer_reserve(streamer_t *s, size_t bytes, gs_err_t *err)
 {
-    bytes = (bytes + 255) & ~(size_t)255;
+    bytes = streamer_reserved_size(bytes);
     if (s->region_bytes >= bytes && s->region[0]) return GS_OK;
-    release_buffers(s);
+    streamer_release_region(s);
     s->region_bytes = bytes;
     for (int d = 0; d < s->ndev; d++) {
         s->region[d] = s->ops->alloc(s->b, d, bytes);
@@ -455,7 +456,7 @@ int streamer_reserve(streamer_t *s, size_t bytes, gs_err_t *err)
             s->region[d] = s->ops->alloc(s->b, d, bytes);
         }
         if (!s->region[d]) {
-            release_buffers(s);
+            streamer_release_region(s);
             return gs_fail(err, GS_EINPUT,
                            "device %d: %.1f MiB of device memory is too small for %d chunks of this width "
                            "(needs %.1f MiB); raise --device-mem or --chunks",

@@ -175,7 +175,14 @@ typedef struct streamer {
      * pass needs more); each pass carves its buffers from it */
     char *region[TOPO_MAX_DEV];
     size_t region_bytes;
-    uint64_t apply_budget; /* under --memplan lru|roc: device bytes a gather's pass may take with ApplyVertex's buffers (the plan's largest op; 0: the cap) */
+    /* ApplyVertex chains beside a memory plan (apply_room.c): which one
+     * has the device memory first, and what the recording epoch measured
+     * of the other choice */
+    uint64_t apply_need;    /* the largest streamed op's device bytes: a chain's pass stays within it while the plan comes first */
+    int plan_first;         /* the chains keep to apply_need, the plan has the rest (chosen by streamer_apply_epoch_end) */
+    size_t planned_region;  /* the region of the epoch the plan in force was made after (a chain's pass stays within it) */
+    double chain_cut_bytes; /* an epoch recorded for a plan: the products' inputs that chains within apply_need would stream */
+    int chain_cut_ops;      /* and the ops such chains would not run */
     stream_counters_t ctr;
     memplan_rt_t mp;        /* the memory plan (ROC §5): which tensors stay on the devices */
     /* per [layer][output interval]: the device seconds of its gathers and
@@ -231,6 +238,11 @@ int streamer_gather(streamer_t *s, const gather_call_t *c, gs_err_t *err);
  * not fit the device cap beside the gather's and the kept edge chunks (P
  * is chosen without them, so they never change it); it may be 0. */
 int streamer_gather_apply(streamer_t *s, const gather_call_t *c, const apply_op_t *ops, int nops, int *ran, gs_err_t *err);
+/* After each epoch, with whether it was recorded for a memory plan (the
+ * plan now made) and the device bytes kept besides the streaming region:
+ * whether the ApplyVertex chains or the plan have the memory first
+ * (apply_room.c). */
+void streamer_apply_epoch_end(streamer_t *s, int recorded, uint64_t reserved_besides);
 int streamer_gather_bwd(streamer_t *s, const gather_call_t *c, gs_err_t *err);
 /* The max gather (MP-GCN) on the devices, column by column over the CSC
  * chunks (backward: over the CSR chunks, each block's winners travelling
@@ -286,8 +298,13 @@ uint64_t streamer_edge_need(int64_t max_nout, int64_t max_nnz, int nbuf);
 uint64_t streamer_working_set(int64_t n, int p, int k, int64_t cols, int nbuf);
 
 /* Makes every device's region at least `bytes` (for the passes here and
- * in stream_matmul.c); fails with a message naming the cap. */
+ * in stream_matmul.c), rounded up as streamer_reserved_size says; fails
+ * with a message naming the cap. */
 int streamer_reserve(streamer_t *s, size_t bytes, gs_err_t *err);
+size_t streamer_reserved_size(size_t bytes);
+/* Frees every device's region (between passes; the next pass reserves
+ * what it needs). */
+void streamer_release_region(streamer_t *s);
 /* Adds the transfer time of the op just synced, and the part of it a
  * device's compute overlapped, to the counters (gathers: to the gathers'
  * too), and clears the op's intervals. */
