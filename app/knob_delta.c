@@ -56,7 +56,9 @@ int knob_delta_poll(knob_delta_t *k, const char *pending, const session_snapshot
         return 0;
     }
     if (snap->epochs_total <= k->seen_total || !snap->nepochs) return 0; /* applied, but no epoch has run with it */
-    double after = stat_get(&snap->epochs[snap->nepochs - 1], k->d);
+    const epoch_stats_t *last = &snap->epochs[snap->nepochs - 1];
+    if (last->settling && snap->epochs_total - k->seen_total < KNOB_DELTA_SETTLE) return 0; /* a plan recorded: not yet its effect */
+    double after = stat_get(last, k->d);
     char b[32], a[32], r[32];
     stat_value_str(k->d, k->before, b, sizeof b);
     stat_value_str(k->d, after, a, sizeof a);

@@ -3,8 +3,10 @@
  * ratio ("selective on: gather_h2d_bytes 107.5 MB -> 24.04 MB (4.47x)"),
  * replacing the "at the next epoch" message. Before is the last epoch
  * finished when the knob was set; after is the first epoch that ran with
- * it. Also the counters' value and ratio wording, shared with the scripts'
- * effect lines. */
+ * it and did not record a memory plan (a changed knob drops the plan, and
+ * the epochs that record the next one keep nothing: up to two, then the
+ * third is taken as it is). Also the counters' value and ratio wording,
+ * shared with the scripts' effect lines. */
 #ifndef GS_KNOB_DELTA_H
 #define GS_KNOB_DELTA_H
 
@@ -21,6 +23,8 @@ void stat_value_str(const stat_desc_t *d, double v, char *out, size_t n);
  * points"), else before / after ("4.47x") or why there is none ("none
  * left", "both zero"). */
 void stat_change_str(const stat_desc_t *d, double before, double after, char *out, size_t n);
+
+#define KNOB_DELTA_SETTLE 3 /* the epochs with a change a delta line waits for at most */
 
 typedef struct {
     int active;

@@ -58,6 +58,8 @@ enum {
       STAT_JSON | STAT_PANEL | STAT_STREAM)                                                                            \
     X(d2d_bytes, "B", "d2d", "device-to-device bytes", "%.0f", STAT_JSON | STAT_PANEL | STAT_STREAM)                 \
     X(d2h_bytes, "B", "", "device-to-host bytes", "%.0f", STAT_JSON | STAT_STREAM)                                   \
+    X(settling, "", "", "1: the epoch recorded a memory plan (nothing kept): the next ones differ, a knob's delta line waits for them", \
+      "%.0f", STAT_JSON | STAT_STREAM)                                                                                 \
     X(kept_bytes, "B", "kept", "host-to-device bytes the memory plan's device copies made unnecessary", "%.0f",        \
       STAT_JSON | STAT_PANEL | STAT_STREAM)                                                                            \
     X(acc_kept_bytes, "B", "acc kept",                                                                                 \

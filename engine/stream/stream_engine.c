@@ -371,6 +371,7 @@ void stream_engine_epoch_end(stream_engine_t *se, epoch_stats_t *st)
     st->swapped_cols = k->swapped_cols, st->swap_saved_ms = 1e3 * k->swap_saved_s, st->swap_bound_ms = 1e3 * k->swap_bound_s;
     st->kept_bytes = se->streamer.mp.kept_bytes;
     se->steady = se->streamer.kn.memplan == MP_STREAM || (se->planned_at_begin && se->streamer.mp.planned);
+    st->settling = !se->steady;
     /* the plan keeps tensors in what the streaming buffers and the kept edge chunks leave */
     int recorded = se->streamer.mp.recording;
     uint64_t held = (uint64_t)edge_store_held(&se->streamer.edges);
