@@ -34,7 +34,7 @@ static double chained_inputs(const pass_t *ps, int from, int to)
 {
     double b = 0;
     for (int q = from; q < to; q++)
-        if (ps->apply[q].is_matmul) b += sizeof(float) * (double)ps->out.rows * (double)(q ? ps->apply[q - 1].out.cols : ps->out.cols);
+        if (ps->apply[q].is_matmul) b += sizeof(float) * (double)ps->out.rows * (double)stream_apply_in_cols(ps, q);
     return b;
 }
 

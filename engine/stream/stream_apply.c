@@ -21,7 +21,7 @@
 static size_t param_floats(const pass_t *ps, int q)
 {
     const apply_op_t *op = &ps->apply[q];
-    int64_t in_cols = q ? ps->apply[q - 1].out.cols : ps->out.cols;
+    int64_t in_cols = stream_apply_in_cols(ps, q);
     return (size_t)(op->is_matmul ? in_cols * op->m.f : op->param_floats);
 }
 

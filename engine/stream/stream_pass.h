@@ -114,6 +114,8 @@ void stream_scatter_home(streamer_t *s, pass_run_t *pr, int d, int slot, const s
  * device bytes its buffers take. */
 int stream_run_pass(streamer_t *s, orient_t *o, const pass_t *ps, gs_err_t *err);
 size_t stream_pass_bytes(const streamer_t *s, const pass_t *ps, const orient_t *o);
+/* The width of ApplyVertex op q's input: the op before it's output, or the gather's. */
+static inline int64_t stream_apply_in_cols(const pass_t *ps, int q) { return q ? ps->apply[q - 1].out.cols : ps->out.cols; }
 /* apply_room.c: how many of the n ApplyVertex ops ps's pass runs on the
  * devices (ps->napply set), within the cap and beside the memory plan. */
 int stream_apply_room(streamer_t *s, pass_t *ps, int n);
