@@ -99,7 +99,8 @@ static int pass_setup(streamer_t *s, const pass_t *ps, orient_t *o, pass_run_t *
     return pr->order ? GS_OK : gs_fail(err, GS_EFAIL, "out of memory");
 }
 
-/* Device d's order of column c's blocks: the natural order, or with
+/* Device d's order of column c's blocks: the natural order (its non-empty
+ * blocks first, so the empty ones the pass skips hold no buffer slot), or with
  * --swap (naive streaming, a profiled layer) the swap heuristic's, judged
  * from the pipeline the device's last column left on through its next
  * column (stream_swap.h); the pipeline this column leaves is kept for the
@@ -111,7 +112,7 @@ static void block_order(streamer_t *s, pass_run_t *pr, int d, int c)
     int nb = pr->nb, *ord = pr->order + (size_t)d * nb, *next = pr->order + (size_t)TOPO_MAX_DEV * nb;
     const sub_prof_t *pf = ps->layer >= 0 && ps->layer < PROG_MAX_LAYERS ? &o->prof[ps->layer] : NULL;
     if (!pr->naive || !s->kn.swap || !s->have_profile || !pf || !pf->pass) {
-        for (int t = 0; t < nb; t++) ord[t] = t;
+        stream_natural_order(o->sub + (size_t)c * nb, nb, ord);
         return;
     }
     size_t at = (size_t)c * nb, nx = (size_t)(c + pr->nd) * nb;

@@ -47,6 +47,18 @@ static double judged(const swap_ctx_t *ctx, const int *order, int n, const doubl
  * blocks costs O(P k) to simulate). */
 #define SWAP_MAX_TRIALS 4096
 
+/* The column's copy time over its compute time: a sub-chunk whose own
+ * ratio is above it is copy-heavy for this column's pipeline, below it
+ * compute-heavy (at 1:1 a transfer-bound column would have no
+ * compute-heavy sub-chunk, though its hubs' sub-chunks still hide its
+ * copies best early and its lightest gather ends it best). */
+static double column_balance(const int *order, int n, const double *tc, const double *tk)
+{
+    double copy = 0, comp = 0;
+    for (int t = 0; t < n; t++) copy += tc[order[t]], comp += tk[order[t]];
+    return comp > 0 ? copy / comp : 1;
+}
+
 static void swap_at(int *order, int i, int j)
 {
     int x = order[i];
@@ -57,6 +69,7 @@ double stream_swap_order(const sub_t *col, int nb, int k, const double *tc, cons
                          int *order)
 {
     int n = stream_natural_order(col, nb, order);
+    double balance = column_balance(order, n, tc, tk);
     double start = judged(ctx, order, n, tc, tk, slots), best = start;
     for (int trials = 0; trials < SWAP_MAX_TRIALS;) { /* the best swap of each sweep, until none helps */
         int bi = -1, bj = -1;
@@ -64,7 +77,7 @@ double stream_swap_order(const sub_t *col, int nb, int k, const double *tc, cons
         for (int i = 0; i < n && trials < SWAP_MAX_TRIALS; i++)
             for (int j = i + 1; j < n && trials < SWAP_MAX_TRIALS; j++) {
                 int a = order[i], b = order[j];
-                int heterogeneous = (tc[a] > tk[a]) != (tc[b] > tk[b]); /* one copy-heavy, one compute-heavy */
+                int heterogeneous = (tc[a] > balance * tk[a]) != (tc[b] > balance * tk[b]); /* one copy-heavy, one compute-heavy */
                 if (a / k != b / k || !heterogeneous) continue;       /* sub-chunks of one chunk only */
                 swap_at(order, i, j);
                 double t = judged(ctx, order, n, tc, tk, slots);

@@ -3,7 +3,10 @@
  * compute times, and the order the swap heuristic picks. As the paper
  * describes it: start from the natural order and swap a pair of
  * sub-chunks of the same chunk, one whose copy outweighs its compute and
- * one the other way round: each sweep over the pairs takes the swap that
+ * one the other way round, each measured against the column's own balance
+ * (its copy time over its compute time; NeuGraph judges the pair by the
+ * simulated overlap, and in a transfer-bound column that is relative):
+ * each sweep over the pairs takes the swap that
  * shortens the simulated schedule most, until none does (or after
  * SWAP_MAX_TRIALS simulations). The engine pipelines across a device's
  * columns (the next column's copies start while this one's last kernels

@@ -103,15 +103,18 @@ static void test_swap_within_the_pass(void **state)
 
 /* The best makespan over every order the heuristic may reach: the chunks
  * in their natural order, the k = 2 sub-chunks of a chunk in either order
- * when one is copy-heavy and the other compute-heavy. */
+ * when one is copy-heavy and the other compute-heavy against the column's
+ * balance (its copy time over its compute time). */
 static double best_within_chunks(const double *tc, const double *tk, int chunks)
 {
-    double best = INFINITY;
+    double best = INFINITY, copy = 0, comp = 0;
     int order[16];
+    for (int b = 0; b < 2 * chunks; b++) copy += tc[b], comp += tk[b];
+    double balance = copy / comp;
     for (int mask = 0; mask < 1 << chunks; mask++) {
         for (int c = 0; c < chunks; c++) {
             int a = 2 * c, b = a + 1;
-            int flip = (mask >> c & 1) && (tc[a] > tk[a]) != (tc[b] > tk[b]);
+            int flip = (mask >> c & 1) && (tc[a] > balance * tk[a]) != (tc[b] > balance * tk[b]);
             order[2 * c] = 2 * c + flip, order[2 * c + 1] = 2 * c + 1 - flip;
         }
         double t = stream_simulate(order, 2 * chunks, tc, tk, 2);
@@ -178,11 +181,17 @@ static void test_swap_bound(void **state)
     saved = stream_swap_order(four, 4, 4, qc, qk, 2, NULL, from);
     near(saved + stream_swap_bound(four, 4, 4, qc, qk, 2, NULL, from), natural - least, "a chunk of four: the best of its 24 orders");
     assert_true(stream_swap_bound(four, 4, SWAP_BOUND_MAX_K + 1, qc, qk, 2, NULL, from) == -1);
-    /* every sub-chunk compute-heavy: the heuristic has no pair to swap, the search puts the short copy first
-     * (2 + 4 x 3 = 14 -> 1 + 12 = 13) */
+    /* every sub-chunk's gather outweighs its copy, but against the column's balance (5 of copy to 12 of
+     * compute) the first is copy-heavy: the heuristic puts the short copy first (2 + 4 x 3 = 14 -> 1 + 12 =
+     * 13), the best of the 24 orders; a rule at 1:1 had no pair here */
     const double hc[4] = {2, 1, 1, 1}, hk[4] = {3, 3, 3, 3};
-    near(stream_swap_order(four, 4, 4, hc, hk, 2, NULL, from), 0, "no heterogeneous pair");
-    near(stream_swap_bound(four, 4, 4, hc, hk, 2, NULL, from), 1, "the search beyond the heuristic");
+    near(stream_swap_order(four, 4, 4, hc, hk, 2, NULL, from), 1, "a pair against the column's balance");
+    near(stream_swap_bound(four, 4, 4, hc, hk, 2, NULL, from), 0, "nothing beyond the heuristic");
+    /* each sub-chunk at the column's balance (1:3): no pair to swap, the search still puts the short copy
+     * first (2 + 6 + 3 x 3 = 17 -> 1 + 3 + 6 + 3 + 3 = 16) */
+    const double pc[4] = {2, 1, 1, 1}, pk[4] = {6, 3, 3, 3};
+    near(stream_swap_order(four, 4, 4, pc, pk, 2, NULL, from), 0, "no heterogeneous pair");
+    near(stream_swap_bound(four, 4, 4, pc, pk, 2, NULL, from), 1, "the search beyond the heuristic");
     enum { NB = 12 };
     sub_t col[NB];
     double rc[NB], rk[NB];
