@@ -9,7 +9,8 @@
 #   2 pipeline  on  -> off    hidden falls from >= 5% to < 1%
 #   3 swap      on  -> off    swapped columns fall from > 0 to 0: profiled per layer, Cora's
 #                             columns hold pairs of a copy-heavy and a compute-heavy sub-chunk
-#                             of one chunk, the pairs NeuGraph's heuristic swaps
+#                             of one chunk (against the column's copy-to-compute balance),
+#                             the pairs NeuGraph's heuristic swaps
 #                             (tests/unit/test_swap.c holds it to known best orders)
 #   4 multidev  naive -> chain  uplink falls >= 1.2x, d2d rises >= 50x
 #   5 order     metis -> none   gather h2d rises >= 1.5x
