@@ -115,7 +115,8 @@ check("1 -> 2 GPUs on NGra's graph by shape: >= 1.6x with the ring, <= 1.3x naiv
 # order Johnson's rule picks: heavy kernels first), so the natural order is the one the swap should fix. The engine
 # pipelines on across chunks and columns, so a chunk's order changes only what happens at a pass's ends: the swap
 # pays where a pass is few sub-chunks (one chunk of four: the first copy and the last gather are a pass's tenth) and
-# fades as P grows
+# fades as P grows: the ids number the hubs last over the whole graph, so at P = 4 they fill the last chunk and each
+# chunk's sub-chunks are alike (all copy-heavy, or all compute-heavy, against the column's balance: no pair to swap)
 print("4. pipelining with --swap on a hubs-last graph (NeuGraph Fig. 15: the swap pays on heterogeneous chunks)")
 sw = ["--hidden", "128", "--devices", "1", "--topology", "1gpu", "--subchunks", "4", "--pipeline", "on",
       "--selective", "on", *virtual]
