@@ -32,6 +32,7 @@ void stat_value_str(const stat_desc_t *d, double v, char *out, size_t n)
 void stat_change_str(const stat_desc_t *d, double before, double after, char *out, size_t n)
 {
     if (d->flags & STAT_FRACTION) snprintf(out, n, "%+.0f points", 100 * (after - before));
+    else if (after != 0 && before == 0) snprintf(out, n, "from none");
     else if (after != 0) snprintf(out, n, "%.2fx", before / after);
     else snprintf(out, n, "%s", before != 0 ? "none left" : "both zero");
 }

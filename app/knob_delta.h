@@ -21,7 +21,7 @@ const stat_desc_t *knob_counter(const char *knob);
 void stat_value_str(const stat_desc_t *d, double v, char *out, size_t n);
 /* The change from before to after: a share's points gained ("+38
  * points"), else before / after ("4.47x") or why there is none ("none
- * left", "both zero"). */
+ * left", "from none", "both zero"). */
 void stat_change_str(const stat_desc_t *d, double before, double after, char *out, size_t n);
 
 #define KNOB_DELTA_SETTLE 3 /* the epochs with a change a delta line waits for at most */
