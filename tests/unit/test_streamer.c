@@ -482,12 +482,6 @@ static void test_selective_and_chain_move_fewer_bytes(void **state)
     assert_true(run_bytes(4, MD_RING, SEL_ON, NULL) == want_ring);
 }
 
-/* On a sparse grid (an edge chunk in two empty) two devices under one
- * switch: the ring loads a block once a round, only when a column of the
- * round reads it, and passes it only to a device that reads it, so it
- * copies what the chain copies, less than every block each round, and no
- * more than naive (before, it loaded every block every round: more than
- * naive on the workbench's Cora at 24 chunks). The sums are the same. */
 /* The suite's sparse grid: N vertices, 40 edges, so at 8 chunks about
  * one edge chunk in two is empty. */
 static void sparse_graph(dataset_t *sds, graph_t *sg)
@@ -497,6 +491,12 @@ static void sparse_graph(dataset_t *sds, graph_t *sg)
     assert_int_equal(graph_build(sg, sds, &err), GS_OK);
 }
 
+/* On a sparse grid (an edge chunk in two empty) two devices under one
+ * switch: the ring loads a block once a round, only when a column of the
+ * round reads it, and passes it only to a device that reads it, so it
+ * copies what the chain copies, less than every block each round, and no
+ * more than naive (before, it loaded every block every round: more than
+ * naive on the workbench's Cora at 24 chunks). The sums are the same. */
 static void test_ring_streams_only_read_blocks(void **state)
 {
     (void)state;
