@@ -141,6 +141,7 @@ static const gen_key_t gen_keys[] = {
     {"scale", 1e-9, 16, 0},                {"local", 0, 1, 1},
 };
 #define GEN_KEYS "nodes, degree, feats, classes, seed, hubs, local, like, scale"
+#define GEN_KEY_HUBS 5 /* gen_keys[5], which also takes the names gnnscope gen --hubs takes */
 
 static void gen_set(gen_params_t *p, int k, double v)
 {
@@ -150,7 +151,7 @@ static void gen_set(gen_params_t *p, int k, double v)
     case 2: p->feats = (int64_t)v; break;
     case 3: p->classes = (int64_t)v; break;
     case 4: p->seed = (uint64_t)v; break;
-    case 5: p->hubs = (int)v; break;
+    case GEN_KEY_HUBS: p->hubs = (int)v; break;
     case 6: p->scale = v; break;
     default: p->local = (int)v; break;
     }
@@ -170,9 +171,12 @@ static int gen_parse_pair(const char *spec, const char *s, size_t len, gen_param
     snprintf(value, sizeof value, "%.*s", (int)(vlen < 63 ? vlen : 63), eq + 1);
     double v = strtod(value, &end);
     const gen_key_t *g = &gen_keys[k];
+    static const char *const hubs_names[] = {"random", "first", "last"}; /* GEN_HUBS_*, as gnnscope gen --hubs names them */
+    for (int h = 0; h < 3 && k == GEN_KEY_HUBS; h++)
+        if (!strcmp(value, hubs_names[h])) v = h, end = value + vlen;
     if (!vlen || vlen >= sizeof value || *end || !isfinite(v) || v < g->lo || v > g->hi || (g->whole && v != floor(v)))
-        return gs_fail(err, GS_EINPUT, "--dataset %s: %s=%s is not %s in [%.15g, %.15g]", spec, g->key, value, g->whole ? "an integer" : "a number",
-                       g->lo, g->hi);
+        return gs_fail(err, GS_EINPUT, "--dataset %s: %s=%s is not %s%s in [%.15g, %.15g]", spec, g->key, value,
+                       k == GEN_KEY_HUBS ? "random, first, last or " : "", g->whole ? "an integer" : "a number", g->lo, g->hi);
     gen_set(p, k, v);
     return GS_OK;
 }

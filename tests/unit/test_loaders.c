@@ -531,8 +531,14 @@ static void test_generator_local_ids(void **state)
     dataset_free(&d);
     assert_int_equal(gen_parse_spec("gen:hubs=2", &p, &err), GS_OK);
     assert_int_equal(p.hubs, GEN_HUBS_LAST);
+    assert_int_equal(gen_parse_spec("gen:hubs=first", &p, &err), GS_OK);
+    assert_int_equal(p.hubs, GEN_HUBS_FIRST);
+    assert_int_equal(gen_parse_spec("gen:hubs=last", &p, &err), GS_OK);
+    assert_int_equal(p.hubs, GEN_HUBS_LAST);
     assert_int_equal(gen_parse_spec("gen:hubs=3", &p, &err), GS_EINPUT);
-    assert_non_null(strstr(err.msg, "hubs=3 is not an integer in [0, 2]"));
+    assert_non_null(strstr(err.msg, "hubs=3 is not random, first, last or an integer in [0, 2]"));
+    assert_int_equal(gen_parse_spec("gen:hubs=lastly", &p, &err), GS_EINPUT);
+    assert_non_null(strstr(err.msg, "hubs=lastly is not random, first, last or an integer in [0, 2]"));
     assert_int_equal(gen_parse_spec("gen:nodes=100,local=1", &p, &err), GS_OK);
     assert_true(p.local == 1 && p.nodes == 100);
     assert_int_equal(gen_parse_spec("gen:local=2", &p, &err), GS_EINPUT);
