@@ -146,7 +146,7 @@ static const rowset_t *carried(const streamer_t *s, const pass_run_t *pr, int t,
 int stream_chained_step(streamer_t *s, pass_run_t *pr, int t, gs_err_t *err)
 {
     const orient_t *o = pr->o;
-    int seq[TOPO_MAX_DEV][TOPO_MAX_DEV], len[TOPO_MAX_DEV], slot = t % pr->slots, nb = pr->nb, rc = GS_OK;
+    int seq[TOPO_MAX_DEV][TOPO_MAX_DEV], len[TOPO_MAX_DEV], slot = pr->loads % pr->slots, nb = pr->nb, rc = GS_OK, loaded = 0;
     int nseq = block_sequences(s, seq, len);
     for (int qs = 0; qs < nseq && !rc; qs++) {
         int last = -1, filt;
@@ -156,7 +156,9 @@ int stream_chained_step(streamer_t *s, pass_run_t *pr, int t, gs_err_t *err)
         }
         const rowset_t *rs = carried(s, pr, t, qs, &filt);
         for (int q = 0; q <= last && !rc; q++) rc = stream_hop(s, pr, seq[qs][q], t, slot, q ? seq[qs][q - 1] : -1, slot, rs, filt, err);
+        loaded |= last >= 0;
     }
+    pr->loads += loaded; /* a block no column of the round reads takes no slot */
     return rc;
 }
 

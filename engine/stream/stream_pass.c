@@ -272,7 +272,7 @@ int stream_run_pass(streamer_t *s, orient_t *o, const pass_t *ps, gs_err_t *err)
     pr.naive = blocks_naive(s, ps);
     if (!rc && !pr.naive) rc = stream_ensure_groups(s, o, err);
     for (int r = 0; !rc && r * pr.nd < s->p; r++) {
-        pr.round = r, pr.ra = r % pr.aslots;
+        pr.round = r, pr.ra = r % pr.aslots, pr.loads = 0;
         for (int d = 0; d < pr.nd; d++) column_begin(s, &pr, r, d);
         rc = round_blocks(s, &pr, err);
         for (int d = 0; d < pr.nd; d++) column_end(s, &pr, d);

@@ -75,6 +75,7 @@ typedef struct {
     int *order;                /* [device][t]: the block processed t-th in the device's column (then a scratch column) */
     pipe_state_t pipe[TOPO_MAX_DEV]; /* --swap: the simulated pipeline each device's last column left */
     int col[TOPO_MAX_DEV], round, ra; /* this round's columns (-1: none), the round, its accumulator slot */
+    int loads;                        /* chain: the round's steps that loaded a block (the next one's slot) */
     float *acc[TOPO_MAX_DEV];
 } pass_run_t;
 
