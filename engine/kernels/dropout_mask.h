@@ -20,7 +20,7 @@ GS_HD static inline uint64_t gs_drop_row_key(uint64_t key, const int32_t *orig_i
 
 /* The 16 mask bits of element j of the row keyed rowkey: the top half of a
  * 32-bit hash of (the row key folded to 32 bits, j), so a row's mask is one
- * vectorised pass (sixteen elements an instruction on the host:
+ * vectorised pass (a register of elements an instruction on the host:
  * dropout_rows.h; a 64-bit hash per four elements cost the dropout op 2x a
  * copy of the tensor). */
 #define GS_DROP_STEP 0x9e3779b9U /* the hash's input advances by this per element */

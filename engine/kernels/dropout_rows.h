@@ -1,12 +1,13 @@
-/* dropout_rows.h - the host's dropout applied a row at a time, sixteen
- * elements a step: each lane's mask bits are drawn as gs_drop_bits draws
- * them (dropout_mask.h), compared with the threshold and applied in the
+/* dropout_rows.h - the host's dropout applied a row at a time, one
+ * register of elements a step (GS_VN: sixteen with AVX-512, eight
+ * otherwise): each lane's mask bits are drawn as gs_drop_bits draws them
+ * (dropout_mask.h), compared with the threshold and applied in the
  * same pass, so the mask never goes through memory and a row costs one
  * read and one write of its floats (drawing the mask into a buffer first
  * and multiplying after cost the forward op ~20% more on a 120K x 128
  * tensor; bench/bench_dropout.sh). Bit for bit gs_drop_scale's result,
- * element by element (test_kernels). Host only: GCC's vector extensions,
- * sixteen lanes being one AVX-512 register, two AVX ones, or scalar code. */
+ * element by element (test_kernels). Host only: GCC's vector extensions
+ * at the build's native width (fast_math_v8.h), or scalar code. */
 #ifndef GS_DROPOUT_ROWS_H
 #define GS_DROPOUT_ROWS_H
 
@@ -18,15 +19,16 @@
 /* Lane i of *scale: gs_drop_scale(rowkey, j + i, p) for the row whose key
  * folds to key32, with drop = p * 65536 and keep = 1 / (1 - p): +0 where
  * the element is dropped, keep where it is kept. (By pointer: a vector
- * returned by value changes the ABI where the build has no AVX-512.) */
-static inline void gs_drop_scale16(uint32_t key32, int64_t j, float drop, float keep, gs_v16f *scale)
+ * returned by value changes the ABI where the build lacks its width.) */
+static inline void gs_drop_scale_vn(uint32_t key32, int64_t j, float drop, float keep, gs_vnf *scale)
 {
-    const gs_v16u lane = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
-    gs_v16u x = key32 + ((uint32_t)j + lane) * GS_DROP_STEP;
+    gs_vnu lane;
+    for (int i = 0; i < GS_VN; i++) lane[i] = (uint32_t)i;
+    gs_vnu x = key32 + ((uint32_t)j + lane) * GS_DROP_STEP;
     GS_MIX32_IN_PLACE(x);
-    gs_v16f bits = __builtin_convertvector((gs_v16i)(x >> 16), gs_v16f); /* below 2^16: exact */
-    gs_v16i dropped = bits < (gs_v16f){} + drop;
-    *scale = (gs_v16f)((gs_v16i)((gs_v16f){} + keep) & ~dropped);
+    gs_vnf bits = __builtin_convertvector((gs_vni)(x >> 16), gs_vnf); /* below 2^16: exact */
+    gs_vni dropped = bits < (gs_vnf){} + drop;
+    *scale = (gs_vnf)((gs_vni)((gs_vnf){} + keep) & ~dropped);
 }
 
 /* How gs_drop_apply writes out[j]: stored, stored non-temporally (out
@@ -41,19 +43,18 @@ static inline void gs_drop_apply(float *out, const float *in, uint64_t rowkey, i
     uint32_t key32 = gs_drop_key32(rowkey);
     float drop = p * 65536.0f, keep = 1.0f / (1.0f - p);
     int64_t j = 0;
-    for (; j + 16 <= f; j += 16) {
-        gs_v16f v;
-        gs_drop_scale16(key32, j, drop, keep, &v);
-        v *= *(const gs_v16f *)(in + j);
+    for (; j + GS_VN <= f; j += GS_VN) {
+        gs_vnf v;
+        gs_drop_scale_vn(key32, j, drop, keep, &v);
+        v *= *(const gs_vnf *)(in + j);
         if (mode == GS_DROP_STREAM) {
-            gs_v8f half[2];
-            memcpy(half, &v, sizeof half);
-            GS_STREAM_STORE8(out + j, half[0]);
-            GS_STREAM_STORE8(out + j + 8, half[1]);
+            gs_v8f piece[GS_VN / 8];
+            memcpy(piece, &v, sizeof piece);
+            for (int k = 0; k < GS_VN / 8; k++) GS_STREAM_STORE8(out + j + 8 * k, piece[k]);
         } else if (mode == GS_DROP_ADD) {
-            *(gs_v16f *)(out + j) += v;
+            *(gs_vnf *)(out + j) += v;
         } else {
-            *(gs_v16f *)(out + j) = v;
+            *(gs_vnf *)(out + j) = v;
         }
     }
     for (; j < f; j++) {

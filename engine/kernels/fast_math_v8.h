@@ -18,6 +18,23 @@ typedef float gs_v16f __attribute__((vector_size(64), aligned(4)));
 typedef int32_t gs_v16i __attribute__((vector_size(64), aligned(4)));
 typedef uint32_t gs_v16u __attribute__((vector_size(64), aligned(4)));
 
+/* The build's native width: GS_VN lanes, one register (sixteen with
+ * AVX-512, eight otherwise). Kernels whose loops compare lanes use these:
+ * GCC 12 lowers a comparison of a vector wider than the build's registers
+ * lane by lane through scalar compares (a 16-lane dropout on an AVX2 Zen 3
+ * ran at 2.8x a copy's time, the 16-class loss at 9.7x its bound), while
+ * it splits the arithmetic well. Passed by pointer, as the others. */
+#ifndef GS_VN /* -DGS_VN=16 tests the AVX-512 layout on any machine */
+#ifdef __AVX512F__
+#define GS_VN 16
+#else
+#define GS_VN 8
+#endif
+#endif
+typedef float gs_vnf __attribute__((vector_size(4 * GS_VN), aligned(4)));
+typedef int32_t gs_vni __attribute__((vector_size(4 * GS_VN), aligned(4)));
+typedef uint32_t gs_vnu __attribute__((vector_size(4 * GS_VN), aligned(4)));
+
 /* x in every lane (a macro: a function returning a vector would change the ABI where AVX is off) */
 #define GS_V8_BCAST(x) ((gs_v8f){(x), (x), (x), (x), (x), (x), (x), (x)})
 

@@ -1,6 +1,7 @@
-/* xent_cpu.c - see xent_cpu.h. Sixteen listed rows go together, one row a
- * vector lane: their logits are transposed sixteen columns at a time into a
- * tile of column vectors, so the max, the exponentials, the double sums,
+/* xent_cpu.c - see xent_cpu.h. LANES listed rows go together (a register's
+ * lanes: sixteen with AVX-512, eight otherwise), one row a vector lane:
+ * their logits are transposed LANES columns at a time into a tile of
+ * column vectors, so the max, the exponentials, the double sums,
  * the logs and the gradient's scaling are vertical operations with no
  * dependence between rows (a row at a time, each row's chain of max, exp,
  * sum and fold took ~47 ns at 16 classes on a Zen 4 core; in blocks, ~25
@@ -22,29 +23,29 @@
 #include "train_math.h"
 #include "base/threadpool.h"
 
-#define LANES 16 /* rows taken together, and the columns a transpose moves */
+#define LANES GS_VN /* rows taken together, and the columns a transpose moves */
+#define HALVES (LANES / 8) /* eight-lane pieces of a vector: the double sums' width */
 
-typedef gs_v16f v16f; /* fast_math_v8.h's sixteen lanes */
-typedef gs_v16i v16i;
+typedef gs_vnf vf; /* fast_math_v8.h's native width */
+typedef gs_vni vi;
 typedef double v8d __attribute__((vector_size(64), aligned(8)));
 
 /* Vectors go by pointer: a function taking or returning one by value would
- * change the ABI where the build has no AVX-512 (hence macros below). */
+ * change the ABI where the build lacks its width (hence macros below). */
 
-/* Sixteen lanes from two eight-lane halves, and a half of sixteen lanes. */
-#define JOIN16(lo, hi) __builtin_shufflevector(lo, hi, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
-#define LOW8(v) __builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7)
-#define HIGH8(v) __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15)
-
-/* Swaps the off-diagonal s x s blocks of each 2s x 2s block of the 16 x 16
- * matrix m (rows m[i]); s = 8, 4, 2, 1 in turn transposes it. */
+/* Swaps the off-diagonal s x s blocks of each 2s x 2s block of the LANES x
+ * LANES matrix m (rows m[i]); s = LANES / 2, ..., 2, 1 in turn transposes
+ * it. The shuffles' lane lists by width: */
 #define SWAP_BLOCKS(m, s, LO, HI)                                                                                      \
     for (int i_ = 0; i_ < LANES; i_++)                                                                                 \
         if (!(i_ & (s))) {                                                                                             \
-            v16f a_ = (m)[i_], b_ = (m)[i_ + (s)];                                                                     \
+            vf a_ = (m)[i_], b_ = (m)[i_ + (s)];                                                                       \
             (m)[i_] = __builtin_shufflevector(a_, b_, LO);                                                             \
             (m)[i_ + (s)] = __builtin_shufflevector(a_, b_, HI);                                                       \
         }
+#if LANES == 16
+#define HALF8(v, h) ((h) ? __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15) : __builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7))
+#define JOIN_HALVES(p) __builtin_shufflevector(p[0], p[1], 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
 #define S8_LO 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23
 #define S8_HI 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31
 #define S4_LO 0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27
@@ -53,10 +54,22 @@ typedef double v8d __attribute__((vector_size(64), aligned(8)));
 #define S2_HI 2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31
 #define S1_LO 0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30
 #define S1_HI 1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31
+#else
+#define HALF8(v, h) ((void)(h), (v))
+#define JOIN_HALVES(p) (p[0])
+#define S4_LO 0, 1, 2, 3, 8, 9, 10, 11
+#define S4_HI 4, 5, 6, 7, 12, 13, 14, 15
+#define S2_LO 0, 1, 8, 9, 4, 5, 12, 13
+#define S2_HI 2, 3, 10, 11, 6, 7, 14, 15
+#define S1_LO 0, 8, 2, 10, 4, 12, 6, 14
+#define S1_HI 1, 9, 3, 11, 5, 13, 7, 15
+#endif
 
-static inline void transpose16(v16f *m)
+static inline void transpose(vf *m)
 {
+#if LANES == 16
     SWAP_BLOCKS(m, 8, S8_LO, S8_HI)
+#endif
     SWAP_BLOCKS(m, 4, S4_LO, S4_HI)
     SWAP_BLOCKS(m, 2, S2_LO, S2_HI)
     SWAP_BLOCKS(m, 1, S1_LO, S1_HI)
@@ -72,28 +85,28 @@ typedef struct {
 } xent_job_t;
 
 /* tile[j] lane r = z[row[r]][j] for j < c. */
-static void load_tile(const xent_job_t *j, const int64_t *row, v16f *tile)
+static void load_tile(const xent_job_t *j, const int64_t *row, vf *tile)
 {
     for (int64_t g = 0; g < j->c; g += LANES) {
         int64_t w = j->c - g < LANES ? j->c - g : LANES;
-        v16f m[LANES];
+        vf m[LANES];
         for (int r = 0; r < LANES; r++) {
             const float *z = j->logits + row[r] * j->c + g;
             if (w == LANES || row[r] * j->c + g + LANES <= j->nrows * j->c)
-                m[r] = *(const v16f *)z; /* lanes past w (the next row's) are never stored */
+                m[r] = *(const vf *)z; /* lanes past w (the next row's) are never stored */
             else {
-                m[r] = (v16f){0};
+                m[r] = (vf){0};
                 for (int64_t k = 0; k < w; k++) m[r][k] = z[k];
             }
         }
-        transpose16(m);
+        transpose(m);
         for (int64_t k = 0; k < w; k++) tile[g + k] = m[k];
     }
 }
 
 /* The first w <= LANES lanes of *m stored at d, in pieces of fixed size (a
  * loop of w becomes a rep movs, whose start costs more than the row). */
-static inline void store_lanes(float *d, const v16f *m, int64_t w)
+static inline void store_lanes(float *d, const vf *m, int64_t w)
 {
     const float *f = (const float *)m;
     int64_t at = 0;
@@ -106,58 +119,58 @@ static inline void store_lanes(float *d, const v16f *m, int64_t w)
 
 /* Row r's gradient, for j < c: tile[j] lane r (the exponentials) times
  * inv lane r; rows past nb are not stored. */
-static void store_gradient(const xent_job_t *j, const int64_t *row, int nb, const v16f *tile, const v16f *inv)
+static void store_gradient(const xent_job_t *j, const int64_t *row, int nb, const vf *tile, const vf *inv)
 {
     for (int64_t g = 0; g < j->c; g += LANES) {
         int64_t w = j->c - g < LANES ? j->c - g : LANES;
-        v16f m[LANES];
-        for (int k = 0; k < LANES; k++) m[k] = k < w ? tile[g + k] * *inv : (v16f){0};
-        transpose16(m);
+        vf m[LANES];
+        for (int k = 0; k < LANES; k++) m[k] = k < w ? tile[g + k] * *inv : (vf){0};
+        transpose(m);
         for (int r = 0; r < nb; r++) store_lanes(j->dlogits + row[r] * j->c + g, &m[r], w);
     }
 }
 
 /* The tile's exponentials less each lane's max *mx, in place, and their
- * sums in lanes 0-7 (*lo) and 8-15 (*hi), in gs_xent_row's order. */
-static void exp_and_sum(v16f *tile, int64_t c, v16f *mx, v8d *lo, v8d *hi)
+ * sums, lanes 8h to 8h + 7 in sum[h], in gs_xent_row's order. */
+static void exp_and_sum(vf *tile, int64_t c, vf *mx, v8d *sum)
 {
-    v16f m = tile[0];
+    vf m = tile[0];
     for (int64_t k = 1; k < c; k++) {
-        m = GS_VEC_SELECT(v16i, tile[k] > m, tile[k], m);
+        m = GS_VEC_SELECT(vi, tile[k] > m, tile[k], m);
     }
     *mx = m;
-    for (int64_t k = 0; k < c; k++) /* the exponentials alone: the sums' sixteen registers would crowd them */
-        GS_EXPF_VEC(tile[k], tile[k] - m, v16f, v16i);
-    v8d plo[8] = {{0}}, phi[8] = {{0}};
-    for (int64_t k0 = 0; k0 < c; k0 += 8)
-        for (int l = 0; l < 8 && k0 + l < c; l++) { /* l constant once unrolled: the sums stay in registers */
-            v16f e = tile[k0 + l];
-            plo[l] += __builtin_convertvector(LOW8(e), v8d);
-            phi[l] += __builtin_convertvector(HIGH8(e), v8d);
-        }
-    *lo = ((plo[0] + plo[4]) + (plo[2] + plo[6])) + ((plo[1] + plo[5]) + (plo[3] + plo[7]));
-    *hi = ((phi[0] + phi[4]) + (phi[2] + phi[6])) + ((phi[1] + phi[5]) + (phi[3] + phi[7]));
+    for (int64_t k = 0; k < c; k++) /* the exponentials alone: the sums' registers would crowd them */
+        GS_EXPF_VEC(tile[k], tile[k] - m, vf, vi);
+    for (int h = 0; h < HALVES; h++) {
+        v8d part[8] = {{0}};
+        for (int64_t k0 = 0; k0 < c; k0 += 8)
+            for (int l = 0; l < 8 && k0 + l < c; l++) /* l constant once unrolled: the sums stay in registers */
+                part[l] += __builtin_convertvector(HALF8(tile[k0 + l], h), v8d);
+        sum[h] = ((part[0] + part[4]) + (part[2] + part[6])) + ((part[1] + part[5]) + (part[3] + part[7]));
+    }
 }
 
 /* Listed rows [i0, i0 + nb), nb <= LANES, with c x LANES floats of tile:
  * their terms in term[0, nb), their gradients overwritten. */
-static void xent_block(const xent_job_t *j, int64_t i0, int nb, v16f *tile, double *term)
+static void xent_block(const xent_job_t *j, int64_t i0, int nb, vf *tile, double *term)
 {
     int64_t row[LANES];
     for (int r = 0; r < LANES; r++) row[r] = j->idx[i0 + (r < nb ? r : 0)];
     load_tile(j, row, tile);
-    v16f mx;
-    v8d lo, hi;
-    exp_and_sum(tile, j->c, &mx, &lo, &hi);
-    gs_v8f slo = __builtin_convertvector(lo, gs_v8f), shi = __builtin_convertvector(hi, gs_v8f), lglo, lghi;
-    GS_LOGF_V8(lglo, slo);
-    GS_LOGF_V8(lghi, shi);
-    v16f lg = JOIN16(lglo, lghi);
+    vf mx;
+    v8d sum[HALVES];
+    exp_and_sum(tile, j->c, &mx, sum);
+    gs_v8f lgh[HALVES], invh[HALVES];
+    for (int h = 0; h < HALVES; h++) {
+        gs_v8f s8 = __builtin_convertvector(sum[h], gs_v8f);
+        GS_LOGF_V8(lgh[h], s8);
+    }
+    vf lg = JOIN_HALVES(lgh);
     if (j->dlogits) {
         v8d counted = {0};
         counted += (double)j->counted; /* inv = (float)(1.0 / (s * counted)), as the reference */
-        gs_v8f ilo = __builtin_convertvector(1.0 / (lo * counted), gs_v8f), ihi = __builtin_convertvector(1.0 / (hi * counted), gs_v8f);
-        v16f inv = JOIN16(ilo, ihi);
+        for (int h = 0; h < HALVES; h++) invh[h] = __builtin_convertvector(1.0 / (sum[h] * counted), gs_v8f);
+        vf inv = JOIN_HALVES(invh);
         store_gradient(j, row, nb, tile, &inv);
     }
     float share = 1.0f / (float)j->counted;
@@ -191,8 +204,8 @@ static void xent_range(void *ctx, int64_t begin, int64_t end)
         int64_t from = begin ? j->idx[begin - 1] + 1 : 0, to = end == j->n ? j->nrows : j->idx[end - 1] + 1;
         memset(j->dlogits + from * j->c, 0, sizeof(float) * (size_t)((to - from) * j->c));
     }
-    v16f stack[STACK_COLS] __attribute__((aligned(64)));
-    v16f *tile = j->c <= STACK_COLS ? stack : malloc(sizeof(v16f) * (size_t)j->c);
+    vf stack[STACK_COLS] __attribute__((aligned(64)));
+    vf *tile = j->c <= STACK_COLS ? stack : malloc(sizeof(vf) * (size_t)j->c);
     if (!tile) {
         xent_rows_reference(j, begin, end, j->term + begin);
         return;

@@ -402,7 +402,7 @@ static void check_drop_row(uint64_t rowkey, int64_t f, float p, int stream)
     if (stream) GS_STREAM_FENCE();
 }
 
-/* The dropout mask drawn sixteen lanes at a time (dropout_rows.h) is the
+/* The dropout mask drawn a register of lanes at a time (dropout_rows.h) is the
  * per-element mask bit for bit at every width (tails included); the
  * host's dropout op applies it (kept elements scaled by 1/(1-p), about p
  * of them dropped), forward and backward alike. */
