@@ -8,7 +8,9 @@
  * ns). The arithmetic keeps train_math.h's order: the
  * running max from z[0] (exact in any order), element j's exponential
  * summed in double into lane j % 8 from 0, the eight lanes folded 4, 2, 1;
- * so every row's term and gradient have gs_xent_row's bits. Lanes past the
+ * so every row's term and gradient have gs_xent_row's bits. Every vector,
+ * the doubles' included, is one register of the build (GCC 12 put a
+ * 64-byte vector of doubles through the stack at every add on AVX2). Lanes past the
  * block's rows repeat its first row and are never stored. The gradient's
  * rows are zeroed by the range whose listed rows end at or after them, in
  * one memset (idx sorted ascending; otherwise every row first; zeroing the
@@ -24,11 +26,12 @@
 #include "base/threadpool.h"
 
 #define LANES GS_VN /* rows taken together, and the columns a transpose moves */
-#define HALVES (LANES / 8) /* eight-lane pieces of a vector: the double sums' width */
+#define HALF (LANES / 2) /* the rows whose double sums fill one register */
 
 typedef gs_vnf vf; /* fast_math_v8.h's native width */
 typedef gs_vni vi;
-typedef double v8d __attribute__((vector_size(64), aligned(8)));
+typedef double vd __attribute__((vector_size(8 * HALF), aligned(8))); /* a register of doubles */
+typedef float vhf __attribute__((vector_size(4 * HALF), aligned(4)));  /* half a register of floats */
 
 /* Vectors go by pointer: a function taking or returning one by value would
  * change the ABI where the build lacks its width (hence macros below). */
@@ -44,8 +47,8 @@ typedef double v8d __attribute__((vector_size(64), aligned(8)));
             (m)[i_ + (s)] = __builtin_shufflevector(a_, b_, HI);                                                       \
         }
 #if LANES == 16
-#define HALF8(v, h) ((h) ? __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15) : __builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7))
-#define JOIN_HALVES(p) __builtin_shufflevector(p[0], p[1], 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
+#define HALF_OF(v, h) ((h) ? __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15) : __builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7))
+#define JOIN_HALVES(a, b) __builtin_shufflevector(a, b, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
 #define S8_LO 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23
 #define S8_HI 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31
 #define S4_LO 0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27
@@ -55,8 +58,8 @@ typedef double v8d __attribute__((vector_size(64), aligned(8)));
 #define S1_LO 0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30
 #define S1_HI 1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31
 #else
-#define HALF8(v, h) ((void)(h), (v))
-#define JOIN_HALVES(p) (p[0])
+#define HALF_OF(v, h) ((h) ? __builtin_shufflevector(v, v, 4, 5, 6, 7) : __builtin_shufflevector(v, v, 0, 1, 2, 3))
+#define JOIN_HALVES(a, b) __builtin_shufflevector(a, b, 0, 1, 2, 3, 4, 5, 6, 7)
 #define S4_LO 0, 1, 2, 3, 8, 9, 10, 11
 #define S4_HI 4, 5, 6, 7, 12, 13, 14, 15
 #define S2_LO 0, 1, 8, 9, 4, 5, 12, 13
@@ -131,8 +134,11 @@ static void store_gradient(const xent_job_t *j, const int64_t *row, int nb, cons
 }
 
 /* The tile's exponentials less each lane's max *mx, in place, and their
- * sums, lanes 8h to 8h + 7 in sum[h], in gs_xent_row's order. */
-static void exp_and_sum(vf *tile, int64_t c, vf *mx, v8d *sum)
+ * sums in gs_xent_row's order: lanes 0 to HALF - 1 in sum[0], the others
+ * in sum[1]. The doubles are held a register at a time (a 64-byte vector
+ * of them on an AVX2 build went through the stack at every add: a third
+ * of the loss's time). */
+static void exp_and_sum(vf *tile, int64_t c, vf *mx, vd *sum)
 {
     vf m = tile[0];
     for (int64_t k = 1; k < c; k++) {
@@ -141,11 +147,11 @@ static void exp_and_sum(vf *tile, int64_t c, vf *mx, v8d *sum)
     *mx = m;
     for (int64_t k = 0; k < c; k++) /* the exponentials alone: the sums' registers would crowd them */
         GS_EXPF_VEC(tile[k], tile[k] - m, vf, vi);
-    for (int h = 0; h < HALVES; h++) {
-        v8d part[8] = {{0}};
+    for (int h = 0; h < 2; h++) {
+        vd part[8] = {{0}};
         for (int64_t k0 = 0; k0 < c; k0 += 8)
             for (int l = 0; l < 8 && k0 + l < c; l++) /* l constant once unrolled: the sums stay in registers */
-                part[l] += __builtin_convertvector(HALF8(tile[k0 + l], h), v8d);
+                part[l] += __builtin_convertvector(HALF_OF(tile[k0 + l], h), vd);
         sum[h] = ((part[0] + part[4]) + (part[2] + part[6])) + ((part[1] + part[5]) + (part[3] + part[7]));
     }
 }
@@ -157,20 +163,17 @@ static void xent_block(const xent_job_t *j, int64_t i0, int nb, vf *tile, double
     int64_t row[LANES];
     for (int r = 0; r < LANES; r++) row[r] = j->idx[i0 + (r < nb ? r : 0)];
     load_tile(j, row, tile);
-    vf mx;
-    v8d sum[HALVES];
+    vf mx, lg;
+    vd sum[2];
     exp_and_sum(tile, j->c, &mx, sum);
-    gs_v8f lgh[HALVES], invh[HALVES];
-    for (int h = 0; h < HALVES; h++) {
-        gs_v8f s8 = __builtin_convertvector(sum[h], gs_v8f);
-        GS_LOGF_V8(lgh[h], s8);
-    }
-    vf lg = JOIN_HALVES(lgh);
+    vhf s0 = __builtin_convertvector(sum[0], vhf), s1 = __builtin_convertvector(sum[1], vhf);
+    vf s = JOIN_HALVES(s0, s1);
+    GS_LOGF_VEC(lg, s, vf, vi);
     if (j->dlogits) {
-        v8d counted = {0};
+        vd counted = {0};
         counted += (double)j->counted; /* inv = (float)(1.0 / (s * counted)), as the reference */
-        for (int h = 0; h < HALVES; h++) invh[h] = __builtin_convertvector(1.0 / (sum[h] * counted), gs_v8f);
-        vf inv = JOIN_HALVES(invh);
+        vhf inv0 = __builtin_convertvector(1.0 / (sum[0] * counted), vhf), inv1 = __builtin_convertvector(1.0 / (sum[1] * counted), vhf);
+        vf inv = JOIN_HALVES(inv0, inv1);
         store_gradient(j, row, nb, tile, &inv);
     }
     float share = 1.0f / (float)j->counted;
