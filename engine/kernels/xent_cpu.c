@@ -1,21 +1,26 @@
-/* xent_cpu.c - see xent_cpu.h. LANES listed rows go together (a register's
- * lanes: sixteen with AVX-512, eight otherwise), one row a vector lane:
- * their logits are transposed LANES columns at a time into a tile of
- * column vectors, so the max, the exponentials, the double sums,
- * the logs and the gradient's scaling are vertical operations with no
- * dependence between rows (a row at a time, each row's chain of max, exp,
- * sum and fold took ~47 ns at 16 classes on a Zen 4 core; in blocks, ~25
- * ns). The arithmetic keeps train_math.h's order: the
- * running max from z[0] (exact in any order), element j's exponential
- * summed in double into lane j % 8 from 0, the eight lanes folded 4, 2, 1;
- * so every row's term and gradient have gs_xent_row's bits. Every vector,
- * the doubles' included, is one register of the build (GCC 12 put a
- * 64-byte vector of doubles through the stack at every add on AVX2). Lanes past the
- * block's rows repeat its first row and are never stored. The gradient's
- * rows are zeroed by the range whose listed rows end at or after them, in
- * one memset (idx sorted ascending; otherwise every row first; zeroing the
- * unlisted rows gap by gap took 0.5 ms of a 2.9 ms loss over 120K x 16),
- * then the listed rows overwritten by their blocks. */
+/* xent_cpu.c - see xent_cpu.h. LANES listed rows make a block (a
+ * register's lanes: sixteen with AVX-512, eight otherwise), one row a
+ * vector lane: their logits are transposed LANES columns at a time into a
+ * tile of column vectors, so the max, the label's logit, the
+ * exponentials, the double sums, the logarithms, the gradient's scaling
+ * and the label's share are vertical operations with no dependence
+ * between rows (a row at a time, each row's chain took ~47 ns at 16
+ * classes on a Zen 4 core; in blocks, ~25 ns). BLOCKS blocks go in step
+ * (two chains in flight: 35.9 -> 33.0 ns a row on a Zen 3 core, in
+ * cache). The arithmetic keeps train_math.h's order: the running max
+ * from z[0] (exact in any order), element j's exponential summed in
+ * double into lane j % 8 from 0, the eight lanes folded 4, 2, 1, the
+ * share subtracted from the label's scaled exponential (x - 0 is x
+ * elsewhere), the term (double)log(s) + mx - z[y] left to right; so every
+ * row's term and gradient have gs_xent_row's bits. Every vector, the
+ * doubles' included, is one register of the build (GCC 12 put a 64-byte
+ * vector of doubles through the stack at every add on AVX2: a third of
+ * the time). Lanes past the block's rows repeat its first row and are
+ * never stored. The gradient's rows are zeroed by the range whose listed
+ * rows end at or after them, in one memset (idx sorted ascending;
+ * otherwise every row first; zeroing the unlisted rows gap by gap took
+ * 0.5 ms of a 2.9 ms loss over 120K x 16), then the listed rows
+ * overwritten by their blocks. */
 #include "xent_cpu.h"
 
 #include <stdlib.h>
@@ -27,6 +32,9 @@
 
 #define LANES GS_VN /* rows taken together, and the columns a transpose moves */
 #define HALF (LANES / 2) /* the rows whose double sums fill one register */
+#ifndef BLOCKS
+#define BLOCKS 2 /* blocks of LANES rows taken in step */
+#endif
 
 typedef gs_vnf vf; /* fast_math_v8.h's native width */
 typedef gs_vni vi;
@@ -121,68 +129,96 @@ static inline void store_lanes(float *d, const vf *m, int64_t w)
 }
 
 /* Row r's gradient, for j < c: tile[j] lane r (the exponentials) times
- * inv lane r; rows past nb are not stored. */
-static void store_gradient(const xent_job_t *j, const int64_t *row, int nb, const vf *tile, const vf *inv)
+ * inv lane r, less the share 1 / counted at the row's label y lane r, as
+ * gs_xent_row takes it (x - 0 is x); zero where y < 0. Rows past nb are
+ * not stored. */
+static void store_gradient(const xent_job_t *j, const int64_t *row, int nb, const vf *tile, const vf *inv, const vi *y)
 {
+    vi share = (vi)((vf){} + 1.0f / (float)j->counted), labelled = *y >= 0;
     for (int64_t g = 0; g < j->c; g += LANES) {
         int64_t w = j->c - g < LANES ? j->c - g : LANES;
         vf m[LANES];
-        for (int k = 0; k < LANES; k++) m[k] = k < w ? tile[g + k] * *inv : (vf){0};
+        for (int k = 0; k < LANES; k++)
+            m[k] = k < w ? (vf)((vi)(tile[g + k] * *inv - (vf)(share & (*y == (int32_t)(g + k)))) & labelled) : (vf){0};
         transpose(m);
         for (int r = 0; r < nb; r++) store_lanes(j->dlogits + row[r] * j->c + g, &m[r], w);
     }
 }
 
-/* The tile's exponentials less each lane's max *mx, in place, and their
- * sums in gs_xent_row's order: lanes 0 to HALF - 1 in sum[0], the others
- * in sum[1]. The doubles are held a register at a time (a 64-byte vector
+/* Each block's tile (c vectors at tile + b c) of exponentials less each
+ * lane's max mx[b], in place, and their sums in gs_xent_row's order: lanes
+ * 0 to HALF - 1 in sum[2b], the others in sum[2b + 1]; zy[b] lane r is the
+ * logit at the lane's label y[b] (0 where none). The blocks go in step,
+ * so the core has their chains of max, exponential and sum in flight
+ * together. The doubles are held a register at a time (a 64-byte vector
  * of them on an AVX2 build went through the stack at every add: a third
  * of the loss's time). */
-static void exp_and_sum(vf *tile, int64_t c, vf *mx, vd *sum)
+static void exp_and_sum(vf *tile, int64_t c, const vi *y, vf *mx, vf *zy, vd *sum)
 {
-    vf m = tile[0];
-    for (int64_t k = 1; k < c; k++) {
-        m = GS_VEC_SELECT(vi, tile[k] > m, tile[k], m);
-    }
-    *mx = m;
+    vf m[BLOCKS], at[BLOCKS];
+    for (int b = 0; b < BLOCKS; b++) m[b] = tile[b * c], at[b] = (vf){0};
+    for (int64_t k = 0; k < c; k++)
+        for (int b = 0; b < BLOCKS; b++) {
+            vf t = tile[b * c + k];
+            m[b] = GS_VEC_SELECT(vi, t > m[b], t, m[b]);
+            at[b] = GS_VEC_SELECT(vi, y[b] == (int32_t)k, t, at[b]);
+        }
     for (int64_t k = 0; k < c; k++) /* the exponentials alone: the sums' registers would crowd them */
-        GS_EXPF_VEC(tile[k], tile[k] - m, vf, vi);
-    for (int h = 0; h < 2; h++) {
-        vd part[8] = {{0}};
-        for (int64_t k0 = 0; k0 < c; k0 += 8)
-            for (int l = 0; l < 8 && k0 + l < c; l++) /* l constant once unrolled: the sums stay in registers */
-                part[l] += __builtin_convertvector(HALF_OF(tile[k0 + l], h), vd);
-        sum[h] = ((part[0] + part[4]) + (part[2] + part[6])) + ((part[1] + part[5]) + (part[3] + part[7]));
+        for (int b = 0; b < BLOCKS; b++) GS_EXPF_VEC(tile[b * c + k], tile[b * c + k] - m[b], vf, vi);
+    for (int b = 0; b < BLOCKS; b++) {
+        mx[b] = m[b], zy[b] = at[b];
+        for (int h = 0; h < 2; h++) {
+            vd part[8] = {{0}};
+            for (int64_t k0 = 0; k0 < c; k0 += 8)
+                for (int l = 0; l < 8 && k0 + l < c; l++) /* l constant once unrolled: the sums stay in registers */
+                    part[l] += __builtin_convertvector(HALF_OF(tile[b * c + k0 + l], h), vd);
+            sum[2 * b + h] = ((part[0] + part[4]) + (part[2] + part[6])) + ((part[1] + part[5]) + (part[3] + part[7]));
+        }
     }
 }
 
-/* Listed rows [i0, i0 + nb), nb <= LANES, with c x LANES floats of tile:
- * their terms in term[0, nb), their gradients overwritten. */
-static void xent_block(const xent_job_t *j, int64_t i0, int nb, vf *tile, double *term)
+/* Block b's gradients (if any) and terms, its nb rows row[0, nb) with
+ * labels *y, from the sums s of its exponentials (in tile). */
+static void finish_block(const xent_job_t *j, const int64_t *row, int nb, const vf *tile, const vi *y, const vd *s,
+                         const vf *mx, const vf *zy, double *term)
 {
-    int64_t row[LANES];
-    for (int r = 0; r < LANES; r++) row[r] = j->idx[i0 + (r < nb ? r : 0)];
-    load_tile(j, row, tile);
-    vf mx, lg;
-    vd sum[2];
-    exp_and_sum(tile, j->c, &mx, sum);
-    vhf s0 = __builtin_convertvector(sum[0], vhf), s1 = __builtin_convertvector(sum[1], vhf);
-    vf s = JOIN_HALVES(s0, s1);
-    GS_LOGF_VEC(lg, s, vf, vi);
+    vhf s0 = __builtin_convertvector(s[0], vhf), s1 = __builtin_convertvector(s[1], vhf);
+    vf lg, sf = JOIN_HALVES(s0, s1);
+    GS_LOGF_VEC(lg, sf, vf, vi);
     if (j->dlogits) {
         vd counted = {0};
         counted += (double)j->counted; /* inv = (float)(1.0 / (s * counted)), as the reference */
-        vhf inv0 = __builtin_convertvector(1.0 / (sum[0] * counted), vhf), inv1 = __builtin_convertvector(1.0 / (sum[1] * counted), vhf);
+        vhf inv0 = __builtin_convertvector(1.0 / (s[0] * counted), vhf), inv1 = __builtin_convertvector(1.0 / (s[1] * counted), vhf);
         vf inv = JOIN_HALVES(inv0, inv1);
-        store_gradient(j, row, nb, tile, &inv);
+        store_gradient(j, row, nb, tile, &inv, y);
     }
-    float share = 1.0f / (float)j->counted;
-    for (int r = 0; r < nb; r++) {
-        int32_t y = j->label[row[r]];
-        float *d = j->dlogits ? j->dlogits + row[r] * j->c : NULL;
-        term[r] = y < 0 ? 0.0 : (double)lg[r] + mx[r] - j->logits[row[r] * j->c + y];
-        if (d && y < 0) memset(d, 0, sizeof(float) * (size_t)j->c);
-        else if (d) d[y] -= share;
+    double t[LANES]; /* (double)log(s) + mx - z[y], left to right as the reference */
+    for (int h = 0; h < 2; h++) {
+        vd part = (__builtin_convertvector(HALF_OF(lg, h), vd) + __builtin_convertvector(HALF_OF(*mx, h), vd)) -
+                  __builtin_convertvector(HALF_OF(*zy, h), vd);
+        memcpy(t + h * HALF, &part, sizeof part);
+    }
+    for (int r = 0; r < nb; r++) term[r] = (*y)[r] < 0 ? 0.0 : t[r];
+}
+
+/* Listed rows [i0, i0 + nb), nb <= BLOCKS x LANES, with BLOCKS x c x LANES
+ * floats of tile: their terms in term[0, nb), their gradients overwritten.
+ * Lanes past nb repeat the first row and are never stored. */
+static void xent_blocks(const xent_job_t *j, int64_t i0, int nb, vf *tile, double *term)
+{
+    int64_t row[BLOCKS * LANES];
+    vi y[BLOCKS];
+    for (int r = 0; r < BLOCKS * LANES; r++) {
+        row[r] = j->idx[i0 + (r < nb ? r : 0)];
+        y[r / LANES][r % LANES] = j->label[row[r]];
+    }
+    for (int b = 0; b < BLOCKS; b++) load_tile(j, row + b * LANES, tile + b * j->c);
+    vf mx[BLOCKS], zy[BLOCKS];
+    vd sum[2 * BLOCKS];
+    exp_and_sum(tile, j->c, y, mx, zy, sum);
+    for (int b = 0; b < BLOCKS && b * LANES < nb; b++) {
+        int in = nb - b * LANES < LANES ? nb - b * LANES : LANES;
+        finish_block(j, row + b * LANES, in, tile + b * j->c, &y[b], &sum[2 * b], &mx[b], &zy[b], term + b * LANES);
     }
 }
 
@@ -198,7 +234,7 @@ static void xent_rows_reference(const xent_job_t *j, int64_t begin, int64_t end,
     }
 }
 
-#define STACK_COLS 128 /* a tile this wide lives on the stack (8 KB) */
+#define STACK_COLS 128 /* tiles this wide live on the stack (8 KB a block with AVX2) */
 
 static void xent_range(void *ctx, int64_t begin, int64_t end)
 {
@@ -207,13 +243,14 @@ static void xent_range(void *ctx, int64_t begin, int64_t end)
         int64_t from = begin ? j->idx[begin - 1] + 1 : 0, to = end == j->n ? j->nrows : j->idx[end - 1] + 1;
         memset(j->dlogits + from * j->c, 0, sizeof(float) * (size_t)((to - from) * j->c));
     }
-    vf stack[STACK_COLS] __attribute__((aligned(64)));
-    vf *tile = j->c <= STACK_COLS ? stack : malloc(sizeof(vf) * (size_t)j->c);
+    vf stack[BLOCKS * STACK_COLS] __attribute__((aligned(64)));
+    vf *tile = j->c <= STACK_COLS ? stack : malloc(sizeof(vf) * (size_t)(BLOCKS * j->c));
     if (!tile) {
         xent_rows_reference(j, begin, end, j->term + begin);
         return;
     }
-    for (int64_t i = begin; i < end; i += LANES) xent_block(j, i, end - i < LANES ? (int)(end - i) : LANES, tile, j->term + i);
+    for (int64_t i = begin; i < end; i += BLOCKS * LANES)
+        xent_blocks(j, i, end - i < BLOCKS * LANES ? (int)(end - i) : BLOCKS * LANES, tile, j->term + i);
     if (tile != stack) free(tile);
 }
 
