@@ -35,7 +35,7 @@ CFLAGS   += -DGS_HAVE_MPI $(shell mpicc -showme:compile)
 LDLIBS   += $(shell mpicc -showme:link)
 endif
 
-.PHONY: all run test asan test-asan tsan test-tsan test-cuda-cpu cuda-cpu-asan cuda-cpu-tsan deps bench-deps fuzz fuzz-ci fuzz-build fuzzers summary format clean install plugin test-gpu
+.PHONY: all run test asan test-asan tsan test-tsan test-cuda-cpu cuda-cpu-asan cuda-cpu-tsan deps bench-deps fuzz fuzz-ci fuzz-build fuzzers summary format clean install plugin test-gpu test-width
 all: summary gnnscope plugin
 
 # ---- the CUDA plugin: built when nvcc is present, skipped with NO_CUDA=1 ----
@@ -188,6 +188,16 @@ test-cuda-cpu: cuda-cpu-asan cuda-cpu-tsan
 	@tests/run.sh build-asan cuda-cpu-asan
 	@tests/run.sh build-tsan cuda-cpu-tsan
 
+# The host kernels at the vector width this machine's build does not use
+# (GS_VN in engine/kernels/fast_math_v8.h: 16 lanes with AVX-512, 8
+# otherwise): their bit-exactness tests, so both layouts stay checked
+# whichever CPU CI runs on.
+OTHER_VN = $(shell $(CC) $(ARCH) -dM -E - </dev/null | grep -q __AVX512F__ && echo 8 || echo 16)
+test-width:
+	@$(MAKE) --no-print-directory BUILD=build-vn OPT=-O2 ARCH='$(ARCH) -DGS_VN=$(OTHER_VN)' \
+	  build-vn/tests/unit/test_kernels build-vn/tests/unit/test_gradcheck
+	@echo "GS_VN=$(OTHER_VN):" && build-vn/tests/unit/test_kernels && build-vn/tests/unit/test_gradcheck
+
 # libFuzzer harnesses (clang; tests/fuzz/): every parser of outside input.
 # `make fuzz` runs each for FUZZ_TIME seconds (default 600), `make fuzz-ci`
 # for 30 on the seed corpus (10 harnesses: about 5 minutes, keeping .ci/run under 30 minutes); tests/fuzz/run.sh reports execs/s and coverage.
@@ -222,6 +232,6 @@ install: gnnscope
 	cp demos/*.gs $(DESTDIR)$(PREFIX)/share/gnnscope/demos/
 
 clean:
-	rm -rf build build-asan build-tsan gnnscope gnnscope-asan gnnscope-tsan
+	rm -rf build build-asan build-tsan build-vn gnnscope gnnscope-asan gnnscope-tsan
 
 -include $(OBJ_LIB:.o=.d) $(OBJ_APP:.o=.d) $(TESTS:=.d) $(OBJ_CU:.o=.d) $(OBJ_CUCPU:.o=.d)
