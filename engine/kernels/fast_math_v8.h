@@ -43,15 +43,40 @@ typedef uint32_t gs_vnu __attribute__((vector_size(4 * GS_VN), aligned(4)));
 #define GS_VEC_SELECT(VI, m, a, b) ((__typeof__(a))(((VI)(a) & (m)) | ((VI)(b) & ~(m))))
 #define GS_V8_SELECT(m, a, b) ((gs_v8f)GS_VEC_SELECT(gs_v8i, m, a, b))
 
+/* Lane i: a[i] > b[i] ? a[i] : b[i], and a[i] < b[i] ? a[i] : b[i] (a NaN
+ * or a tie gives b[i]), for vectors of integer lane type VI: by compare
+ * and select, or (the _VN forms, for the native width, which ignore VI) by
+ * x86's own max and min, whose rule this is: one instruction instead of
+ * two or three. */
+#define GS_VEC_MAX(VI, a, b) GS_VEC_SELECT(VI, (a) > (b), (a), (b))
+#define GS_VEC_MIN(VI, a, b) GS_VEC_SELECT(VI, (a) < (b), (a), (b))
+#if GS_VN == 16 && defined(__AVX512F__)
+#include <immintrin.h>
+#define GS_VN_MAX(VI, a, b) ((gs_vnf)_mm512_max_ps((__m512)(a), (__m512)(b)))
+#define GS_VN_MIN(VI, a, b) ((gs_vnf)_mm512_min_ps((__m512)(a), (__m512)(b)))
+#elif GS_VN == 8 && defined(__AVX__)
+#include <immintrin.h>
+#define GS_VN_MAX(VI, a, b) ((gs_vnf)_mm256_max_ps((__m256)(a), (__m256)(b)))
+#define GS_VN_MIN(VI, a, b) ((gs_vnf)_mm256_min_ps((__m256)(a), (__m256)(b)))
+#else
+#define GS_VN_MAX GS_VEC_MAX
+#define GS_VN_MIN GS_VEC_MIN
+#endif
+
 /* gs_expf of each lane of x, a vector of type VF whose lanes' integer type is
  * VI (a macro: a function taking or returning a vector would change the ABI
  * where the build lacks the vector's width; x is evaluated once). A lane
- * count the build has no registers for is split by the compiler. */
-#define GS_EXPF_VEC(out, x, VF, VI)                                                                                    \
+ * count the build has no registers for is split by the compiler. The
+ * clamps are MAXF and MINF (GS_VEC_MAX and GS_VEC_MIN, or the native
+ * width's GS_VN_MAX and GS_VN_MIN: GS_EXPF_VN); x < lo ? lo : x is
+ * max(lo, x) by their rule, NaN included. */
+#define GS_EXPF_VEC(out, x, VF, VI) GS_EXPF_CLAMPED(out, x, VF, VI, GS_VEC_MAX, GS_VEC_MIN)
+#define GS_EXPF_VN(out, x) GS_EXPF_CLAMPED(out, x, gs_vnf, gs_vni, GS_VN_MAX, GS_VN_MIN)
+#define GS_EXPF_CLAMPED(out, x, VF, VI, MAXF, MINF)                                                                    \
     do {                                                                                                               \
         VF x_ = (x), z_ = {0};                                                                                         \
-        VF c_ = GS_VEC_SELECT(VI, x_ < -87.3f, z_ - 87.3f, x_);                                                        \
-        c_ = GS_VEC_SELECT(VI, c_ > 88.3f, z_ + 88.3f, c_);                                                            \
+        VF c_ = MAXF(VI, z_ - 87.3f, x_);                                                                              \
+        c_ = MINF(VI, z_ + 88.3f, c_);                                                                                 \
         VF n_ = (c_ * 1.44269504088896341f + 12582912.0f) - 12582912.0f;                                               \
         VF r_ = (c_ - n_ * 0.693359375f) - n_ * -2.12194440e-4f;                                                       \
         VF p_ = z_ + 1.9875691500e-4f;                                                                                 \

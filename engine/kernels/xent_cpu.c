@@ -160,11 +160,11 @@ static void exp_and_sum(vf *tile, int64_t c, const vi *y, vf *mx, vf *zy, vd *su
     for (int64_t k = 0; k < c; k++)
         for (int b = 0; b < BLOCKS; b++) {
             vf t = tile[b * c + k];
-            m[b] = GS_VEC_SELECT(vi, t > m[b], t, m[b]);
+            m[b] = GS_VN_MAX(vi, t, m[b]);
             at[b] = GS_VEC_SELECT(vi, y[b] == (int32_t)k, t, at[b]);
         }
     for (int64_t k = 0; k < c; k++) /* the exponentials alone: the sums' registers would crowd them */
-        for (int b = 0; b < BLOCKS; b++) GS_EXPF_VEC(tile[b * c + k], tile[b * c + k] - m[b], vf, vi);
+        for (int b = 0; b < BLOCKS; b++) GS_EXPF_VN(tile[b * c + k], tile[b * c + k] - m[b]);
     for (int b = 0; b < BLOCKS; b++) {
         mx[b] = m[b], zy[b] = at[b];
         for (int h = 0; h < 2; h++) {

@@ -473,6 +473,27 @@ static void test_fast_math_lanes_match_the_scalars(void **state)
     assert_true(isinf(gs_logf(INFINITY)) && isnan(gs_logf(NAN)) && gs_logf(1.0f) == 0.0f);
 }
 
+/* The native width's exponential (its clamps by x86's max and min where
+ * the build has them) gives gs_expf's bits at the clamps' edges, at zeros
+ * of both signs, infinities and NaN, and over a sweep of the floats. */
+static void test_native_exp_matches_the_scalar(void **state)
+{
+    (void)state;
+    const float edge[] = {-87.3f, nextafterf(-87.3f, 0), nextafterf(-87.3f, -100), 88.3f, nextafterf(88.3f, 0),
+                          nextafterf(88.3f, 100), 0.0f, -0.0f, INFINITY, -INFINITY, NAN, -NAN, -1e30f, 1e30f, 1e-40f, -1e-40f};
+    int n_edge = (int)(sizeof edge / sizeof edge[0]), at = 0;
+    float sweep = -200.0f;
+    while (at < n_edge || sweep < 200.0f) {
+        gs_vnf x, y;
+        for (int l = 0; l < GS_VN; l++) x[l] = at < n_edge ? edge[at++] : (sweep += 0.0137f);
+        GS_EXPF_VN(y, x);
+        for (int l = 0; l < GS_VN; l++) {
+            float want = gs_expf(x[l]), got = y[l];
+            if (memcmp(&want, &got, sizeof want)) fail_msg("exp(%a): %a, the scalar %a", (double)x[l], (double)got, (double)want);
+        }
+    }
+}
+
 /* The host loss (vector rows on the pool) against train_math.h's row
  * function bit for bit and against a double-precision softmax
  * cross-entropy, at widths around the vector's, with unlabelled and
@@ -546,6 +567,7 @@ int main(void)
         cmocka_unit_test(test_scatter_and_edge_gather), cmocka_unit_test(test_attention_kernels),
         cmocka_unit_test(test_gather_typed),       cmocka_unit_test(test_threads_bitwise_equal),
         cmocka_unit_test(test_dropout_rows_match_the_mask), cmocka_unit_test(test_fast_math_lanes_match_the_scalars),
+        cmocka_unit_test(test_native_exp_matches_the_scalar),
         cmocka_unit_test(test_loss_rows_match_the_reference),
     };
     return cmocka_run_group_tests_name("kernels", tests, setup, teardown);
