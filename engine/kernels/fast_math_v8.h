@@ -1,10 +1,11 @@
 /* fast_math_v8.h - fast_math.h's gs_expf and gs_logf on a vector's lanes at once (GCC
- * vector types of eight or sixteen lanes: AVX or AVX-512 where the build has it, narrower
- * pieces or scalar code otherwise),
- * for host code whose per-element loop the vectoriser cannot see through.
- * The same operations in the same order as the scalar functions (the build
- * contracts no multiply-adds: -std=c11), so every lane's result has the
- * scalar function's bits; a select stands for each ?:. Host only. */
+ * vector types: eight lanes, or the build's native width GS_VN, one AVX or
+ * AVX-512 register where the build has it, narrower pieces or scalar code
+ * otherwise), for host code whose per-element loop the vectoriser cannot
+ * see through. The same operations in the same order as the scalar
+ * functions (the build contracts no multiply-adds: -std=c11), so every
+ * lane's result has the scalar function's bits; a select, or x86's max
+ * and min where their rule is the ?:'s, stands for each ?:. Host only. */
 #ifndef GS_FAST_MATH_V8_H
 #define GS_FAST_MATH_V8_H
 
@@ -12,11 +13,6 @@
 
 typedef float gs_v8f __attribute__((vector_size(32), aligned(4)));   /* unaligned loads and stores */
 typedef int32_t gs_v8i __attribute__((vector_size(32), aligned(4)));
-/* Sixteen lanes (one AVX-512 register; two AVX ones elsewhere): pass them by
- * pointer, since a vector argument or result changes the ABI without AVX-512. */
-typedef float gs_v16f __attribute__((vector_size(64), aligned(4)));
-typedef int32_t gs_v16i __attribute__((vector_size(64), aligned(4)));
-typedef uint32_t gs_v16u __attribute__((vector_size(64), aligned(4)));
 
 /* The build's native width: GS_VN lanes, one register (sixteen with
  * AVX-512, eight otherwise). Kernels whose loops compare lanes use these:
