@@ -4,7 +4,8 @@
  * classic Cephes expf coefficients) and 2^n built in the exponent bits.
  * Measured relative error <= 1.2e-7 (about one ulp) over [-87, 88];
  * inputs are clamped to that range (exp(-87.3) ~ 1e-38, exp(88.3) ~ 2e38),
- * NaN passes through. Written with selects, not fminf/fmaxf, so that the
+ * NaN passes through (the clamp turns it into -87.3 for the arithmetic, so
+ * the float-to-int conversion and the exponent's shift never see one). Written with selects, not fminf/fmaxf, so that the
  * vectoriser keeps NaN semantics without -ffast-math; GCC if-converts the
  * selects (and so vectorises a loop of them) only under
  * -fno-trapping-math, which the Makefile gives engine/kernels/. */
@@ -17,7 +18,7 @@
 
 GS_HD static inline float gs_expf(float x)
 {
-    float c = x < -87.3f ? -87.3f : x;
+    float c = x >= -87.3f ? x : -87.3f;
     c = c > 88.3f ? 88.3f : c;
     float n = (c * 1.44269504088896341f + 12582912.0f) - 12582912.0f; /* round to nearest: 1.5 * 2^23 */
     float r = (c - n * 0.693359375f) - n * -2.12194440e-4f;          /* ln2 in two parts */

@@ -64,14 +64,14 @@ typedef uint32_t gs_vnu __attribute__((vector_size(4 * GS_VN), aligned(4)));
  * where the build lacks the vector's width; x is evaluated once). A lane
  * count the build has no registers for is split by the compiler. The
  * clamps are MAXF and MINF (GS_VEC_MAX and GS_VEC_MIN, or the native
- * width's GS_VN_MAX and GS_VN_MIN: GS_EXPF_VN); x < lo ? lo : x is
- * max(lo, x) by their rule, NaN included. */
+ * width's GS_VN_MAX and GS_VN_MIN: GS_EXPF_VN); gs_expf's x >= lo ? x : lo
+ * is max(x, lo) by their rule, a NaN giving lo as there. */
 #define GS_EXPF_VEC(out, x, VF, VI) GS_EXPF_CLAMPED(out, x, VF, VI, GS_VEC_MAX, GS_VEC_MIN)
 #define GS_EXPF_VN(out, x) GS_EXPF_CLAMPED(out, x, gs_vnf, gs_vni, GS_VN_MAX, GS_VN_MIN)
 #define GS_EXPF_CLAMPED(out, x, VF, VI, MAXF, MINF)                                                                    \
     do {                                                                                                               \
         VF x_ = (x), z_ = {0};                                                                                         \
-        VF c_ = MAXF(VI, z_ - 87.3f, x_);                                                                              \
+        VF c_ = MAXF(VI, x_, z_ - 87.3f);                                                                              \
         c_ = MINF(VI, z_ + 88.3f, c_);                                                                                 \
         VF n_ = (c_ * 1.44269504088896341f + 12582912.0f) - 12582912.0f;                                               \
         VF r_ = (c_ - n_ * 0.693359375f) - n_ * -2.12194440e-4f;                                                       \
