@@ -188,11 +188,9 @@ static int gemm_tn_sum(int64_t m, int64_t n, int64_t k, const float *a, const fl
     if (!j.part) return 0;
     gs_range_fn fn[] = {tn_8, tn_16, tn_24, tn_32};
     gs_parallel_for(blocks, 1, fn[n / 8 - 1], &j);
-    for (int64_t e = 0; e < m * n; e++) {
-        float t = acc ? c[e] : 0.0f;
-        for (int64_t blk = 0; blk < blocks; blk++) t += j.part[blk * m * n + e];
-        c[e] = t;
-    }
+    if (!acc) memset(c, 0, sizeof(float) * (size_t)(m * n));
+    for (int64_t blk = 0; blk < blocks; blk++) /* each element's partials in block order; all elements at once */
+        for (int64_t e = 0; e < m * n; e++) c[e] += j.part[blk * m * n + e];
     free(j.part);
     return 1;
 }
