@@ -44,8 +44,14 @@ typedef uint32_t gs_vnu __attribute__((vector_size(4 * GS_VN), aligned(4)));
  * and select, or (the _VN forms, for the native width, which ignore VI) by
  * x86's own max and min, whose rule this is: one instruction instead of
  * two or three. */
-#define GS_VEC_MAX(VI, a, b) GS_VEC_SELECT(VI, (a) > (b), (a), (b))
-#define GS_VEC_MIN(VI, a, b) GS_VEC_SELECT(VI, (a) < (b), (a), (b))
+#define GS_VEC_MAX(VI, a, b) GS_VEC_PICK(VI, a, b, >)
+#define GS_VEC_MIN(VI, a, b) GS_VEC_PICK(VI, a, b, <)
+/* a and b evaluated once each (a statement expression: GCC and Clang) */
+#define GS_VEC_PICK(VI, a, b, OP)                                                                                      \
+    __extension__({                                                                                                    \
+        __typeof__(a) pa_ = (a), pb_ = (b);                                                                            \
+        GS_VEC_SELECT(VI, pa_ OP pb_, pa_, pb_);                                                                       \
+    })
 #if GS_VN == 16 && defined(__AVX512F__)
 #include <immintrin.h>
 #define GS_VN_MAX(VI, a, b) ((gs_vnf)_mm512_max_ps((__m512)(a), (__m512)(b)))
