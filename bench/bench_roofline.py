@@ -16,7 +16,10 @@ bound on this machine from limits measured in the same run
 Bytes are the engine's op model (op_table.h's op_traffic, what the virtual
 clock charges host ops): a backward op is counted as moving the same
 tensors' gradients. Times are `gnnscope train --profile ops`: the mean per
-epoch over the epochs after the first.
+epoch over the epochs after the first, each op's median over RUNS
+(default 3) runs, so one slow phase of a shared machine does not decide
+a verdict; the epoch is the median over every run's epochs after the
+first.
 Graph: generated power-law, NODES (default 120K) vertices, average degree
 24, 128 features, 16 classes; GCN (MODEL) 2 layers, hidden 128, dropout
 0.5, THREADS (default 2) threads, EPOCHS (default 8).
@@ -68,6 +71,18 @@ def bound_ms(op, lim):
     return 1e3 * stream, "stream"
 
 
+def median_run(runs):
+    """The runs' ops, each with its median time, and the median epoch after each run's first."""
+    ops = []
+    for i, op in enumerate(runs[0]["ops"]):
+        same = [r["ops"][i] for r in runs]
+        if any((o["op"], o["layer"], o["phase"]) != (op["op"], op["layer"], op["phase"]) for o in same):
+            sys.exit(f"bench_roofline: the runs' op lists differ at op {i}")
+        ops.append(dict(op, ms=statistics.median(o["ms"] for o in same)))
+    epochs = [e for r in runs for e in (r["epochs_ms"][1:] or r["epochs_ms"])]
+    return {"ops": ops, "epoch_ms": statistics.median(epochs)}
+
+
 def main():
     a = bl.setup(epochs=int(os.environ.get("EPOCHS", "8")), nodes=120000)
     threads = int(os.environ.get("THREADS", "2"))
@@ -76,7 +91,7 @@ def main():
     bl.train(g, "--epochs", "1")  # fills the binary cache
     exe = build_limits(a.work)
     flags = ["--model", model, "--hidden", "128", "--dropout", "0.5", "--threads", str(threads), "--epochs", str(a.epochs)]
-    run = bl.train(g, *flags, "--profile", "ops")
+    run = median_run([bl.train(g, *flags, "--profile", "ops") for _ in range(int(os.environ.get("RUNS", "3")))])
     widths = sorted({int(o["cols"]) for o in run["ops"] if o["kind"] == "graph"})
     lim = best_limits(limits(exe, g, threads, widths), limits(exe, g, threads, widths))
     print(f"limits ({threads} threads): stream {lim['stream_gbs']:.2f} GB/s, sgemm peak {lim['sgemm_peak_gflops']:.1f} GFLOP/s, exp {lim['exp_gps']:.2f} G/s, "
@@ -90,7 +105,7 @@ def main():
         worst.append((ratio, op))
         print(f"{op['op']:<10} {op['layer']:>5} {op['phase']:<5} {op['ms']:9.2f} {op['flops'] / 1e9:8.3f} "
               f"{(op['stream_bytes'] + op['row_bytes']) / 1e6:9.1f} {b:9.2f} {ratio:6.2f}  {basis}")
-    epoch = statistics.median(run["epochs_ms"][1:] or run["epochs_ms"])
+    epoch = run["epoch_ms"]
     print(f"sum of op times {sum(o['ms'] for o in run['ops']):.1f} ms; epoch (median after the first) {epoch:.1f} ms; "
           f"sum of bounds {total_bound:.1f} ms")
     for ratio, op in sorted(worst, key=lambda w: -w[0]):
