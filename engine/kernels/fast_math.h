@@ -5,8 +5,9 @@
  * Measured relative error <= 1.2e-7 (about one ulp) over [-87, 88];
  * inputs are clamped to that range (exp(-87.3) ~ 1e-38, exp(88.3) ~ 2e38),
  * NaN passes through (the clamp turns it into -87.3 for the arithmetic, so
- * the float-to-int conversion and the exponent's shift never see one). Written with selects, not fminf/fmaxf, so that the
- * vectoriser keeps NaN semantics without -ffast-math; GCC if-converts the
+ * the float-to-int conversion and the exponent's shift never see one).
+ * Written with selects, not fminf/fmaxf, so that the vectoriser keeps NaN
+ * semantics without -ffast-math; GCC if-converts the
  * selects (and so vectorises a loop of them) only under
  * -fno-trapping-math, which the Makefile gives engine/kernels/. */
 #ifndef GS_FAST_MATH_H

@@ -90,6 +90,7 @@ typedef struct {
     const float *logits;
     int64_t nrows, c, counted, n;
     float share;    /* 1 / counted, each labelled row's label share, as gs_xent_row takes it */
+    vd counted_lanes; /* counted in every lane of a register of doubles */
     const int32_t *label, *idx;
     float *dlogits; /* overwritten: zeroed, then each listed row written by its block */
     int zero_gaps;  /* idx is sorted: each range zeroes the rows after the range before's up to its last listed one */
@@ -179,17 +180,17 @@ static void exp_and_sum(vf *tile, int64_t c, const vi *y, vf *mx, vf *zy, vd *su
 }
 
 /* Block b's gradients (if any) and terms, its nb rows row[0, nb) with
- * labels *y, from the sums s of its exponentials (in tile) and the count
- * the mean divides by (*counted, in every lane). */
+ * labels *y, from the sums s of its exponentials (in tile). */
 static void finish_block(const xent_job_t *j, const int64_t *row, int nb, const vf *tile, const vi *y, const vd *s,
-                         const vd *counted, const vf *mx, const vf *zy, double *term)
+                         const vf *mx, const vf *zy, double *term)
 {
     vhf s0 = __builtin_convertvector(s[0], vhf), s1 = __builtin_convertvector(s[1], vhf);
     vf lg, sf = JOIN_HALVES(s0, s1);
     GS_LOGF_VEC(lg, sf, vf, vi);
     if (j->dlogits) {
         /* inv = (float)(1.0 / (s * counted)), as the reference */
-        vhf inv0 = __builtin_convertvector(1.0 / (s[0] * *counted), vhf), inv1 = __builtin_convertvector(1.0 / (s[1] * *counted), vhf);
+        vhf inv0 = __builtin_convertvector(1.0 / (s[0] * j->counted_lanes), vhf),
+            inv1 = __builtin_convertvector(1.0 / (s[1] * j->counted_lanes), vhf);
         vf inv = JOIN_HALVES(inv0, inv1);
         store_gradient(j, row, nb, tile, &inv, y);
     }
@@ -215,12 +216,11 @@ static void xent_blocks(const xent_job_t *j, int64_t i0, int nb, vf *tile, doubl
     }
     for (int b = 0; b < BLOCKS; b++) load_tile(j, row + b * LANES, tile + b * j->c);
     vf mx[BLOCKS], zy[BLOCKS];
-    vd sum[2 * BLOCKS], counted = {0};
-    counted += (double)j->counted;
+    vd sum[2 * BLOCKS];
     exp_and_sum(tile, j->c, y, mx, zy, sum);
     for (int b = 0; b < BLOCKS && b * LANES < nb; b++) {
         int in = nb - b * LANES < LANES ? nb - b * LANES : LANES;
-        finish_block(j, row + b * LANES, in, tile + b * j->c, &y[b], &sum[2 * b], &counted, &mx[b], &zy[b], term + b * LANES);
+        finish_block(j, row + b * LANES, in, tile + b * j->c, &y[b], &sum[2 * b], &mx[b], &zy[b], term + b * LANES);
     }
 }
 
@@ -271,7 +271,8 @@ static int sorted_ascending(const int32_t *idx, int64_t n)
 double xent_cpu(const float *logits, int64_t nrows, int64_t c, const int32_t *label, const int32_t *idx, int64_t n,
                 int64_t counted, float *dlogits)
 {
-    xent_job_t j = {logits, nrows, c, counted, n, counted ? 1.0f / (float)counted : 0.0f, label, idx, dlogits, 0, NULL};
+    xent_job_t j = {logits, nrows, c, counted, n, counted ? 1.0f / (float)counted : 0.0f, {0}, label, idx, dlogits, 0, NULL};
+    j.counted_lanes += (double)counted;
     j.term = counted ? malloc(sizeof(double) * (size_t)(n ? n : 1)) : NULL;
     j.zero_gaps = j.term && dlogits && n > 0 && sorted_ascending(idx, n);
     if (dlogits && !j.zero_gaps) gs_parallel_for(nrows * c, 1 << 16, zero_range, dlogits);
