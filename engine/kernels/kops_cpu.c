@@ -342,7 +342,8 @@ static void head_dot_bwd(kops_ctx_t *cx, const float *a, const float *w, const f
 /* ---------------- loss, accuracy, optimiser ---------------- */
 
 /* The loss over the listed rows (xent_cpu.h: vector rows on the pool, the
- * terms summed in row order, so the total is the sequential loop's). */
+ * terms summed in fixed blocks, so the total is the same whatever the
+ * threads). */
 static double xent(kops_ctx_t *cx, const float *logits, int64_t nrows, int64_t c, const int32_t *label,
                    const int32_t *idx, int64_t n, int64_t counted, float *dlogits)
 {

@@ -35,6 +35,7 @@
 #ifndef BLOCKS
 #define BLOCKS 2 /* blocks of LANES rows taken in step */
 #endif
+#define SUM_ROWS XENT_SUM_ROWS
 
 typedef gs_vnf vf; /* fast_math_v8.h's native width */
 typedef gs_vni vi;
@@ -94,7 +95,7 @@ typedef struct {
     const int32_t *label, *idx;
     float *dlogits; /* overwritten: zeroed, then each listed row written by its block */
     int zero_gaps;  /* idx is sorted: each range zeroes the rows after the range before's up to its last listed one */
-    double *term;   /* (n) each listed row's loss, 0 for an unlabelled one */
+    double *block_sum; /* (n / SUM_ROWS rounded up) each block's labelled rows' terms summed in row order */
 } xent_job_t;
 
 /* tile[j] lane r = z[row[r]][j] for j < c. */
@@ -147,6 +148,10 @@ static void store_gradient(const xent_job_t *j, const int64_t *row, int nb, cons
     }
 }
 
+/* gs_expf's upper clamp min(88.3, x) for x = z - max(z): never above 0
+ * (a NaN passes either way), so it is x and the exponential skips it. */
+#define BELOW_CAP(VI, cap, x) (x)
+
 /* Each block's tile (c vectors at tile + b c) of exponentials less each
  * lane's max mx[b], in place, and their sums in gs_xent_row's order: lanes
  * 0 to HALF - 1 in sum[2b], the others in sum[2b + 1]; zy[b] lane r is the
@@ -166,7 +171,7 @@ static void exp_and_sum(vf *tile, int64_t c, const vi *y, vf *mx, vf *zy, vd *su
             at[b] = GS_VEC_SELECT(vi, y[b] == (int32_t)k, t, at[b]);
         }
     for (int64_t k = 0; k < c; k++) /* the exponentials alone: the sums' registers would crowd them */
-        for (int b = 0; b < BLOCKS; b++) GS_EXPF_VN(tile[b * c + k], tile[b * c + k] - m[b]);
+        for (int b = 0; b < BLOCKS; b++) GS_EXPF_CLAMPED(tile[b * c + k], tile[b * c + k] - m[b], vf, vi, GS_VN_MAX, BELOW_CAP);
     for (int b = 0; b < BLOCKS; b++) {
         mx[b] = m[b], zy[b] = at[b];
         for (int h = 0; h < 2; h++) {
@@ -236,8 +241,27 @@ static void xent_rows_reference(const xent_job_t *j, int64_t begin, int64_t end,
     }
 }
 
+/* Listed rows [begin, end) (at most SUM_ROWS), their gradients written:
+ * their labelled rows' terms summed in row order from 0. By blocks of
+ * rows with a tile (BLOCKS x c vectors), or by the reference without. */
+static double sum_terms(const xent_job_t *j, int64_t begin, int64_t end, vf *tile)
+{
+    double sum = 0;
+    for (int64_t i = begin; i < end; i += BLOCKS * LANES) {
+        int nb = end - i < BLOCKS * LANES ? (int)(end - i) : BLOCKS * LANES;
+        double term[BLOCKS * LANES];
+        if (tile) xent_blocks(j, i, nb, tile, term);
+        else xent_rows_reference(j, i, i + nb, term);
+        for (int r = 0; r < nb; r++)
+            if (j->label[j->idx[i + r]] >= 0) sum += term[r];
+    }
+    return sum;
+}
+
 #define STACK_COLS 128 /* tiles this wide live on the stack (8 KB a block with AVX2) */
 
+/* The pool's ranges are whole blocks of SUM_ROWS listed rows (its grain),
+ * or all of them in one call: begin is a multiple of SUM_ROWS. */
 static void xent_range(void *ctx, int64_t begin, int64_t end)
 {
     const xent_job_t *j = ctx;
@@ -246,13 +270,9 @@ static void xent_range(void *ctx, int64_t begin, int64_t end)
         memset(j->dlogits + from * j->c, 0, sizeof(float) * (size_t)((to - from) * j->c));
     }
     vf stack[BLOCKS * STACK_COLS] __attribute__((aligned(64)));
-    vf *tile = j->c <= STACK_COLS ? stack : malloc(sizeof(vf) * (size_t)(BLOCKS * j->c));
-    if (!tile) {
-        xent_rows_reference(j, begin, end, j->term + begin);
-        return;
-    }
-    for (int64_t i = begin; i < end; i += BLOCKS * LANES)
-        xent_blocks(j, i, end - i < BLOCKS * LANES ? (int)(end - i) : BLOCKS * LANES, tile, j->term + i);
+    vf *tile = j->c <= STACK_COLS ? stack : malloc(sizeof(vf) * (size_t)(BLOCKS * j->c)); /* none: the reference */
+    for (int64_t i = begin; i < end; i += SUM_ROWS)
+        j->block_sum[i / SUM_ROWS] = sum_terms(j, i, end - i < SUM_ROWS ? end : i + SUM_ROWS, tile);
     if (tile != stack) free(tile);
 }
 
@@ -261,10 +281,17 @@ static void zero_range(void *ctx, int64_t begin, int64_t end)
     memset((float *)ctx + begin, 0, sizeof(float) * (size_t)(end - begin));
 }
 
+/* Whether idx ascends strictly: whole pieces compared without a branch,
+ * so the compiler vectorises them (a branch a pair took 0.04 ms of the
+ * loss over 72K listed rows). */
 static int sorted_ascending(const int32_t *idx, int64_t n)
 {
-    for (int64_t i = 1; i < n; i++)
-        if (idx[i] <= idx[i - 1]) return 0;
+    for (int64_t at = 1; at < n; at += 4096) {
+        int64_t end = n - at < 4096 ? n : at + 4096;
+        int ascending = 1;
+        for (int64_t i = at; i < end; i++) ascending &= idx[i] > idx[i - 1];
+        if (!ascending) return 0;
+    }
     return 1;
 }
 
@@ -273,22 +300,18 @@ double xent_cpu(const float *logits, int64_t nrows, int64_t c, const int32_t *la
 {
     xent_job_t j = {logits, nrows, c, counted, n, counted ? 1.0f / (float)counted : 0.0f, {0}, label, idx, dlogits, 0, NULL};
     j.counted_lanes += (double)counted;
-    j.term = counted ? malloc(sizeof(double) * (size_t)(n ? n : 1)) : NULL;
-    j.zero_gaps = j.term && dlogits && n > 0 && sorted_ascending(idx, n);
+    int64_t blocks = (n + SUM_ROWS - 1) / SUM_ROWS;
+    j.block_sum = counted ? malloc(sizeof(double) * (size_t)(blocks ? blocks : 1)) : NULL;
+    j.zero_gaps = j.block_sum && dlogits && n > 0 && sorted_ascending(idx, n);
     if (dlogits && !j.zero_gaps) gs_parallel_for(nrows * c, 1 << 16, zero_range, dlogits);
     if (counted == 0) return 0;
     double total = 0;
-    if (!j.term) { /* no memory for the terms: the rows one after another, by the reference */
-        for (int64_t i = 0; i < n; i++) {
-            double term;
-            xent_rows_reference(&j, i, i + 1, &term);
-            if (label[idx[i]] >= 0) total += term;
-        }
+    if (!j.block_sum) { /* no memory for the blocks' sums: the blocks one after another, by the reference */
+        for (int64_t i = 0; i < n; i += SUM_ROWS) total += sum_terms(&j, i, n - i < SUM_ROWS ? n : i + SUM_ROWS, NULL);
         return total / (double)counted;
     }
-    gs_parallel_for(n, 1024, xent_range, &j); /* idx lists each row once: the rows' writes are disjoint */
-    for (int64_t i = 0; i < n; i++)
-        if (label[idx[i]] >= 0) total += j.term[i]; /* in row order, whatever the threads */
-    free(j.term);
+    gs_parallel_for(n, SUM_ROWS, xent_range, &j); /* idx lists each row once: the rows' writes are disjoint */
+    for (int64_t b = 0; b < blocks; b++) total += j.block_sum[b]; /* in block order, whatever the threads */
+    free(j.block_sum);
     return total / (double)counted;
 }
