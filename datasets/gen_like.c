@@ -13,8 +13,11 @@ static const gen_shape_t shapes[] = {
     {"reddit-full", 2400000, 705.9e6, 300, 50, "NeuGraph Table 1"},
     {"enwiki", 3600000, 276.1e6, 300, 12, "NeuGraph Table 1"},
     {"amazon", 8600000, 231.6e6, 96, 22, "NeuGraph Table 1"},
-    /* NGra Table 1 (its reddit small and full are NeuGraph's by name; this one is its own) */
+    /* NGra Table 1: its reddit small, reddit full and enwiki share NeuGraph's names but not its counts */
     {"reddit-middle", 233000, 23.2e6, 602, 41, "NGra Table 1"},
+    {"ngra-reddit-small", 46600, 1.4e6, 602, 41, "NGra Table 1"},
+    {"ngra-reddit-full", 2200000, 571.0e6, 300, 50, "NGra Table 1"},
+    {"ngra-enwiki", 3200000, 222.1e6, 300, 12, "NGra Table 1"},
     /* GraphSAGE's Reddit, as ROC Table 4 counts it (NeutronStar Table 2: 0.23M, 114M, 602, 41) */
     {"reddit", 232965, 114848857, 602, 41, "ROC Table 4"},
     {"roc-amazon", 9430088, 231594310, 300, 24, "ROC Table 4"},
