@@ -242,8 +242,10 @@ static void xent_rows_reference(const xent_job_t *j, int64_t begin, int64_t end,
 }
 
 /* Listed rows [begin, end) (at most SUM_ROWS), their gradients written:
- * their labelled rows' terms summed in row order from 0. By blocks of
- * rows with a tile (BLOCKS x c vectors), or by the reference without. */
+ * their terms summed in row order from 0. By blocks of rows with a tile
+ * (BLOCKS x c vectors), or by the reference without. An unlabelled row's
+ * term is +0, and a sum of terms (each >= 0) plus +0 is itself: the
+ * labelled rows' sum, without reading the labels again. */
 static double sum_terms(const xent_job_t *j, int64_t begin, int64_t end, vf *tile)
 {
     double sum = 0;
@@ -252,8 +254,7 @@ static double sum_terms(const xent_job_t *j, int64_t begin, int64_t end, vf *til
         double term[BLOCKS * LANES];
         if (tile) xent_blocks(j, i, nb, tile, term);
         else xent_rows_reference(j, i, i + nb, term);
-        for (int r = 0; r < nb; r++)
-            if (j->label[j->idx[i + r]] >= 0) sum += term[r];
+        for (int r = 0; r < nb; r++) sum += term[r];
     }
     return sum;
 }
