@@ -214,8 +214,9 @@ if want("graphtensor"):
          "the overlap and the map's lock-free updates beside the draw")
 
 if want("neutronstar"):
-    NS_WHY = ("each rank computes at its T4's roofline (8.1 TFLOP/s, 320 GB/s), above what the paper's PyTorch kernels reach, "
-              "so DepCache's redundant work is cheaper than the paper's; crawl-ordered ids (local=1) narrow the gap "
+    NS_WHY = ("DepCache's redundant work costs less against DepComm's messages than the paper's: at full size our epochs are "
+              "18-36x faster than the paper's on 16 nodes though our one-GPU epoch is Table 5's within 22% (README: slow "
+              "kernels or work the paper's distributed engine adds, unpublished); crawl-ordered ids (local=1) narrow the gap "
               "(random ids: livejournal 4.67x, pokec 0.19x, google at 64 0.33x) but do not close it")
     NS_SCALE = ("the parameters' allreduce does not shrink with the graph: at this scale it is 14-75% of an epoch "
                 "(at full size 1% or less) and pulls the ratio towards 1 (google at scale 0.08: 2.14x over DepCache, "
