@@ -252,7 +252,7 @@ if want("neutronstar"):
             rank("NeutronStar", "Table 3", f"GCN-{hidden} {shape}, 16 ECS nodes: Hybrid over Dep{base.capitalize()}",
                  (shape, sc, ECS + ["--hidden", str(hidden), "--dep", "hybrid"]), (shape, sc, ECS + ["--hidden", str(hidden), "--dep", base]),
                  base_s / hybrid_s, f"paper {base_s} s / {hybrid_s} s over 100 epochs; " + NS_SCALE +
-                 ("; DepCache's redundant work is cheap at the T4's roofline (Fig. 2a's note)" if base == "cache" else ""))
+                 ("; DepCache's redundant work costs less than the paper's (Fig. 2a's note)" if base == "cache" else ""))
     # Fig. 9's first bars: the raw engines (no ring, a locked queue, no overlap); its text gives Google's numbers
     RAW = ["--ring", "off", "--queue", "locked", "--overlap", "off"]
     FIG9 = "paper: 1.63-10.34x over DepCache, 1.24-1.68x over DepComm across graphs"

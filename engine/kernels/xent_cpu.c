@@ -244,8 +244,8 @@ static void xent_rows_reference(const xent_job_t *j, int64_t begin, int64_t end,
 /* Listed rows [begin, end) (at most SUM_ROWS), their gradients written:
  * their terms summed in row order from 0. By blocks of rows with a tile
  * (BLOCKS x c vectors), or by the reference without. An unlabelled row's
- * term is +0, and a sum of terms (each >= 0) plus +0 is itself: the
- * labelled rows' sum, without reading the labels again. */
+ * term is +0, and x + +0 is x for every x but -0, which a sum begun at
+ * +0 never is: the labelled rows' sum, without reading the labels again. */
 static double sum_terms(const xent_job_t *j, int64_t begin, int64_t end, vf *tile)
 {
     double sum = 0;
