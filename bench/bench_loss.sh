@@ -2,8 +2,9 @@
 # bench_loss.sh - the host's loss against its bound (issue 28: every op of
 # the roofline report within 1.5x of its bound): xent_rate.c times
 # xent_cpu on ROWS x C logits (default 120000 x 16, the roofline report's
-# output layer) with 60% of the rows listed, on THREADS (default 2) threads
-# and on one, against a parallel gs_expf pass over every row (the report's
+# output layer) with 60% of the rows listed, as a run's later epochs call it
+# (only the listed rows written) and as its first does, on THREADS (default
+# 2) threads and on one, against a parallel gs_expf pass over every row (the report's
 # bound) and over the listed rows; medians of 41 calls. Seconds to run.
 # Bar: the loss at most 1.5x the report's bound (exit 1 otherwise).
 # Usage: bench/bench_loss.sh [WORKDIR]

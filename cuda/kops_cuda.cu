@@ -410,8 +410,9 @@ __global__ void xent_kernel(const float *z, int64_t c, const int32_t *label, con
 }
 
 static double d_xent(kops_ctx_t *cx, const float *logits, int64_t nrows, int64_t c, const int32_t *label,
-                     const int32_t *idx, int64_t n, int64_t counted, float *dlogits)
+                     const int32_t *idx, int64_t n, int64_t counted, float *dlogits, int unlisted_zero)
 {
+    (void)unlisted_zero; /* every row zeroed first: the kernel writes only the labelled rows */
     if (dlogits) d_zero(cx, dlogits, sizeof(float) * (size_t)(nrows * c));
     if (counted == 0) return 0;
     if (!cx->scalar && !(cx->scalar = (double *)d_alloc(cx, sizeof(double)))) return NAN;

@@ -101,9 +101,11 @@ typedef struct kops {
                          int acc_a, float *dw, int acc_w);
     /* Mean softmax cross-entropy of logits (nrows, c) over the idx rows
      * with a label >= 0 (`counted` of them, known to the caller); writes
-     * dlogits (zero outside idx) when not NULL. */
+     * dlogits (zero outside idx) when not NULL. unlisted_zero: the caller
+     * knows dlogits already holds zero outside idx, so the table may
+     * leave those rows alone (zeroing them anyway is correct). */
     double (*xent)(kops_ctx_t *cx, const float *logits, int64_t nrows, int64_t c, const int32_t *label, const int32_t *idx, int64_t n,
-                   int64_t counted, float *dlogits);
+                   int64_t counted, float *dlogits, int unlisted_zero);
     /* How many idx rows with a label >= 0 have their argmax equal to it. */
     int64_t (*correct)(kops_ctx_t *cx, const float *logits, int64_t c, const int32_t *label, const int32_t *idx, int64_t n);
     /* Adam with L2 weight decay; c1, c2 are the bias corrections. */

@@ -345,10 +345,10 @@ static void head_dot_bwd(kops_ctx_t *cx, const float *a, const float *w, const f
  * terms summed in fixed blocks, so the total is the same whatever the
  * threads). */
 static double xent(kops_ctx_t *cx, const float *logits, int64_t nrows, int64_t c, const int32_t *label,
-                   const int32_t *idx, int64_t n, int64_t counted, float *dlogits)
+                   const int32_t *idx, int64_t n, int64_t counted, float *dlogits, int unlisted_zero)
 {
     (void)cx;
-    return xent_cpu(logits, nrows, c, label, idx, n, counted, dlogits);
+    return xent_cpu(logits, nrows, c, label, idx, n, counted, dlogits, unlisted_zero);
 }
 
 /* Correct predictions among the listed rows [begin, end). */

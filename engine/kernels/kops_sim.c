@@ -70,7 +70,7 @@ static void s_head_dot_bwd(kops_ctx_t *cx, const float *a, const float *w, const
 {
 }
 static double s_xent(kops_ctx_t *cx, const float *logits, int64_t nrows, int64_t c, const int32_t *label,
-                     const int32_t *idx, int64_t n, int64_t counted, float *dlogits)
+                     const int32_t *idx, int64_t n, int64_t counted, float *dlogits, int unlisted_zero)
 {
     return NAN;
 }

@@ -95,6 +95,7 @@ typedef struct {
     const int32_t *label, *idx;
     float *dlogits; /* overwritten: zeroed, then each listed row written by its block */
     int zero_gaps;  /* idx is sorted: each range zeroes the rows after the range before's up to its last listed one */
+    int unlisted_zero; /* the rows outside idx hold zero already: only the listed rows are written */
     double *block_sum; /* (n / SUM_ROWS rounded up) each block's labelled rows' terms summed in row order */
 } xent_job_t;
 
@@ -276,7 +277,7 @@ static double sum_terms(const xent_job_t *j, int64_t begin, int64_t end, vf *til
 static void xent_range(void *ctx, int64_t begin, int64_t end)
 {
     const xent_job_t *j = ctx;
-    if (j->zero_gaps) { /* rows from the one after the range before's last to this range's last, listed ones included */
+    if (j->zero_gaps && !j->unlisted_zero) { /* rows from the one after the range before's last to this range's last, listed ones included */
         int64_t from = begin ? j->idx[begin - 1] + 1 : 0, to = end == j->n ? j->nrows : j->idx[end - 1] + 1;
         memset(j->dlogits + from * j->c, 0, sizeof(float) * (size_t)((to - from) * j->c));
     }
@@ -307,14 +308,16 @@ static int sorted_ascending(const int32_t *idx, int64_t n)
 }
 
 double xent_cpu(const float *logits, int64_t nrows, int64_t c, const int32_t *label, const int32_t *idx, int64_t n,
-                int64_t counted, float *dlogits)
+                int64_t counted, float *dlogits, int unlisted_zero)
 {
-    xent_job_t j = {logits, nrows, c, counted, n, counted ? 1.0f / (float)counted : 0.0f, {0}, label, idx, dlogits, 0, NULL};
+    /* with nothing counted no listed row is written: every row is zeroed */
+    xent_job_t j = {logits, nrows, c, counted, n, counted ? 1.0f / (float)counted : 0.0f, {0}, label, idx, dlogits, 0,
+                    unlisted_zero && counted > 0, NULL};
     j.counted_lanes += (double)counted;
     int64_t blocks = (n + SUM_ROWS - 1) / SUM_ROWS;
     j.block_sum = counted ? malloc(sizeof(double) * (size_t)(blocks ? blocks : 1)) : NULL;
     j.zero_gaps = j.block_sum && dlogits && n > 0 && sorted_ascending(idx, n);
-    if (dlogits && !j.zero_gaps) gs_parallel_for(nrows * c, 1 << 16, zero_range, dlogits);
+    if (dlogits && !j.zero_gaps && !j.unlisted_zero) gs_parallel_for(nrows * c, 1 << 16, zero_range, dlogits);
     if (counted == 0) return 0;
     double total = 0;
     if (!j.block_sum) { /* no memory for the blocks' sums: the blocks one after another, by the reference */

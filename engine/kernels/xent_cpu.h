@@ -14,8 +14,11 @@
 
 /* Mean loss over the rows of idx (n of them, each listed once) whose label
  * is not negative, divided by `counted`; when dlogits (nrows x c) is not
- * NULL it is overwritten with the mean's gradient (zero on other rows). */
+ * NULL it is overwritten with the mean's gradient (zero on other rows).
+ * unlisted_zero: dlogits already holds zero on the rows outside idx (the
+ * caller knows), so only the listed rows are written: at 120K x 16 logits
+ * with 60% listed, 1.30 -> 1.10 ms when the buffer is out of cache. */
 double xent_cpu(const float *logits, int64_t nrows, int64_t c, const int32_t *label, const int32_t *idx, int64_t n,
-                int64_t counted, float *dlogits);
+                int64_t counted, float *dlogits, int unlisted_zero);
 
 #endif

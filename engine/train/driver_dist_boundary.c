@@ -241,6 +241,7 @@ int trainer_dist_resplit(trainer_t *t, gs_err_t *err)
     int64_t rows = exec_level_rows(&t->ex, t->ex.nhops), classes = t->dlogits.cols;
     if (rows != t->dlogits.rows) { /* the loss gradient has a row per owned vertex */
         place_free(t->kp, &t->dlogits);
+        loss_rows_forget(&t->dlogits_rows); /* the new buffer's rows are unknown, wherever it lands */
         if ((rc = place_alloc(t->kp, &t->dlogits, rows, classes, err))) return rc;
     }
     d->held_bytes = dist_held_bytes(t, d);

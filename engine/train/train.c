@@ -84,6 +84,7 @@ void trainer_close(trainer_t *t)
     op_tally_free(&t->tally);
     model_close(&t->model);
     if (t->kp.K) place_free(t->kp, &t->dlogits);
+    loss_rows_free(&t->dlogits_rows);
     data_close(&t->data);
     if (t->kp.K && t->kp.K->device) t->kp.K->close(t->kp.cx);
     memset(t, 0, sizeof *t);

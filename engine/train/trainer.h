@@ -25,6 +25,7 @@
 #include "engine/partition/part_online.h"
 #include "engine/stream/stream_engine.h"
 #include "knob_table.h"
+#include "loss_rows.h"
 #include "model_state.h"
 #include "run_kind.h"
 #include "train_data.h"
@@ -55,6 +56,7 @@ typedef struct trainer {
     struct sampled_run *sampled; /* the sampled driver's state (driver_sampled.c), or NULL */
     double clock_end;        /* the emulated clock when the streaming engine last closed: a reopened one goes on from there */
     tensor_t dlogits;        /* (N, C), in kp's memory */
+    loss_rows_t dlogits_rows; /* which of dlogits' rows are known to hold zero (loss_rows.h; host memory only) */
     int64_t epoch;           /* epochs completed */
     double best_val, test_at_best;
     int64_t best_epoch;

@@ -27,7 +27,11 @@ double trainer_loss(trainer_t *t, const tensor_t *out, const int32_t *label, con
 {
     if (t->kp.K->annotate) t->kp.K->annotate(t->kp.cx, -1, 0, "loss");
     exec_mark_t mark = exec_mark(&t->ex);
-    double loss = t->kp.K->xent(t->kp.cx, out->data, out->rows, out->cols, label, idx, n, labelled, t->dlogits.data);
+    float *d = t->dlogits.data;
+    int host = t->kp.K == &kops_cpu; /* idx is host memory: loss_rows can compare it */
+    int known = host && loss_rows_zero_outside(&t->dlogits_rows, d, out->rows, out->cols, idx, n);
+    double loss = t->kp.K->xent(t->kp.cx, out->data, out->rows, out->cols, label, idx, n, labelled, d, known);
+    if (host) loss_rows_wrote(&t->dlogits_rows, d, out->rows, out->cols, idx, n);
     double logit_bytes = 4.0 * (double)tensor_numel(out);
     exec_host_work(&t->ex, mark, NULL, 0, 6.0 * (double)tensor_numel(out), (op_traffic_t){2 * logit_bytes, 0});
     return loss;
@@ -95,5 +99,5 @@ int trainer_full_epoch(trainer_t *t, epoch_stats_t *st, const full_epoch_hooks_t
 double train_xent(const tensor_t *logits, const int32_t *label, const int32_t *idx, int64_t n, tensor_t *dlogits)
 {
     return kops_cpu.xent(NULL, logits->data, logits->rows, logits->cols, label, idx, n,
-                         data_count_labelled(label, idx, n), dlogits ? dlogits->data : NULL);
+                         data_count_labelled(label, idx, n), dlogits ? dlogits->data : NULL, 0);
 }

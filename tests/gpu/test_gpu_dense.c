@@ -118,8 +118,8 @@ static void test_reductions_loss_adam(void **state)
     int64_t counted = 0;
     for (int64_t i = 0; i < R; i++) label[i] = i % 11 == 0 ? -1 : (int32_t)(i % M), idx[i] = (int32_t)((i * 7) % R), counted += label[idx[i]] >= 0;
     int32_t *dlabel = up(label, sizeof(int32_t) * (size_t)R), *didx = up(idx, sizeof(int32_t) * (size_t)R);
-    double lr = kops_cpu.xent(NULL, c, R, M, label, idx, R, counted, ref);
-    double lg = K->xent(CX, dc, R, M, dlabel, didx, R, counted, out);
+    double lr = kops_cpu.xent(NULL, c, R, M, label, idx, R, counted, ref, 0);
+    double lg = K->xent(CX, dc, R, M, dlabel, didx, R, counted, out, 0);
     if (fabs(lr - lg) > 1e-6 * fabs(lr)) fail_msg("xent: %.9g vs %.9g", lg, lr);
     check_close("xent gradient", ref, out, R * M, 1e-5);
     assert_int_equal(kops_cpu.correct(NULL, c, M, label, idx, R), K->correct(CX, dc, M, dlabel, didx, R));

@@ -497,7 +497,9 @@ static void test_native_exp_matches_the_scalar(void **state)
 /* The host loss (vector rows on the pool) against train_math.h's row
  * function bit for bit and against a double-precision softmax
  * cross-entropy, at widths around the vector's, with unlabelled and
- * unlisted rows, sorted and unsorted lists, one and two threads. */
+ * unlisted rows, sorted and unsorted lists, one and two threads; again
+ * when told the unlisted rows hold zero already (stale listed rows are
+ * overwritten, the others left). */
 static void test_loss_rows_match_the_reference(void **state)
 {
     (void)state;
@@ -534,11 +536,15 @@ static void test_loss_rows_match_the_reference(void **state)
                 }
                 want += block;
                 memset(d, 0x7f, sizeof d); /* every row must be written */
-                double got = xent_cpu(z, ROWS, c, label, idx, n, counted, d);
+                double got = xent_cpu(z, ROWS, c, label, idx, n, counted, d, 0);
                 assert_memory_equal(&got, &(double){want / (double)counted}, sizeof got);
                 assert_memory_equal(d, ref, sizeof(float) * ROWS * (size_t)c);
-                double eval = xent_cpu(z, ROWS, c, label, idx, n, counted, NULL); /* no gradient: the same loss */
+                double eval = xent_cpu(z, ROWS, c, label, idx, n, counted, NULL, 0); /* no gradient: the same loss */
                 assert_memory_equal(&eval, &got, sizeof got);
+                for (int64_t i = 0; i < n; i++) memset(d + idx[i] * c, 0x7f, sizeof(float) * (size_t)c);
+                double again = xent_cpu(z, ROWS, c, label, idx, n, counted, d, 1); /* the unlisted rows left as they are */
+                assert_memory_equal(&again, &got, sizeof got);
+                assert_memory_equal(d, ref, sizeof(float) * ROWS * (size_t)c);
                 assert_true(fabs(got - exact / (double)counted) <= 1e-6 * fabs(exact / (double)counted));
             }
     gs_pool_init(2);

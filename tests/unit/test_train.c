@@ -1,13 +1,15 @@
 /* test_train.c - training-level properties: the same seed gives the same
  * losses (also across thread counts), a checkpoint round trip restores the
  * exact state so a resumed run repeats the uninterrupted losses, damaged or
- * mismatched checkpoints are refused, DKP does not change the maths, and
- * the per-layer aggregation FLOPs follow DKP's order. */
+ * mismatched checkpoints are refused, DKP does not change the maths, the
+ * per-layer aggregation FLOPs follow DKP's order, and what a trainer
+ * remembers of its loss gradient's zero rows is compared by value. */
 #include "test_util.h"
 
 #include <math.h>
 
 #include "base/threadpool.h"
+#include "engine/train/loss_rows.h"
 #include "engine/train/train.h"
 
 static tu_gen_t gen;
@@ -214,6 +216,35 @@ static void test_dkp_counts_aggregation_flops(void **state)
     }
 }
 
+/* loss_rows.h: the same buffer, shape and rows (by value) are known zero
+ * elsewhere; other rows at the split's address (a rank's resplit),
+ * another shape or buffer, or a forgotten buffer are not. (The checkpoint
+ * test covers the trainer's use: a resumed run zeroes every row on its
+ * first epoch, the uninterrupted one writes only the listed rows, and
+ * their losses agree bit for bit.) */
+static void test_loss_rows_compare_by_value(void **state)
+{
+    (void)state;
+    loss_rows_t z = {0};
+    float buf[12] = {0};
+    int32_t rows[3] = {0, 2, 5}, same[3] = {0, 2, 5};
+    assert_false(loss_rows_zero_outside(&z, buf, 6, 2, rows, 3));
+    loss_rows_wrote(&z, buf, 6, 2, rows, 3);
+    assert_true(loss_rows_zero_outside(&z, buf, 6, 2, same, 3));
+    rows[2] = 4; /* rewritten in place */
+    assert_false(loss_rows_zero_outside(&z, buf, 6, 2, rows, 3));
+    assert_false(loss_rows_zero_outside(&z, buf, 5, 2, same, 3));
+    assert_false(loss_rows_zero_outside(&z, buf, 6, 1, same, 3));
+    assert_false(loss_rows_zero_outside(&z, buf + 1, 6, 2, same, 3));
+    assert_false(loss_rows_zero_outside(&z, buf, 6, 2, same, 2));
+    loss_rows_wrote(&z, buf, 6, 2, rows, 3);
+    assert_true(loss_rows_zero_outside(&z, buf, 6, 2, rows, 3));
+    assert_false(loss_rows_zero_outside(&z, buf, 6, 2, same, 3));
+    loss_rows_forget(&z);
+    assert_false(loss_rows_zero_outside(&z, buf, 6, 2, rows, 3));
+    loss_rows_free(&z);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -222,6 +253,7 @@ int main(void)
         cmocka_unit_test(test_bad_checkpoints_are_refused),
         cmocka_unit_test(test_dkp_keeps_the_maths),
         cmocka_unit_test(test_dkp_counts_aggregation_flops),
+        cmocka_unit_test(test_loss_rows_compare_by_value),
     };
     return cmocka_run_group_tests_name("train", tests, setup, teardown);
 }
