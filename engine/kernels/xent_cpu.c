@@ -2,20 +2,19 @@
  * register's lanes: sixteen with AVX-512, eight otherwise), one row a
  * vector lane: their logits are transposed LANES columns at a time into a
  * tile of column vectors, so the max, the label's logit, the
- * exponentials, the double sums, the logarithms, the gradient's scaling
+ * exponentials, their sums, the logarithms, the gradient's scaling
  * and the label's share are vertical operations with no dependence
  * between rows (a row at a time, each row's chain took ~47 ns at 16
  * classes on a Zen 4 core; in blocks, ~25 ns). BLOCKS blocks go in step
  * (two chains in flight: 35.9 -> 33.0 ns a row on a Zen 3 core, in
  * cache). The arithmetic keeps train_math.h's order: the running max
- * from z[0] (exact in any order), element j's exponential summed in
- * double into lane j % 8 from 0, the eight lanes folded 4, 2, 1, the
- * share subtracted from the label's scaled exponential (x - 0 is x
- * elsewhere), the term (double)log(s) + mx - z[y] left to right; so every
- * row's term and gradient have gs_xent_row's bits. Every vector, the
- * doubles' included, is one register of the build (GCC 12 put a 64-byte
- * vector of doubles through the stack at every add on AVX2: a third of
- * the time). Lanes past the block's rows repeat its first row and are
+ * from z[0] (exact in any order), element j's exponential summed into
+ * lane j % 8 from 0, the eight lanes folded 4, 2, 1, the share subtracted
+ * from the label's scaled exponential (x - 0 is x elsewhere), the term
+ * (double)log(s) + mx - z[y] left to right; so every row's term and
+ * gradient have gs_xent_row's bits. Every vector, the doubles' included,
+ * is one register of the build (GCC 12 put a 64-byte vector of doubles
+ * through the stack at every add on AVX2: a third of the time). Lanes past the block's rows repeat its first row and are
  * never stored. The gradient's rows are zeroed by the range whose listed
  * rows end at or after them, in one memset (idx sorted ascending;
  * otherwise every row first; zeroing the unlisted rows gap by gap took
@@ -31,7 +30,7 @@
 #include "base/threadpool.h"
 
 #define LANES GS_VN /* rows taken together, and the columns a transpose moves */
-#define HALF (LANES / 2) /* the rows whose double sums fill one register */
+#define HALF (LANES / 2) /* the rows whose doubles fill one register */
 #ifndef BLOCKS
 #define BLOCKS 2 /* blocks of LANES rows taken in step */
 #endif
@@ -119,7 +118,11 @@ static void load_tile(const xent_job_t *j, const int64_t *row, vf *tile)
                 }
             }
         transpose(m);
-        for (int64_t k = 0; k < w; k++) tile[g + k] = m[k];
+        if (w == LANES) {
+#pragma GCC unroll 16
+            for (int k = 0; k < LANES; k++) tile[g + k] = m[k]; /* a loop to w became a call to memcpy */
+        } else
+            for (int64_t k = 0; k < w; k++) tile[g + k] = m[k];
     }
 }
 
@@ -164,14 +167,11 @@ static void store_gradient(const xent_job_t *j, const int64_t *row, int nb, cons
 #define BELOW_CAP(VI, cap, x) (x)
 
 /* Each block's tile (c vectors at tile + b c) of exponentials less each
- * lane's max mx[b], in place, and their sums in gs_xent_row's order: lanes
- * 0 to HALF - 1 in sum[2b], the others in sum[2b + 1]; zy[b] lane r is the
- * logit at the lane's label y[b] (0 where none). The blocks go in step,
- * so the core has their chains of max, exponential and sum in flight
- * together. The doubles are held a register at a time (a 64-byte vector
- * of them on an AVX2 build went through the stack at every add: a third
- * of the loss's time). */
-static void exp_and_sum(vf *tile, int64_t c, const vi *y, vf *mx, vf *zy, vd *sum)
+ * lane's max mx[b], in place, and their sums in gs_xent_row's order in
+ * sum[b]; zy[b] lane r is the logit at the lane's label y[b] (0 where
+ * none). The blocks go in step, so the core has their chains of max,
+ * exponential and sum in flight together. */
+static void exp_and_sum(vf *tile, int64_t c, const vi *y, vf *mx, vf *zy, vf *sum)
 {
     vf m[BLOCKS], at[BLOCKS];
     for (int b = 0; b < BLOCKS; b++) m[b] = tile[b * c], at[b] = (vf){0};
@@ -185,28 +185,24 @@ static void exp_and_sum(vf *tile, int64_t c, const vi *y, vf *mx, vf *zy, vd *su
         for (int b = 0; b < BLOCKS; b++) GS_EXPF_CLAMPED(tile[b * c + k], tile[b * c + k] - m[b], vf, vi, GS_VN_MAX, BELOW_CAP);
     for (int b = 0; b < BLOCKS; b++) {
         mx[b] = m[b], zy[b] = at[b];
-        for (int h = 0; h < 2; h++) {
-            vd part[8] = {{0}};
-            for (int64_t k0 = 0; k0 < c; k0 += 8)
-                for (int l = 0; l < 8 && k0 + l < c; l++) /* l constant once unrolled: the sums stay in registers */
-                    part[l] += __builtin_convertvector(HALF_OF(tile[b * c + k0 + l], h), vd);
-            sum[2 * b + h] = ((part[0] + part[4]) + (part[2] + part[6])) + ((part[1] + part[5]) + (part[3] + part[7]));
-        }
+        vf part[8] = {{0}};
+        for (int64_t k0 = 0; k0 < c; k0 += 8)
+            for (int l = 0; l < 8 && k0 + l < c; l++) part[l] += tile[b * c + k0 + l]; /* l constant once unrolled */
+        sum[b] = ((part[0] + part[4]) + (part[2] + part[6])) + ((part[1] + part[5]) + (part[3] + part[7]));
     }
 }
 
 /* Block b's gradients (if any) and terms, its nb rows row[0, nb) with
  * labels *y, from the sums s of its exponentials (in tile). */
-static void finish_block(const xent_job_t *j, const int64_t *row, int nb, const vf *tile, const vi *y, const vd *s,
+static void finish_block(const xent_job_t *j, const int64_t *row, int nb, const vf *tile, const vi *y, const vf *s,
                          const vf *mx, const vf *zy, double *term)
 {
-    vhf s0 = __builtin_convertvector(s[0], vhf), s1 = __builtin_convertvector(s[1], vhf);
-    vf lg, sf = JOIN_HALVES(s0, s1);
-    GS_LOGF_VEC(lg, sf, vf, vi);
+    vf lg;
+    GS_LOGF_VEC(lg, *s, vf, vi);
     if (j->dlogits) {
-        /* inv = (float)(1.0 / (s * counted)), as the reference */
-        vhf inv0 = __builtin_convertvector(1.0 / (s[0] * j->counted_lanes), vhf),
-            inv1 = __builtin_convertvector(1.0 / (s[1] * j->counted_lanes), vhf);
+        /* inv = (float)(1.0 / ((double)s * counted)), as the reference */
+        vhf inv0 = __builtin_convertvector(1.0 / (__builtin_convertvector(HALF_OF(*s, 0), vd) * j->counted_lanes), vhf),
+            inv1 = __builtin_convertvector(1.0 / (__builtin_convertvector(HALF_OF(*s, 1), vd) * j->counted_lanes), vhf);
         vf inv = JOIN_HALVES(inv0, inv1);
         store_gradient(j, row, nb, tile, &inv, y);
     }
@@ -231,12 +227,11 @@ static void xent_blocks(const xent_job_t *j, int64_t i0, int nb, vf *tile, doubl
         y[r / LANES][r % LANES] = j->label[row[r]];
     }
     for (int b = 0; b < BLOCKS; b++) load_tile(j, row + b * LANES, tile + b * j->c);
-    vf mx[BLOCKS], zy[BLOCKS];
-    vd sum[2 * BLOCKS];
+    vf mx[BLOCKS], zy[BLOCKS], sum[BLOCKS];
     exp_and_sum(tile, j->c, y, mx, zy, sum);
     for (int b = 0; b < BLOCKS && b * LANES < nb; b++) {
         int in = nb - b * LANES < LANES ? nb - b * LANES : LANES;
-        finish_block(j, row + b * LANES, in, tile + b * j->c, &y[b], &sum[2 * b], &mx[b], &zy[b], term + b * LANES);
+        finish_block(j, row + b * LANES, in, tile + b * j->c, &y[b], &sum[b], &mx[b], &zy[b], term + b * LANES);
     }
 }
 
