@@ -21,7 +21,7 @@
  * float32 softmax sums) into lane j % 8, and the lanes fold as 4, 2, 1
  * (lane i takes lane i + w). The exponentials are at most 1 (one of them
  * is 1), so a lane of c / 8 of them keeps ~7 digits; summed in double
- * they cost the vector code a fifth of its time (two conversions and two
+ * they cost the vector code a tenth of its time (two conversions and two
  * adds of half-registers where one add of floats does). */
 GS_HD static inline double gs_xent_row(const float *z, int64_t c, int32_t y, int64_t counted, float *d)
 {

@@ -226,6 +226,9 @@ static void xent_blocks(const xent_job_t *j, int64_t i0, int nb, vf *tile, doubl
         row[r] = j->idx[i0 + (r < nb ? r : 0)];
         y[r / LANES][r % LANES] = j->label[row[r]];
     }
+    /* the logits of the blocks two steps on (one thread, 120K x 16: 1.81 -> 1.66 ms) */
+    for (int64_t i = i0 + 2 * BLOCKS * LANES; i < i0 + 3 * BLOCKS * LANES && i < j->n; i++)
+        __builtin_prefetch(j->logits + j->idx[i] * j->c, 0, 3);
     for (int b = 0; b < BLOCKS; b++) load_tile(j, row + b * LANES, tile + b * j->c);
     vf mx[BLOCKS], zy[BLOCKS], sum[BLOCKS];
     exp_and_sum(tile, j->c, y, mx, zy, sum);
