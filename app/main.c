@@ -4,6 +4,7 @@
 
 #include "base/membudget.h"
 #include "base/version.h"
+#include "engine/kernels/blas_idle.h"
 #include "commands.h"
 #include "tui.h"
 
@@ -26,6 +27,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+    gs_blas_idle_briefly(); /* before any thread starts */
     uint64_t limit;
     gs_err_t err;
     if (gs_mem_limit_env(&limit, &err)) { /* the memory rule's limit, checked before it is needed */
