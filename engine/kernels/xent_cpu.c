@@ -14,12 +14,14 @@
  * (double)log(s) + mx - z[y] left to right; so every row's term and
  * gradient have gs_xent_row's bits. Every vector, the doubles' included,
  * is one register of the build (GCC 12 put a 64-byte vector of doubles
- * through the stack at every add on AVX2: a third of the time). Lanes past the block's rows repeat its first row and are
- * never stored. The gradient's rows are zeroed by the range whose listed
- * rows end at or after them, in one memset (idx sorted ascending;
- * otherwise every row first; zeroing the unlisted rows gap by gap took
- * 0.5 ms of a 2.9 ms loss over 120K x 16), then the listed rows
- * overwritten by their blocks. */
+ * through the stack at every add on AVX2: a third of the time). Lanes
+ * past the block's rows repeat its first row and are never stored. The
+ * gradient's rows are zeroed by the range whose listed rows end at or
+ * after them, in one memset (idx sorted ascending; otherwise every row
+ * first; zeroing the unlisted rows gap by gap took 0.5 ms of a 2.9 ms loss
+ * over 120K x 16), then the listed rows overwritten by their blocks; when
+ * the caller knows the unlisted rows hold zero, only the listed rows are
+ * written. */
 #include "xent_cpu.h"
 
 #include <stdlib.h>
@@ -275,7 +277,7 @@ static double sum_terms(const xent_job_t *j, int64_t begin, int64_t end, vf *til
 static void xent_range(void *ctx, int64_t begin, int64_t end)
 {
     const xent_job_t *j = ctx;
-    if (j->zero_gaps && !j->unlisted_zero) { /* rows from the one after the range before's last to this range's last, listed ones included */
+    if (j->zero_gaps) { /* rows from the one after the range before's last to this range's last, listed ones included */
         int64_t from = begin ? j->idx[begin - 1] + 1 : 0, to = end == j->n ? j->nrows : j->idx[end - 1] + 1;
         memset(j->dlogits + from * j->c, 0, sizeof(float) * (size_t)((to - from) * j->c));
     }
@@ -314,7 +316,7 @@ double xent_cpu(const float *logits, int64_t nrows, int64_t c, const int32_t *la
     j.counted_lanes += (double)counted;
     int64_t blocks = (n + SUM_ROWS - 1) / SUM_ROWS;
     j.block_sum = counted ? malloc(sizeof(double) * (size_t)(blocks ? blocks : 1)) : NULL;
-    j.zero_gaps = j.block_sum && dlogits && n > 0 && sorted_ascending(idx, n);
+    j.zero_gaps = j.block_sum && dlogits && n > 0 && !j.unlisted_zero && sorted_ascending(idx, n);
     if (dlogits && !j.zero_gaps && !j.unlisted_zero) gs_parallel_for(nrows * c, 1 << 16, zero_range, dlogits);
     if (counted == 0) return 0;
     double total = 0;
