@@ -12,7 +12,6 @@ int loss_rows_zero_outside(const loss_rows_t *z, const float *buf, int64_t nrows
 
 void loss_rows_wrote(loss_rows_t *z, const float *buf, int64_t nrows, int64_t c, const int32_t *idx, int64_t n)
 {
-    if (loss_rows_zero_outside(z, buf, nrows, c, idx, n)) return; /* the same rows: the copy holds them */
     z->buf = NULL;
     if (n > z->room) {
         int32_t *grown = realloc(z->idx, sizeof(int32_t) * (size_t)n);

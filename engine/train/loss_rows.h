@@ -25,7 +25,8 @@ typedef struct {
 /* Whether buf (nrows x c) holds zero outside the n rows of idx: the last
  * loss wrote this buffer at this shape for the same rows. */
 int loss_rows_zero_outside(const loss_rows_t *z, const float *buf, int64_t nrows, int64_t c, const int32_t *idx, int64_t n);
-/* A loss has just written buf (nrows x c) for the rows of idx. Without
+/* A loss has just written buf (nrows x c) for the rows of idx, which
+ * loss_rows_zero_outside did not know (the copy is taken again). Without
  * memory for the copy, nothing is known (never an error). */
 void loss_rows_wrote(loss_rows_t *z, const float *buf, int64_t nrows, int64_t c, const int32_t *idx, int64_t n);
 /* Nothing is known of the buffer's rows (it was reallocated or written). */

@@ -31,7 +31,7 @@ double trainer_loss(trainer_t *t, const tensor_t *out, const int32_t *label, con
     int host = t->kp.K == &kops_cpu; /* idx is host memory: loss_rows can compare it */
     int known = host && loss_rows_zero_outside(&t->dlogits_rows, d, out->rows, out->cols, idx, n);
     double loss = t->kp.K->xent(t->kp.cx, out->data, out->rows, out->cols, label, idx, n, labelled, d, known);
-    if (host && !known) loss_rows_wrote(&t->dlogits_rows, d, out->rows, out->cols, idx, n); /* known: the copy holds these rows */
+    if (host && !known) loss_rows_wrote(&t->dlogits_rows, d, out->rows, out->cols, idx, n); /* known: the copy holds them */
     double logit_bytes = 4.0 * (double)tensor_numel(out);
     exec_host_work(&t->ex, mark, NULL, 0, 6.0 * (double)tensor_numel(out), (op_traffic_t){2 * logit_bytes, 0});
     return loss;
