@@ -4,8 +4,10 @@
 # xent_cpu on ROWS x C logits (default 120000 x 16, the roofline report's
 # output layer) with 60% of the rows listed, as a run's later epochs call it
 # (only the listed rows written) and as its first does, on THREADS (default
-# 2) threads and on one, against a parallel gs_expf pass over every row (the report's
-# bound) and over the listed rows; medians of 41 calls. Seconds to run.
+# 2) threads and on one, against the report's bound (the listed logits'
+# exponentials at the rate of a parallel gs_expf pass over every row) and
+# that pass over the listed rows through their index; medians of 41 calls.
+# Seconds to run.
 # Bar: the loss at most 1.5x the report's bound (exit 1 otherwise).
 # Usage: bench/bench_loss.sh [WORKDIR]
 # shellcheck source=bench/bench_c.sh

@@ -8,7 +8,7 @@ bound on this machine from limits measured in the same run
     bandwidth at the op's width and direction (forward over the CSC,
     backward over the CSR), which also streams the output and the weights;
   - the loss: the larger of its streamed bytes / streaming bandwidth and
-    its exponentials (one per logit: streamed bytes / 8) / the rate of a
+    its exponentials (one per listed logit: its FLOPs / 6) / the rate of a
     parallel pass y = gs_expf(x) (an exponential costs more than moving
     its 8 bytes on a 2-core machine);
   - elementwise ops, the optimiser: streamed bytes / streaming
@@ -63,7 +63,7 @@ def bound_ms(op, lim):
         flop = op["flops"] / (lim["sgemm_peak_gflops"] * 1e9)
         return 1e3 * max(flop, stream), "sgemm peak" if flop >= stream else "stream"
     if op["kind"] == "loss":
-        exps = op["stream_bytes"] / 8 / (lim["exp_gps"] * 1e9)  # logits read, their gradient written: 8 bytes a logit
+        exps = op["flops"] / 6 / (lim["exp_gps"] * 1e9)  # one a listed logit: trainer_step.c's LOSS_FLOPS_PER_LOGIT
         return 1e3 * max(exps, stream), "exp rate" if exps >= stream else "stream"
     if op["kind"] == "graph" and op["row_bytes"] > 0:
         gbs = lim["gather"][str(int(op["cols"]))][op["phase"] + "_gbs"]

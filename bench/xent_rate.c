@@ -6,10 +6,11 @@
  *     gradient's unlisted rows known to hold zero: only the listed rows
  *     written), on THREADS threads and on one; and as a first epoch does
  *     (every row written);
- *   - its bound as bench_roofline.py takes it: an exponential per logit of
- *     every row at the rate of a parallel gs_expf pass over the tensor
- *     (the same pass roofline_limits.c times), and that pass over the
- *     listed rows' logits only (what the loss must exponentiate).
+ *   - its bound as bench_roofline.py takes it: an exponential per listed
+ *     logit (what the loss must exponentiate) at the rate of a parallel
+ *     gs_expf pass over the whole tensor (the same pass roofline_limits.c
+ *     times), and for comparison that pass over the listed rows through
+ *     idx, a row at a time.
  * Prints each in ms and the loss over each bound; exits 1 when the loss is
  * over 1.5x the roofline report's bound (issue 28's bar for every op).
  * Usage: xent_rate ROWS C THREADS */
@@ -102,8 +103,11 @@ int main(int argc, char **argv)
            threads, CALLS);
     printf("loss               %8.3f ms (one thread %.3f ms)\n", 1e3 * loss, 1e3 * one);
     printf("loss, every row    %8.3f ms (one thread %.3f ms): a run's first epoch\n", 1e3 * every, 1e3 * first);
-    printf("exp, every row     %8.3f ms (the roofline report's bound): loss %.2fx\n", 1e3 * all, loss / all);
-    printf("exp, listed rows   %8.3f ms: loss %.2fx\n", 1e3 * listed, loss / listed);
+    double bound = all * (double)n / (double)rows; /* the listed logits at the flat pass's rate */
+    printf("exp, every row     %8.3f ms (a flat pass over the tensor)\n", 1e3 * all);
+    printf("exp, listed logits %8.3f ms (the roofline report's bound: the flat pass's rate): loss %.2fx\n", 1e3 * bound,
+           loss / bound);
+    printf("exp, listed rows   %8.3f ms (the same pass row by row, through idx): loss %.2fx\n", 1e3 * listed, loss / listed);
     free(z), free(d), free(label), free(idx);
-    return loss <= 1.5 * all ? 0 : 1;
+    return loss <= 1.5 * bound ? 0 : 1;
 }

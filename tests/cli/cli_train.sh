@@ -34,7 +34,8 @@ assert d["epochs_ms"][-1] == d["epoch_ms_last"]
 PYEOF
 
 # --profile ops: each op of the training step once an epoch, with the op
-# model's FLOPs and bytes (a gather reads a row per edge), times that sum
+# model's FLOPs and bytes (a gather reads a row per edge, the loss the
+# listed rows' logits), times that sum
 # to about the epoch, the first epoch left out
 out=$("$BIN" train --dataset "$tmp/g" --epochs 4 --hidden 32 --dropout 0.5 --profile ops --json --quiet)
 $PY - "$out" <<'PYEOF' && ok "--profile ops: every op of the step, its FLOPs and bytes, the first epoch dropped" || bad "--profile ops"
@@ -51,6 +52,10 @@ g0 = ops[("gather", 0, "fwd")]          # layer 0 aggregates first: 32 input fea
 assert g0["kind"] == "graph" and g0["cols"] == f0 and g0["row_bytes"] == 4 * m * f0 and g0["flops"] == 2 * m * f0, g0
 mm = ops[("matmul", 0, "fwd")]
 assert mm["kind"] == "matmul" and mm["flops"] == 2 * d["nodes"] * f0 * 32, mm
+loss = ops[("loss", -1, "fwd")]           # the training rows' logits only, the rest known zero after the first epoch
+logits = loss["flops"] / 6                # LOSS_FLOPS_PER_LOGIT
+assert 0 < logits < d["nodes"] * d["classes"] and logits % d["classes"] == 0, loss
+assert loss["stream_bytes"] == 8 * logits + 8 * logits / d["classes"], loss   # read, written; labels and indices
 total = sum(o["ms"] for o in d["ops"])
 mean = sum(d["epochs_ms"][1:]) / 3
 assert 0.3 * mean < total <= 1.05 * mean, (total, mean)   # host ops are most of the step, never more than it
