@@ -65,26 +65,34 @@ static void pull_range(void *ctx, int64_t b, int64_t e)
     }
 }
 
+typedef float pull_v8f __attribute__((vector_size(32), aligned(4))); /* unaligned loads and stores */
+#define PULL_REGS 8 /* vectors of sums kept in registers: widths up to 64 */
+
 /* The common pull (vertex rows, no types, no attention): each output row
- * summed in registers for widths up to 64, the width a compile-time
- * constant for the usual ones, no per-entry branches. The same additions
- * in the same order as pull_range, so the same bits. */
+ * summed in vector registers for widths of 8 to 64 in steps of 8 (a float
+ * array there compiled to a store of the sums at every entry), in the
+ * output row otherwise; the width a compile-time constant for the usual
+ * ones, no per-entry branches. The same additions in the same order as
+ * pull_range, so the same bits. */
 static inline __attribute__((always_inline)) void pull_plain(const k_pull_t *p, int64_t b, int64_t e, const int64_t f)
 {
+    const int in_regs = f % 8 == 0 && f <= 8 * PULL_REGS;
     for (int64_t r = b; r < e; r++) {
         float *y = p->y + (p->orow ? p->orow[r] : r) * f;
-        float acc[f <= 64 ? f : 1];
-        float *s = f <= 64 ? acc : y; /* the sums: a local row, or y itself */
-        for (int64_t j = 0; j < f && f <= 64; j++) s[j] = p->acc ? y[j] : 0.0f;
-        if (f > 64 && !p->acc) memset(y, 0, sizeof(float) * (size_t)f);
+        pull_v8f s[PULL_REGS] = {{0}};
+        if (in_regs && p->acc) memcpy(s, y, sizeof(float) * (size_t)f);
+        if (!in_regs && !p->acc) memset(y, 0, sizeof(float) * (size_t)f);
         int64_t q1 = p->ptr[r + 1];
         for (int64_t q = p->ptr[r]; q < q1; q++) {
             if (q + 4 < q1) __builtin_prefetch(p->x + (int64_t)p->nbr[q + 4] * p->x_stride);
             const float *restrict x = p->x + (int64_t)p->nbr[q] * p->x_stride;
             float w = p->w ? p->w[q] : 1.0f;
-            for (int64_t j = 0; j < f; j++) s[j] += w * x[j];
+            if (in_regs)
+                for (int64_t k = 0; k < f / 8; k++) s[k] += w * *(const pull_v8f *)(x + 8 * k);
+            else
+                for (int64_t j = 0; j < f; j++) y[j] += w * x[j];
         }
-        for (int64_t j = 0; j < f && f <= 64; j++) y[j] = s[j];
+        if (in_regs) memcpy(y, s, sizeof(float) * (size_t)f);
     }
 }
 
