@@ -9,6 +9,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __AVX__
+#include <immintrin.h>
+#endif
 
 #include "dropout_rows.h"
 #include "fast_math.h"
@@ -99,21 +102,29 @@ static uint64_t row_key(const ew_args_t *c, int64_t r)
     return gs_drop_row_key(c->key, c->g->orig_id, c->g->in_src, c->g->in_dst, c->edge, c->row0 + r);
 }
 
-/* RELU's sign bits of row y (kops.h: one row in GS_MASK_WORDS(f) words). */
+/* RELU's sign bits of row y (kops.h: one row in GS_MASK_WORDS(f) words),
+ * eight at a time by a compare and a movemask where the build has AVX (a
+ * bit at a time, relu's forward took 1.2x its time without the bits). */
 static void relu_bits(const float *y, int64_t f, uint64_t *bits)
 {
     for (int64_t w = 0; w < GS_MASK_WORDS(f); w++) {
         uint64_t word = 0;
-        int64_t j0 = w * 64, n = f - j0 < 64 ? f - j0 : 64;
-        for (int64_t i = 0; i < n; i++) word |= (uint64_t)(y[j0 + i] > 0) << i;
+        int64_t j0 = w * 64, n = f - j0 < 64 ? f - j0 : 64, i = 0;
+#ifdef __AVX__
+        for (; i + 8 <= n; i += 8) /* ordered greater-than: a NaN or -0 gives 0, as y > 0 */
+            word |= (uint64_t)(uint32_t)_mm256_movemask_ps(_mm256_cmp_ps(_mm256_loadu_ps(y + j0 + i), _mm256_setzero_ps(), _CMP_GT_OQ)) << i;
+#endif
+        for (; i < n; i++) word |= (uint64_t)(y[j0 + i] > 0) << i;
         bits[w] = word;
     }
 }
 
 typedef uint32_t u32x8 __attribute__((vector_size(32), aligned(4)));
+typedef float f32x8 __attribute__((vector_size(32), aligned(4)));
 
 /* da (+)= dy where RELU's sign bit is set, else 0 (+0.0f: dy's bits ANDed
- * with a lane mask, eight lanes from a byte of bits at a time). */
+ * with a lane mask, eight lanes from a byte of bits at a time), stored
+ * as one vector (through an array of floats, each vector took 14 moves). */
 static void relu_bwd_bits(const float *dy, const uint64_t *bits, int64_t f, float *da, int acc)
 {
     const u32x8 lane = {0, 1, 2, 3, 4, 5, 6, 7};
@@ -124,12 +135,14 @@ static void relu_bwd_bits(const float *dy, const uint64_t *bits, int64_t f, floa
         u32x8 d;
         memcpy(&d, dy + j, sizeof d);
         d &= keep;
-        float v[8];
-        memcpy(v, &d, sizeof v);
-        if (acc)
-            for (int i = 0; i < 8; i++) da[j + i] += v[i];
-        else
-            memcpy(da + j, v, sizeof v);
+        if (acc) {
+            f32x8 sum;
+            memcpy(&sum, da + j, sizeof sum);
+            sum += (f32x8)d;
+            memcpy(da + j, &sum, sizeof sum);
+        } else {
+            memcpy(da + j, &d, sizeof d);
+        }
     }
     for (; j < f; j++) GS_PUT(da[j], acc, bits[j >> 6] >> (j & 63) & 1 ? dy[j] : 0.0f);
 }
