@@ -24,13 +24,18 @@ void exec_sample(double (*rows)[3], int *n, double x1, double x2, double t)
 const float *exec_data(exec_t *ex, int v) { return ex->val[v].data; }
 
 /* Bytes an op of the executor reads and writes (the host roofline's
- * memory side): its tensors, and a graph op's per-edge rows. */
-static op_traffic_t bytes_of(const exec_t *ex, const instr_t *in)
+ * memory side): its tensors, and a graph op's per-edge rows. A backward
+ * phase moves the same tensors' gradients, but for a bias whose operand's
+ * gradient is its output's (in place: buffer_plan.h), which only reads
+ * that gradient for its column sums. */
+static op_traffic_t bytes_of(const exec_t *ex, const instr_t *in, int phase)
 {
     int i = (int)(in - ex->prog->code);
     op_dims_t d = {.cols = (double)ex->val[in->out].cols, .edges = ex->hop[i] ? (double)ex->block[ex->hop[i]]->m : 0,
                    .io_floats = (double)tensor_numel(&ex->val[in->out])};
     for (int k = 0; k < in->nin; k++) d.io_floats += (double)tensor_numel(&ex->val[in->in[k]]);
+    if (phase == 1 && in->op == OP_BIAS && ex->grad[in->out].data && ex->grad[in->in[0]].data == ex->grad[in->out].data)
+        d.io_floats -= (double)tensor_numel(&ex->val[in->in[0]]);
     return op_traffic(ex->prog, in, &d);
 }
 
@@ -54,7 +59,7 @@ void exec_host_work(exec_t *ex, exec_mark_t m, const instr_t *in, int phase, dou
 void exec_op_done(exec_t *ex, const instr_t *in, int phase, int engine_op, exec_mark_t m, double flops)
 {
     if (engine_op && !ex->engine.ops->on_host) return;
-    exec_host_work(ex, m, in, phase, flops, bytes_of(ex, in));
+    exec_host_work(ex, m, in, phase, flops, bytes_of(ex, in, phase));
 }
 
 void exec_engine_failed(exec_t *ex, int rc)

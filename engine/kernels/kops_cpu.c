@@ -267,11 +267,14 @@ typedef struct {
 } colsum_ctx_t;
 
 /* Block blk's column sums with the row's V = cols / 8 vectors in registers
- * (the sums in row order, as the plain loop: the same bits). */
+ * (the sums in row order, as the plain loop: the same bits). At 128
+ * columns (a hidden layer's bias) that is all sixteen of AVX2's: 120K x 128
+ * ran at 1.0-1.25x a plain read's time through the general loop, at
+ * 1.0-1.02x so. */
 static inline __attribute__((always_inline)) void colsum_block_vec(const colsum_ctx_t *c, int64_t blk, const int V)
 {
     int64_t r0 = c->rows * blk / COLSUM_BLOCKS, r1 = c->rows * (blk + 1) / COLSUM_BLOCKS;
-    gs_v8f acc[8] = {GS_V8_BCAST(0.0f)}; /* (the rest zeroed below; the initialiser quiets a false maybe-uninitialized) */
+    gs_v8f acc[16] = {GS_V8_BCAST(0.0f)}; /* (the rest zeroed below; the initialiser quiets a false maybe-uninitialized) */
     for (int v = 0; v < V; v++) acc[v] = GS_V8_BCAST(0.0f);
     for (int64_t r = r0; r < r1; r++)
         for (int v = 0; v < V; v++) acc[v] += *(const gs_v8f *)(c->x + r * 8 * V + 8 * v);
@@ -282,11 +285,12 @@ static void colsum_range(void *p, int64_t b, int64_t e)
 {
     const colsum_ctx_t *c = p;
     for (int64_t blk = b; blk < e; blk++) {
-        switch (c->cols) { /* the narrow widths: a layer's classes */
+        switch (c->cols) { /* the narrow widths (a layer's classes) and a hidden layer's */
         case 8: colsum_block_vec(c, blk, 1); continue;
         case 16: colsum_block_vec(c, blk, 2); continue;
         case 32: colsum_block_vec(c, blk, 4); continue;
         case 64: colsum_block_vec(c, blk, 8); continue;
+        case 128: colsum_block_vec(c, blk, 16); continue;
         default: break;
         }
         float *acc = c->partial + blk * c->cols;

@@ -56,6 +56,9 @@ loss = ops[("loss", -1, "fwd")]           # the training rows' logits only, the 
 logits = loss["flops"] / 6                # LOSS_FLOPS_PER_LOGIT
 assert 0 < logits < d["nodes"] * d["classes"] and logits % d["classes"] == 0, loss
 assert loss["stream_bytes"] == 8 * logits + 8 * logits / d["classes"], loss   # read, written; labels and indices
+bf, bb = ops[("bias", 0, "fwd")], ops[("bias", 0, "bwd")]   # in place: the backward only reads its gradient
+assert bf["in_place"] and bb["in_place"] and not ops[("matmul", 0, "fwd")]["in_place"], (bf, bb)
+assert bb["stream_bytes"] == bf["stream_bytes"] - 4 * d["nodes"] * 32, (bf, bb)
 total = sum(o["ms"] for o in d["ops"])
 mean = sum(d["epochs_ms"][1:]) / 3
 assert 0.3 * mean < total <= 1.05 * mean, (total, mean)   # host ops are most of the step, never more than it

@@ -567,6 +567,56 @@ static void test_threads_bitwise_equal(void **state)
     gs_pool_init(2);
 }
 
+/* The pull at the widths with kernels of their own (sums in registers up
+ * to 64 wide, in the output row beyond) and between them gives the bits
+ * of the plain loop in entry order, fresh and accumulating. */
+static void test_pull_widths_bitwise(void **state)
+{
+    fixture_t *fx = *state;
+    const graph_t *g = &fx->g;
+    const float *w = k_weights_csc(g, AGG_NORM);
+    const int64_t widths[] = {8, 16, 24, 32, 64, 128, 136, 256};
+    enum { W = 256 };
+    static float x[N * W], y[N * W], ref[N * W];
+    tu_fill(x, N * W, 17);
+    for (int k = 0; k < 8; k++)
+        for (int acc = 0; acc < 2; acc++) {
+            int64_t f = widths[k];
+            tu_fill(y, N * f, 19);
+            memcpy(ref, y, sizeof(float) * (size_t)(N * f));
+            for (int64_t v = 0; v < g->n; v++)
+                for (int64_t j = 0; j < f; j++) {
+                    float sum = acc ? ref[v * f + j] : 0.0f;
+                    for (int64_t q = g->in_ptr[v]; q < g->in_ptr[v + 1]; q++) sum += w[q] * x[g->in_src[q] * f + j];
+                    ref[v * f + j] = sum;
+                }
+            k_gather_sum(g, AGG_NORM, x, f, y, acc);
+            if (memcmp(y, ref, sizeof(float) * (size_t)(N * f))) fail_msg("the pull at width %lld (acc %d) differs", (long long)f, acc);
+        }
+}
+
+/* Column sums at the widths with kernels of their own (64 and 128 wide,
+ * the sums in registers) give the bits of the general loop over the same
+ * columns of a wider tensor, on one thread and two. */
+static void test_colsum_widths_bitwise(void **state)
+{
+    (void)state;
+    enum { ROWS = 1000, WIDE = 136 };
+    static float wide[ROWS * WIDE], narrow[ROWS * 128];
+    float all[WIDE], part[128];
+    tu_fill(wide, ROWS * WIDE, 23);
+    kops_cpu.colsum(NULL, wide, ROWS, WIDE, all, 0);
+    for (int threads = 1; threads <= 2; threads++) {
+        gs_pool_init(threads);
+        for (int64_t cols = 64; cols <= 128; cols += 64) {
+            for (int r = 0; r < ROWS; r++) memcpy(narrow + r * cols, wide + r * WIDE, sizeof(float) * (size_t)cols);
+            kops_cpu.colsum(NULL, narrow, ROWS, cols, part, 0);
+            if (memcmp(part, all, sizeof(float) * (size_t)cols)) fail_msg("column sums at width %lld differ", (long long)cols);
+        }
+    }
+    gs_pool_init(2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -576,7 +626,8 @@ int main(void)
         cmocka_unit_test(test_gather_typed),       cmocka_unit_test(test_threads_bitwise_equal),
         cmocka_unit_test(test_dropout_rows_match_the_mask), cmocka_unit_test(test_fast_math_lanes_match_the_scalars),
         cmocka_unit_test(test_native_exp_matches_the_scalar),
-        cmocka_unit_test(test_loss_rows_match_the_reference),
+        cmocka_unit_test(test_loss_rows_match_the_reference), cmocka_unit_test(test_pull_widths_bitwise),
+        cmocka_unit_test(test_colsum_widths_bitwise),
     };
     return cmocka_run_group_tests_name("kernels", tests, setup, teardown);
 }
