@@ -5,7 +5,8 @@
  *     bytes read plus bytes written per second (the bound of elementwise
  *     ops that write a new tensor), and a parallel update of one in place,
  *     the same count (no write-allocate read: ~1.45x the copy's rate here;
- *     the bound of ops that write over their operand);
+ *     the bound of ops that write over their operand), and a parallel read
+ *     of one, bytes read per second (a bias's backward in place only reads);
  *   - random-row gather bandwidth at each width F: a plain weighted pull
  *     over the graph's CSC (forward: destination rows summing their
  *     sources' rows) and its CSR (backward), the rows read by index per
@@ -89,6 +90,20 @@ static void copy_rows(void *ctx, int64_t b, int64_t e)
 {
     const copy_t *c = ctx;
     memcpy(c->b + b * c->cols, c->a + b * c->cols, sizeof(float) * (size_t)((e - b) * c->cols));
+}
+
+/* Read only: the rows summed into four vectors (kept live, so the loads stay). */
+static void read_rows(void *ctx, int64_t b, int64_t e)
+{
+    const copy_t *c = ctx;
+    v8f s0 = {0}, s1 = {0}, s2 = {0}, s3 = {0};
+    int64_t i = b * c->cols, end = e * c->cols;
+    for (; i + 32 <= end; i += 32) {
+        s0 += *(const v8f *)(c->b + i), s1 += *(const v8f *)(c->b + i + 8);
+        s2 += *(const v8f *)(c->b + i + 16), s3 += *(const v8f *)(c->b + i + 24);
+    }
+    s0 += s1 + s2 + s3;
+    __asm__ volatile("" ::"x"(s0));
 }
 
 /* In place: each element read and written back (no write-allocate read). */
@@ -198,6 +213,7 @@ int main(int argc, char **argv)
     printf("{\"threads\":%d,\"nodes\":%lld,\"edges\":%lld,\"stream_gbs\":%.3f", threads, (long long)g.n, (long long)g.m,
            2.0 * 4.0 * (double)rows * 128 / best_of(copy_rows, &c, rows, 256) / 1e9);
     printf(",\"stream_in_place_gbs\":%.3f", 2.0 * 4.0 * (double)rows * 128 / best_of(update_rows, &c, rows, 256) / 1e9);
+    printf(",\"stream_read_gbs\":%.3f", 4.0 * (double)rows * 128 / best_of(read_rows, &c, rows, 256) / 1e9);
     copy_t logits = {x, y, 16};
     printf(",\"exp_gps\":%.3f", (double)rows * 16 / best_of(exp_rows, &logits, rows, 1024) / 1e9);
     print_gathers(&g, argv + 3, argc - 3, x, y);
