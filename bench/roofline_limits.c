@@ -44,26 +44,28 @@ typedef struct {
 typedef float v8f __attribute__((vector_size(32), aligned(4))); /* unaligned loads and stores */
 
 /* Rows [b, e): each a weighted sum of its neighbours' rows, the width a
- * constant. Up to 64 wide the sums stay in vector registers (a float
- * array there compiled to a reload of every lane at every edge: half the
- * rate at 16); wider, they are summed in the output row. */
+ * constant. At 8 to 64 wide in steps of 8 the sums stay in vector
+ * registers (a float array there compiled to a reload of every lane at
+ * every edge: half the rate at 16); otherwise they are summed in the
+ * output row. */
 static inline __attribute__((always_inline)) void pull_width(const pull_t *p, int64_t b, int64_t e, const int64_t f)
 {
     enum { REG = 8 }; /* vectors of sums kept in registers: 64 floats */
+    const int in_regs = f % 8 == 0 && f <= 8 * REG;
     for (int64_t r = b; r < e; r++) {
         float *y = p->y + r * f;
         v8f s[REG] = {{0}};
-        if (f > 8 * REG) memset(y, 0, sizeof(float) * (size_t)f);
+        if (!in_regs) memset(y, 0, sizeof(float) * (size_t)f);
         for (int64_t q = p->ptr[r]; q < p->ptr[r + 1]; q++) {
             if (q + 4 < p->ptr[r + 1]) __builtin_prefetch(p->x + (int64_t)p->nbr[q + 4] * f);
             const float *x = p->x + (int64_t)p->nbr[q] * f;
             float w = p->w[q];
-            if (f % 8 == 0 && f <= 8 * REG)
+            if (in_regs)
                 for (int64_t k = 0; k < f / 8; k++) s[k] += w * *(const v8f *)(x + 8 * k);
             else
                 for (int64_t j = 0; j < f; j++) y[j] += w * x[j];
         }
-        if (f % 8 == 0 && f <= 8 * REG) memcpy(y, s, sizeof(float) * (size_t)f);
+        if (in_regs) memcpy(y, s, sizeof(float) * (size_t)f);
     }
 }
 
