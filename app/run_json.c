@@ -108,17 +108,6 @@ static void print_fusion(FILE *f, const trainer_t *t)
             prog_edge_bytes(&m->prog, m->m));
 }
 
-/* Whether instruction in's phase wrote over what it read: its output over
- * its first operand (forward), or that operand's gradient over its
- * output's (backward), in one buffer (the buffer plan's in-place ops). Such
- * a pass reads and writes the same lines, with no write-allocate read. */
-static int op_in_place(const trainer_t *t, const instr_t *in, int phase)
-{
-    if (!in || in->nin < 1) return 0;
-    const float *a = exec_xtensor(&t->ex, in->in[0], phase == 1).data, *b = exec_xtensor(&t->ex, in->out, phase == 1).data;
-    return a && a == b;
-}
-
 /* One row of --profile ops: instruction i's phase (0 forward, 1 backward),
  * or with i < 0 the loss (phase 0) or the optimiser (phase 2); nothing for
  * a row that never ran. */
@@ -131,10 +120,12 @@ static void print_op_row(FILE *f, const trainer_t *t, int i, int phase, int *fir
     const instr_t *in = i >= 0 ? &t->model.prog.code[i] : NULL;
     const char *kind = !in ? (phase ? "optimiser" : "loss") : in->op == OP_MATMUL ? "matmul" : t->ex.hop[i] ? "graph" : "elementwise";
     fprintf(f, "%s{\"op\":\"%s\",\"instr\":%d,\"layer\":%d,\"phase\":\"%s\",\"kind\":\"%s\",\"calls\":%.6g,"
-               "\"ms\":%.6f,\"flops\":%.6g,\"stream_bytes\":%.6g,\"row_bytes\":%.6g,\"cols\":%.0f,\"in_place\":%d}",
+               "\"ms\":%.6f,\"flops\":%.6g,\"stream_bytes\":%.6g,\"row_bytes\":%.6g,\"cols\":%.0f,\"in_place\":%d,"
+               "\"reads_only\":%d}",
             *first ? "" : ",", in ? op_name(in->op) : phase ? "adam" : "loss", i, in ? in->layer : -1,
             phase == 1 ? "bwd" : phase ? "opt" : "fwd", kind, r->calls / e, 1e3 * r->seconds / e, r->flops / e,
-            r->stream_bytes / e, r->row_bytes / e, r->cols, in ? op_in_place(t, in, phase) : phase == 2); /* Adam: w, m, v */
+            r->stream_bytes / e, r->row_bytes / e, r->cols, in ? exec_in_place(&t->ex, in, phase) : phase == 2, /* Adam: w, m, v */
+            in ? exec_reads_only(&t->ex, in, phase) : 0);
     *first = 0;
 }
 

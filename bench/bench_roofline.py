@@ -20,8 +20,8 @@ bound on this machine from limits measured in the same run
     bias and dropout after the first layer, Adam) a parallel update in
     place, which reads no line before writing it (~1.45x the copy's rate
     on this machine; with the copy's rate such ops ran at 0.55-0.76x of
-    their "bound"); a bias's backward in place only reads its gradient
-    (its column sums): a parallel read's rate.
+    their "bound"); an op that only reads (the JSON's reads_only: a bias's
+    backward in place, its column sums) a parallel read's rate.
 Bytes are the engine's op model (op_table.h's op_traffic, what the virtual
 clock charges host ops): a backward op is counted as moving the same
 tensors' gradients. Times are `gnnscope train --profile ops`: the mean per
@@ -79,7 +79,7 @@ def bound_ms(op, lim):
     if op["kind"] == "graph" and op["row_bytes"] > 0:
         gbs = lim["gather"][str(int(op["cols"]))][op["phase"] + "_gbs"]
         return 1e3 * op["row_bytes"] / (gbs * 1e9), f"gather {op['phase']} f={int(op['cols'])}"
-    if op.get("in_place") and op["op"] == "bias" and op["phase"] == "bwd":  # only reads its gradient (its column sums)
+    if op.get("reads_only"):  # a bias's backward in place: its gradient read for its column sums
         return 1e3 * op["stream_bytes"] / (lim["stream_read_gbs"] * 1e9), "stream read"
     if op.get("in_place"):
         return 1e3 * op["stream_bytes"] / (lim["stream_in_place_gbs"] * 1e9), "stream in place"

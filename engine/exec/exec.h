@@ -115,5 +115,12 @@ exec_mark_t exec_mark(const exec_t *ex);
 void exec_host_work(exec_t *ex, exec_mark_t m, const instr_t *in, int phase, double flops, op_traffic_t bytes);
 /* The tensor of value v (gradient when grad), as the engine sees it. */
 xtensor_t exec_xtensor(const exec_t *ex, int v, int grad);
+/* Whether instruction in's phase (0 forward, 1 backward) writes over what
+ * it reads, in one buffer (buffer_plan.h's in-place ops): its output over
+ * its first operand, or that operand's gradient over its output's. */
+int exec_in_place(const exec_t *ex, const instr_t *in, int phase);
+/* Whether it only reads its tensors: a bias's backward in place (its
+ * operand's gradient is its output's; it reads that for its column sums). */
+int exec_reads_only(const exec_t *ex, const instr_t *in, int phase);
 
 #endif

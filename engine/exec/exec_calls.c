@@ -23,19 +23,29 @@ void exec_sample(double (*rows)[3], int *n, double x1, double x2, double t)
 
 const float *exec_data(exec_t *ex, int v) { return ex->val[v].data; }
 
+int exec_in_place(const exec_t *ex, const instr_t *in, int phase)
+{
+    if (in->nin < 1) return 0;
+    const float *a = exec_xtensor(ex, in->in[0], phase == 1).data, *b = exec_xtensor(ex, in->out, phase == 1).data;
+    return a && a == b;
+}
+
+int exec_reads_only(const exec_t *ex, const instr_t *in, int phase)
+{
+    return phase == 1 && in->op == OP_BIAS && exec_in_place(ex, in, phase);
+}
+
 /* Bytes an op of the executor reads and writes (the host roofline's
  * memory side): its tensors, and a graph op's per-edge rows. A backward
- * phase moves the same tensors' gradients, but for a bias whose operand's
- * gradient is its output's (in place: buffer_plan.h), which only reads
- * that gradient for its column sums. */
+ * phase moves the same tensors' gradients, less the write of one that
+ * only reads (exec_reads_only). */
 static op_traffic_t bytes_of(const exec_t *ex, const instr_t *in, int phase)
 {
     int i = (int)(in - ex->prog->code);
     op_dims_t d = {.cols = (double)ex->val[in->out].cols, .edges = ex->hop[i] ? (double)ex->block[ex->hop[i]]->m : 0,
                    .io_floats = (double)tensor_numel(&ex->val[in->out])};
     for (int k = 0; k < in->nin; k++) d.io_floats += (double)tensor_numel(&ex->val[in->in[k]]);
-    if (phase == 1 && in->op == OP_BIAS && ex->grad[in->out].data && ex->grad[in->in[0]].data == ex->grad[in->out].data)
-        d.io_floats -= (double)tensor_numel(&ex->val[in->in[0]]);
+    if (exec_reads_only(ex, in, phase)) d.io_floats -= (double)tensor_numel(&ex->val[in->in[0]]);
     return op_traffic(ex->prog, in, &d);
 }
 

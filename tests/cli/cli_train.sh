@@ -58,6 +58,7 @@ assert 0 < logits < d["nodes"] * d["classes"] and logits % d["classes"] == 0, lo
 assert loss["stream_bytes"] == 8 * logits + 8 * logits / d["classes"], loss   # read, written; labels and indices
 bf, bb = ops[("bias", 0, "fwd")], ops[("bias", 0, "bwd")]   # in place: the backward only reads its gradient
 assert bf["in_place"] and bb["in_place"] and not ops[("matmul", 0, "fwd")]["in_place"], (bf, bb)
+assert bb["reads_only"] and not bf["reads_only"] and not ops[("relu", 0, "bwd")]["reads_only"], (bf, bb)
 assert bb["stream_bytes"] == bf["stream_bytes"] - 4 * d["nodes"] * 32, (bf, bb)
 total = sum(o["ms"] for o in d["ops"])
 mean = sum(d["epochs_ms"][1:]) / 3
