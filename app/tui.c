@@ -179,7 +179,9 @@ int tui_run(opts_cmd_t kind, int argc, char **argv)
                                                   "terminal), one step per space. A demo's own flags come first; yours win."
                                                 : "usage: gnnscope [tui] [train flags] [--max-epochs N] [--script FILE]\n\n"
                                                   "Opens the workbench. Without flags: Cora, GCN, streamed through 2 "
-                                                  "emulated devices in a setting where each knob key shows its effect.");
+                                                  "emulated devices in a setting where each knob key shows its effect (the "
+                                                  "defaults below); with another --dataset or a --topology, --device-mem, "
+                                                  "--chunks, --dkp, --order and --selective start at train's defaults.");
         return 0;
     }
     if (workbench_flags(&o, &err)) {

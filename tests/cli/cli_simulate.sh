@@ -8,8 +8,9 @@
 # the plain programs' edge-tensor ops), a sampled run (pipelined
 # preprocessing) and a distributed one (3 ranks, hybrid); its JSON says
 # "simulated": true with no losses; its features are never drawn, so its
-# peak memory is a fraction of the real run's; and the flags it cannot
-# honour exit 2 with one line.
+# peak memory is a fraction of the real run's; the workbench on a paper's
+# machine and shape starts at train's knobs (its Cora setting stays on
+# Cora); and the flags it cannot honour exit 2 with one line.
 source "$(dirname "$0")/../lib.sh"
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
@@ -59,6 +60,23 @@ real=$("$BIN" train --dataset $D --no-cache --epochs 1 --devices 2 --hidden 256 
 sim=$("$BIN" train --dataset $D --no-cache --epochs 1 --devices 2 --hidden 256 --json --simulate 2>/dev/null | json_get peak_rss_bytes)
 $PY -c "import sys; sys.exit(0 if 0 < float('$sim') * 4 < float('$real') else 1)" &&
     ok "a simulated run's peak memory is under a quarter of the real run's ($sim vs $real bytes)" || bad "peak memory: simulated $sim, real $real"
+
+# the workbench on a paper's machine and shape (headless, a script): its Cora setting (a 4 MB cap in 24
+# chunks) is Cora's, so the knobs the command line leaves start at train's, and the run is train's
+printf 'get device-mem\nget chunks\nget dkp\nget order\nget selective\n' >"$dir/knobs.gs"
+paper=(--dataset gen:like=amazon,scale=0.002 --topology neugraph-8xp100 --devices 8 --simulate)
+got=$("$BIN" "${paper[@]}" --script "$dir/knobs.gs" --max-epochs 1 2>&1 | tr -s ' ' | tr '\n' ';')
+want=$("$BIN" train "${paper[@]}" --epochs 1 --json 2>/dev/null | tail -n 1 | $PY -c "import json,sys; d=json.load(sys.stdin)
+k=dict(d['knobs'], chunks='%d (auto)' % d['chunks'] if d['knobs']['chunks'] == 'auto' else d['knobs']['chunks'])
+print(''.join(' %s = %s;' % (n, k[n]) for n in ('device-mem', 'chunks', 'dkp', 'order', 'selective')))")
+[ "$got" = "$want" ] && ok "the workbench on neugraph-8xp100 and amazon's shape starts at train's knobs ($got)" ||
+    bad "the workbench on a paper's machine: $got, train: $want"
+got=$("$BIN" --script "$dir/knobs.gs" --max-epochs 1 2>&1 | tr -s ' ' | tr '\n' ';')
+[ "$got" = " device-mem = 4M; chunks = 24; dkp = off; order = metis; selective = off;" ] &&
+    ok "the workbench on Cora keeps its classroom setting" || bad "the workbench on Cora: $got"
+got=$("$BIN" "${paper[@]}" --device-mem 64M --chunks 4 --script "$dir/knobs.gs" --max-epochs 1 2>&1 | tr -s ' ' | tr '\n' ';')
+[[ "$got" == " device-mem = 64M; chunks = 4;"* ]] && ok "the knobs given on the command line stay as given" ||
+    bad "the workbench with --device-mem 64M --chunks 4: $got"
 
 expect_fail 2 "--simulate needs --clock virtual and --kernel-time roofline" -- "$BIN" train --simulate --clock wall
 expect_fail 2 "--simulate needs --clock virtual and --kernel-time roofline" -- "$BIN" train --simulate --kernel-time measured
