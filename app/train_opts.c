@@ -138,6 +138,8 @@ static int resolve_backend(opts_cmd_t cmd, int argc, char **argv, train_opts_t *
         if (tp.network[0] && !cli_given(argc, argv, "network")) snprintf(c->network, sizeof c->network, "%s", tp.network);
         return GS_OK;
     }
+    if (cmd != OPTS_TRAIN && cli_given(argc, argv, "topology") && !cli_given(argc, argv, "devices") && tp.ndev < c->devices)
+        c->devices = tp.ndev; /* the workbench's 2 devices, on a named machine with fewer */
     c->stream = o->backend == BACKEND_CPU || (o->backend != BACKEND_MEMORY && streaming);
     c->device = o->backend == BACKEND_CUDA ? DEVICE_CUDA : DEVICE_HOST;
     if (o->backend == BACKEND_AUTO) {

@@ -179,6 +179,13 @@ int knob_applies(const opt_t *o, const run_kind_t *k)
     return k->driver == DRIVER_DIST ? o->scope != SCOPE_STREAM : o->scope != SCOPE_DIST;
 }
 
+const char *knob_refusal(const opt_t *o, const run_kind_t *k)
+{
+    if (knob_applies(o, k)) return NULL;
+    return k->driver == DRIVER_DIST ? "a streaming knob; the ranks of a distributed run train in host memory"
+                                    : "applies to distributed runs (restart with --ranks N)";
+}
+
 int knob_in_force(const opt_t *o, const run_kind_t *k)
 {
     if (k->driver == DRIVER_SAMPLED && (o->flags & OPTF_SAMPLED)) return 1;
@@ -192,9 +199,8 @@ int knob_parse(train_cfg_t *c, const char *name, const char *value, const knob_f
     if (!o) return gs_fail(err, GS_EINPUT, "set: unknown knob '%s' (see 'knobs')", name);
     if (o->when == WHEN_START) return gs_fail(err, GS_EINPUT, "set: %s is fixed for the run (restart with --%s)", name, name);
     int dist = facts && facts->kind.driver == DRIVER_DIST;
-    if (facts && !knob_applies(o, &facts->kind))
-        return gs_fail(err, GS_EINPUT, dist ? "set %s: a streaming knob; the ranks of a distributed run train in host memory"
-                                            : "set %s: applies to distributed runs (restart with --ranks N)", name);
+    const char *refused = facts ? knob_refusal(o, &facts->kind) : NULL;
+    if (refused) return gs_fail(err, GS_EINPUT, "set %s: %s", name, refused);
     int streams = o->scope == SCOPE_STREAM || (o->scope == SCOPE_SPLIT && !dist);
     if (streams && c->batch_size > 0)
         return gs_fail(err, GS_EINPUT, "set %s: a streaming knob, and this run trains sampled batches in host memory "

@@ -6,7 +6,8 @@
 # first run's, the knobs that differ listed), its refusals (a file that is
 # not a summary names the file and the byte; too few files), and
 # --version, demo --help, topologies --help, compare --help exit 0; the
-# console's help lists every command, source included.
+# console's help lists every command, source included; get of a knob the
+# run does not have gives set's reason.
 source "$(dirname "$0")/../lib.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -53,4 +54,11 @@ done
 printf 'help\n' >"$tmp/help.gs"
 "$BIN" --script "$tmp/help.gs" --max-epochs 1 | grep -qE "commands:.* q( .*)? source" && ok "help lists source (the console's own command)" ||
     bad "help omits source: $("$BIN" --script "$tmp/help.gs" --max-epochs 1 | head -2)"
+# a knob the run does not have: get refuses it as set does, with the reason (it printed "dep = ")
+printf 'get dep\nset dep comm\nget selective\n' >"$tmp/get.gs"
+out=$("$BIN" --script "$tmp/get.gs" --max-epochs 1 2>&1)
+[ "$(sed -n 1p <<<"$out" | xargs)" = "get dep: applies to distributed runs (restart with --ranks N)" ] &&
+    [ "$(sed -n 2p <<<"$out" | xargs)" = "set dep: applies to distributed runs (restart with --ranks N)" ] &&
+    [ "$(sed -n 3p <<<"$out" | xargs)" = "selective = off" ] && ok "get of a knob the run lacks says why, as set does" ||
+    bad "get of a knob the run lacks: $out"
 finish

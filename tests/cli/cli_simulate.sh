@@ -77,6 +77,10 @@ got=$("$BIN" --script "$dir/knobs.gs" --max-epochs 1 2>&1 | tr -s ' ' | tr '\n' 
 got=$("$BIN" "${paper[@]}" --device-mem 64M --chunks 4 --script "$dir/knobs.gs" --max-epochs 1 2>&1 | tr -s ' ' | tr '\n' ';')
 [[ "$got" == " device-mem = 64M; chunks = 4;"* ]] && ok "the knobs given on the command line stay as given" ||
     bad "the workbench with --device-mem 64M --chunks 4: $got"
+printf 'get devices\n' >"$dir/devices.gs"
+got=$("$BIN" --topology h100-pcie5 --dataset gen:like=products,scale=0.002 --simulate --script "$dir/devices.gs" --max-epochs 1 2>&1 | xargs)
+[ "$got" = "devices = 1" ] && ok "the workbench on a one-GPU machine runs on its one device (it asked for 2)" ||
+    bad "the workbench on h100-pcie5: $got"
 
 expect_fail 2 "--simulate needs --clock virtual and --kernel-time roofline" -- "$BIN" train --simulate --clock wall
 expect_fail 2 "--simulate needs --clock virtual and --kernel-time roofline" -- "$BIN" train --simulate --kernel-time measured
