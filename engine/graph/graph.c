@@ -4,9 +4,11 @@
  * same whatever the threads). */
 #include "graph.h"
 
+#include "base/membudget.h"
 #include "base/threadpool.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -123,11 +125,22 @@ static void fill_weights_csr(graph_t *g, int64_t *cnt)
     }
 }
 
+double graph_bytes(int64_t n, int64_t edges, int csr_weights)
+{
+    /* an edge: in_src, in_dst, etype, w_norm, w_mean, out_dst (4 bytes each), out_eid (8), the CSR weights (4 + 4);
+     * a vertex: in_ptr, out_ptr (8 each), orig_id (4) */
+    return (double)edges * (32.0 + (csr_weights ? 8.0 : 0.0)) + (double)n * 20.0;
+}
+
 /* graph_build, with the CSR-order weights or without them. */
 static int build(graph_t *g, const dataset_t *d, int csr_weights, gs_err_t *err)
 {
     memset(g, 0, sizeof *g);
     int64_t n = d->n, cap = d->npairs * 2 + n;
+    char what[192];
+    snprintf(what, sizeof what, "the graph of %s (%lld vertices, up to %lld edges)", d->name, (long long)n, (long long)cap);
+    int rc = gs_mem_check(graph_bytes(n, cap, csr_weights), what, err);
+    if (rc) return rc;
     int32_t t_base = d->pair_type ? d->ntypes : 1;
     g->n = g->nsrc = g->nbase = n;
     g->ntypes = 2 * t_base + 1;

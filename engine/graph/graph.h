@@ -46,6 +46,10 @@ typedef struct {
 } graph_t;
 
 int graph_build(graph_t *g, const dataset_t *d, gs_err_t *err);
+/* The bytes a built graph of n vertices and `edges` entries holds (self-loops
+ * included), with the CSR-order weights or without them (structure only);
+ * graph_build checks them against the memory rule (base/membudget.h) first. */
+double graph_bytes(int64_t n, int64_t edges, int csr_weights);
 /* The same without the CSR-order weights, which only kernels read: a
  * simulated run's graph (8 bytes an edge less; NeuGraph's amazon: 1.9 GB). */
 int graph_build_structure(graph_t *g, const dataset_t *d, gs_err_t *err);

@@ -1,17 +1,50 @@
 /* train_data.c - see train_data.h. */
 #include "train_data.h"
+#include "base/membudget.h"
 #include "base/mono_clock.h"
+#include "datasets/generator.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+/* A generated graph's shape is known before it is made, so a real run of
+ * one that cannot fit is refused at once: amazon's shape at scale 2 was
+ * generated for more than 15 minutes before a later check could refuse it
+ * (the generator's own counts its arrays only). The need counted is what
+ * the run holds at least: the features and pair list, the graph
+ * (graph_bytes; the generator makes exactly N x degree edges, plus the
+ * self-loops) and, in a full-batch run in one process, two N x hidden
+ * activations, so no run that fits is refused here; the model's own check
+ * (model_state.c) still follows. */
+static int real_run_fits(const train_cfg_t *c, gs_err_t *err)
+{
+    if (c->simulate || strncmp(c->dataset, GEN_PREFIX, strlen(GEN_PREFIX)) != 0) return GS_OK;
+    gen_params_t p;
+    int rc = gen_parse_spec(c->dataset, &p, err);
+    if (rc) return rc;
+    double n = (double)p.nodes, edges = n * p.avg_degree; /* directed, self-loops excluded */
+    int whole = c->batch_size == 0 && !c->dist; /* a sampled run's batches and a rank's rows are parts of N */
+    double data = 4.0 * n * (double)p.feats + 4.0 * edges, activations = whole ? 2.0 * 4.0 * n * (double)c->hidden : 0.0;
+    double need = data + graph_bytes(p.nodes, (int64_t)edges + p.nodes, 1) + activations;
+    char what[400];
+    snprintf(what, sizeof what, "--dataset %s: a real run (%s, at least)", c->dataset,
+             whole ? "features, graph and two activations" : "features and graph");
+    if ((rc = gs_mem_check(need, what, err)) == GS_OK) return GS_OK;
+    size_t len = strlen(err->msg);
+    snprintf(err->msg + len, sizeof err->msg - len, "; --simulate runs this shape without its features");
+    return rc;
+}
+
 int data_open(train_data_t *d, const train_cfg_t *c, gs_warnings_t *warn, gs_err_t *err)
 {
     memset(d, 0, sizeof *d);
+    int rc = real_run_fits(c, err);
+    if (rc) return rc;
     double t0 = 1e3 * gs_mono_s();
-    int rc = c->simulate ? dataset_load_structure(&d->ds, c->dataset, !c->no_cache, warn, err)
+    rc = c->simulate ? dataset_load_structure(&d->ds, c->dataset, !c->no_cache, warn, err)
                          : dataset_load(&d->ds, c->dataset, !c->no_cache, warn, err);
     if (rc) return rc;
     if (d->ds.nsplit[SPLIT_TRAIN] == 0) return gs_fail(err, GS_EINPUT, "%s: the train split is empty", c->dataset);

@@ -2,7 +2,9 @@
 # cli_limits.sh - the memory rule (base/membudget.h) under an address-space
 # limit, as CI runs it: with `ulimit -v 4000000` every oversized request
 # exits 2 with its estimate and the limit that binds, and none is killed
-# by a signal; a normal run still trains under the same limit.
+# by a signal (a generated shape's real run before it is generated, a
+# graph before it is built); a normal run still trains under the same
+# limit.
 source "$(dirname "$0")/../lib.sh"
 oversized=(
     "--model gat --hidden 4096 --heads 64"
@@ -13,6 +15,7 @@ oversized=(
     "--chunks 2708 --subchunks 4"
     "--chunks 2000 --subchunks 8"
     "--dataset gen:nodes=100000000,degree=50"
+    "--dataset gen:like=amazon,scale=0.3"
 )
 for flags in "${oversized[@]}"; do
     # shellcheck disable=SC2086
@@ -25,6 +28,16 @@ for flags in "${oversized[@]}"; do
         bad "ulimit -v 4000000, $flags: exit $rc (a signal if > 128): $err"
     fi
 done
+# a generated shape whose real run cannot fit is refused before it is generated (it was generated, then the
+# graph's allocation failed with exit 1), pointing at --simulate; a graph that does not fit is refused before
+# it is built (a simulated run's, whose structure the generator's own rule let through)
+err=$( (ulimit -v 4000000 && exec "$BIN" train --epochs 1 --quiet --no-cache --dataset gen:like=amazon,scale=0.3) 2>&1 >/dev/null)
+grep -q "a real run (features, graph and two activations, at least) would need .*; --simulate runs this shape" <<<"$err" &&
+    ok "amazon's shape at 0.3 under 4 GB: refused from its shape, --simulate named" || bad "amazon at 0.3: $err"
+err=$(GNNSCOPE_MEM_LIMIT=170M "$BIN" train --epochs 1 --quiet --no-cache --simulate --dataset gen:like=reddit,scale=0.05 2>&1 >/dev/null)
+rc=$?
+[ "$rc" -eq 2 ] && grep -q "^gnnscope: error: the graph of like-reddit-n11648 (11648 vertices, up to 5753968 edges) would need" <<<"$err" &&
+    ok "a graph past the rule is refused before it is built: $err" || bad "the graph's own check: exit $rc: $err"
 (ulimit -v 4000000 && exec "$BIN" train --epochs 2 --quiet --device-mem 1M) && ok "a normal streamed run trains under the limit" ||
     bad "a normal run failed under ulimit -v 4000000"
 finish
