@@ -385,17 +385,13 @@ static int c_get(session_t *s, int argc, char **argv, char *r, int n)
     char now[64] = "", then[96];
     pthread_mutex_lock(&s->lock); /* the value in force and the pending one from the same moment */
     pthread_mutex_lock(&s->snap_lock);
-    const char *refused = knob_refusal(o, &s->snap.facts.kind);
-    if (refused) {
-        pthread_mutex_unlock(&s->snap_lock);
-        pthread_mutex_unlock(&s->lock);
-        return say(r, n, GS_EINPUT, "get %s: %s", argv[1], refused);
-    }
+    const char *refused = knob_refusal(o, &s->snap.facts.kind); /* as set says it */
     for (int i = 0; i < s->snap.nknobs; i++)
         if (!strcmp(s->snap.knobs[i].name, argv[1])) snprintf(now, sizeof now, "%s", s->snap.knobs[i].value);
     pthread_mutex_unlock(&s->snap_lock);
     pending_locked(s, o, then, sizeof then);
     pthread_mutex_unlock(&s->lock);
+    if (refused) return say(r, n, GS_EINPUT, "get %s: %s", argv[1], refused);
     if (then[0]) return say(r, n, GS_OK, "%s = %s (-> %s at the next epoch)", argv[1], now, then);
     return say(r, n, GS_OK, "%s = %s", argv[1], now);
 }
