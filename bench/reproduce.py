@@ -184,7 +184,8 @@ if want("roc"):
              ("reddit,hubs=1", sc, part + ["--partitioner", base], "epoch_ms_last"), None,
              "one node of the cluster; ids hubs-first; the last epoch (roc's re-cut epochs profile the memory plan anew); "
              "on this dense graph equal-edge's cut already nearly balances the whole layer, and its memory plan lets the "
-             "ApplyVertex chains have the memory first (117 MB an epoch instead of 141: 1.06x while the plan came first)")
+             "ApplyVertex chains have the memory first (117 MB an epoch instead of 141: 1.06x while the plan came first); "
+             "over equal-edge at larger scales: 1.035x at 0.1, 1.051x at 0.25, 1.053x at 0.5 (2026-12-07)")
     rank("ROC", "Fig. 10", "GCN reddit, 1 GPU: ROC's memory plan over streaming all", ("reddit", sc, ROC + ["--devices", "1", "--memplan", "roc"]),
          ("reddit", sc, ROC + ["--devices", "1", "--memplan", "stream"]), 1.6, "paper 1.2-2x, midpoint")
 
