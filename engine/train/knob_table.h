@@ -38,7 +38,7 @@ const opt_t *knob_find(const char *name);
  * distributed run cannot, a distributed one outside it cannot). */
 int knob_applies(const opt_t *o, const run_kind_t *k);
 /* Why a knob that does not apply to a run of kind k is refused there (set
- * and get say the same), as "KNOB: reason"; NULL when it applies. */
+ * and get give the same reason after the knob's name); NULL when it applies. */
 const char *knob_refusal(const opt_t *o, const run_kind_t *k);
 /* Whether knob o's value means something in a run of kind k now (a
  * streaming knob only once the run streams, or in a sampled run when it

@@ -45,7 +45,7 @@ int data_open(train_data_t *d, const train_cfg_t *c, gs_warnings_t *warn, gs_err
     if (rc) return rc;
     double t0 = 1e3 * gs_mono_s();
     rc = c->simulate ? dataset_load_structure(&d->ds, c->dataset, !c->no_cache, warn, err)
-                         : dataset_load(&d->ds, c->dataset, !c->no_cache, warn, err);
+                     : dataset_load(&d->ds, c->dataset, !c->no_cache, warn, err);
     if (rc) return rc;
     if (d->ds.nsplit[SPLIT_TRAIN] == 0) return gs_fail(err, GS_EINPUT, "%s: the train split is empty", c->dataset);
     if (data_count_labelled(d->ds.label, d->ds.split[SPLIT_TRAIN], d->ds.nsplit[SPLIT_TRAIN]) == 0)
