@@ -2,7 +2,9 @@
  * help}; scripts run the same table. The engine thread's loop takes the
  * requests under the lock, serves them and trains outside it. */
 #include "session.h"
+#include "cora_setting.h"
 #include "session_counter.h"
+#include "session_publish.h"
 #include "engine/train/knob_notes.h"
 
 #include <stdarg.h>
@@ -14,92 +16,6 @@
 #include "base/atomic_file.h"
 #include "engine/dist/dist_comm.h"
 #include "profile_sink.h"
-
-/* ---------------- what the engine publishes ---------------- */
-
-static void notice(session_t *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void notice(session_t *s, const char *fmt, ...)
-{
-    va_list ap;
-    pthread_mutex_lock(&s->snap_lock);
-    va_start(ap, fmt);
-    vsnprintf(s->snap.notice, sizeof s->snap.notice, fmt, ap);
-    va_end(ap);
-    s->snap.notice_seq++;
-    pthread_mutex_unlock(&s->snap_lock);
-}
-
-/* The trainer's warnings (a damaged cache rebuilt) as the notice, then cleared. */
-static void notice_warnings(session_t *s, trainer_t *t)
-{
-    gs_warnings_t *w = &t->warnings;
-    for (int i = 0; i < w->n; i++) notice(s, "warning: %s%s", w->msg[i], w->dropped && i == w->n - 1 ? " (and more)" : "");
-    memset(w, 0, sizeof *w);
-}
-
-/* The run's state in the snapshot: engine thread only (it reads the trainer). */
-static void publish_run(session_t *s, session_snapshot_t *p)
-{
-    const trainer_t *t = s->t;
-    int streaming = t->kind.engine == ENGINE_STREAM;
-    p->kind = t->kind;
-    p->chunks = streaming ? t->stream.chunks : 1;
-    p->link_scale = t->stream.link_scale;
-    p->gpu = t->cfg.device == DEVICE_CUDA;
-    snprintf(p->backend, sizeof p->backend, "%s", streaming ? t->stream.bops->name : p->gpu ? "cuda" : "memory");
-    snprintf(p->gpu_note, sizeof p->gpu_note, "%s", s->gpu_note);
-    snprintf(p->dataset, sizeof p->dataset, "%s", t->data.ds.name);
-    snprintf(p->model, sizeof p->model, "%s", t->cfg.model);
-    snprintf(p->topology, sizeof p->topology, "%s", t->cfg.topology);
-    p->cfg = t->cfg;
-    p->facts = trainer_knob_facts(t);
-    p->epoch = t->epoch;
-    part_online_report(&t->part, t->cfg.partitioner, &p->parts);
-    p->nknobs = 0;
-    int n;
-    const opt_t *k = knob_table(&n);
-    for (int i = 0; i < n && p->nknobs < SESSION_MAX_KNOBS; i++) {
-        if (k[i].when == WHEN_START || !knob_applies(&k[i], &p->kind)) continue;
-        session_knob_t *r = &p->knobs[p->nknobs++];
-        snprintf(r->name, sizeof r->name, "%s", k[i].name);
-        knob_text(&k[i], &t->cfg, &p->facts, r->value, sizeof r->value);
-        r->idle = knob_idle(&k[i], &t->cfg, &p->kind);
-    }
-}
-
-static void publish(session_t *s, const epoch_stats_t *st, int failed, const char *error)
-{
-    prof_totals_t pt;
-    prof_take_totals(&s->prof, &pt);
-    gs_err_t err, merr;
-    if (st && s->checkpoint[0] && trainer_save(s->t, s->checkpoint, &err)) failed = 1, error = err.msg;
-    pthread_mutex_lock(&s->snap_lock);
-    if (st && metrics_add(&s->metrics, st, &s->t->kind, &merr)) failed = 1, error = merr.msg;
-    session_snapshot_t *p = &s->snap;
-    if (st) {
-        if (p->nepochs == SESSION_HISTORY) {
-            memmove(p->epochs, p->epochs + 1, sizeof p->epochs[0] * (SESSION_HISTORY - 1));
-            p->nepochs--;
-        }
-        p->epochs[p->nepochs++] = *st;
-        p->epochs_total++;
-        prof_epoch_end(&s->prof, st->epoch, (st->epoch_ms + st->eval_ms) * 1e-3); /* windows of an epoch; trace marker */
-        p->last_totals = pt;
-        p->failed = 0; /* training goes on: an earlier error is history */
-    }
-    if (failed) {
-        p->failed = 1;
-        snprintf(p->error, sizeof p->error, "%s", error);
-    }
-    publish_run(s, p);
-    p->nlinks = s->t->kind.engine == ENGINE_STREAM && !s->t->cfg.links_native && !s->t->stream.real ? s->t->stream.topo.nlinks : 0;
-    double secs = st ? (st->epoch_ms + st->eval_ms) / 1e3 : 0;
-    for (int l = 0; l < p->nlinks && st; l++) {
-        snprintf(p->link_name[l], sizeof p->link_name[l], "%s", s->t->stream.topo.links[l].name);
-        p->link_rate[l] = secs > 0 ? s->t->stream.last_stats.link_bytes[l] / secs : 0;
-    }
-    pthread_mutex_unlock(&s->snap_lock);
-}
 
 /* ---------------- the engine thread ---------------- */
 
@@ -113,7 +29,7 @@ static void serve_reload(session_t *s, const train_cfg_t *cfg)
     if (rc) {
         if (next) trainer_close(next);
         free(next);
-        notice(s, "%.64s on %.120s not opened, the run goes on: %s", cfg->model, cfg->dataset, err.msg);
+        session_notice(s, "%.64s on %.120s not opened, the run goes on: %s", cfg->model, cfg->dataset, err.msg);
         return;
     }
     pthread_mutex_lock(&s->lock); /* session_close reads the pointer under it */
@@ -125,16 +41,16 @@ static void serve_reload(session_t *s, const train_cfg_t *cfg)
     pthread_mutex_lock(&s->snap_lock);
     s->snap.nepochs = 0;
     pthread_mutex_unlock(&s->snap_lock);
-    notice(s, "now training %s on %s (weights start afresh)", cfg->model, s->t->data.ds.name);
-    notice_warnings(s, s->t);
+    session_notice(s, "now training %s on %s (weights start afresh)", cfg->model, s->t->data.ds.name);
+    session_notice_warnings(s, s->t);
 }
 
 static void serve_saves(session_t *s, char (*saves)[4096], int n)
 {
     for (int i = 0; i < n; i++) {
         gs_err_t err;
-        if (trainer_save(s->t, saves[i], &err)) notice(s, "checkpoint not saved: %s", err.msg);
-        else notice(s, "checkpoint of epoch %lld saved to %s", (long long)s->t->epoch, saves[i]);
+        if (trainer_save(s->t, saves[i], &err)) session_notice(s, "checkpoint not saved: %s", err.msg);
+        else session_notice(s, "checkpoint of epoch %lld saved to %s", (long long)s->t->epoch, saves[i]);
     }
 }
 
@@ -143,7 +59,7 @@ static void serve_knobs(session_t *s, const train_cfg_t *want)
     gs_err_t err;
     trainer_set_pending(s->t, want);
     if (s->t->kind.driver == DRIVER_DIST) return; /* a rank: the change goes to every rank at the next boundary, applied there */
-    if (knob_apply(s->t, &err)) notice(s, "the change did not apply, the previous settings stay: %s", err.msg);
+    if (knob_apply(s->t, &err)) session_notice(s, "the change did not apply, the previous settings stay: %s", err.msg);
 }
 
 /* The epoch loop's step (trainer_next): a distributed run first sends
@@ -177,7 +93,7 @@ static void *engine_main(void *arg)
         memcpy(saves, s->saves, sizeof saves);
         train_cfg_t reload = s->reload, want = s->want;
         s->nsaves = 0, s->reload_pending = 0, s->has_want = 0;
-        if (knobs) s->applying = want, s->has_applying = 1;
+        if (knobs || reloading) s->applying = knobs ? want : reload, s->has_applying = 1; /* never both (queue_reload) */
         int run = !done && !(s->paused && s->steps == 0);
         if (run && s->steps > 0) s->steps--;
         pthread_mutex_unlock(&s->lock);
@@ -185,7 +101,7 @@ static void *engine_main(void *arg)
         if (reloading) serve_reload(s, &reload);
         if (knobs) serve_knobs(s, &want);
         if (!run) {
-            publish(s, NULL, 0, "");
+            session_publish(s, NULL, 0, "");
             pthread_mutex_lock(&s->lock);
             s->has_applying = 0; /* the snapshot shows the change now */
             continue;
@@ -197,7 +113,7 @@ static void *engine_main(void *arg)
             pthread_mutex_lock(&s->lock);
             break;
         }
-        publish(s, rc ? NULL : &st, rc != 0, err.msg);
+        session_publish(s, rc ? NULL : &st, rc != 0, err.msg);
         pthread_mutex_lock(&s->lock);
         s->has_applying = 0;
         if (rc) s->paused = 1, s->steps = 0; /* a failed epoch: wait for the user */
@@ -235,14 +151,14 @@ int session_open(session_t *s, const train_cfg_t *cfg, struct dist_comm *comm, l
         prof_shutdown(&s->prof);
         return rc;
     }
-    notice_warnings(s, s->t);
+    session_notice_warnings(s, s->t);
     char why[256];
     if (sink_attach_gpu(&s->prof, &s->t->cfg, why, sizeof why))
         snprintf(s->gpu_note, sizeof s->gpu_note, "no GPU timeline: CUPTI: %s", why);
     s->max_epochs = max_epochs;
     s->paused = start_paused != 0;
     s->dist = s->t->kind.driver == DRIVER_DIST;
-    publish(s, NULL, 0, "");
+    session_publish(s, NULL, 0, "");
     if (pthread_create(&s->engine, NULL, engine_main, s) != 0) {
         trainer_close(s->t);
         free(s->t);
@@ -251,6 +167,13 @@ int session_open(session_t *s, const train_cfg_t *cfg, struct dist_comm *comm, l
     }
     s->started = 1;
     return GS_OK;
+}
+
+void session_own_cora_setting(session_t *s, unsigned owned)
+{
+    pthread_mutex_lock(&s->lock);
+    s->cora_owned = owned;
+    pthread_mutex_unlock(&s->lock);
 }
 
 void session_close(session_t *s)
@@ -328,9 +251,11 @@ static int c_run(session_t *s, int argc, char **argv, char *r, int n)
     return say(r, n, GS_OK, "running %ld epochs", k);
 }
 
-/* The configuration a change starts from: the pending one, or the one in force. */
+/* The configuration a change starts from: the pending one (a reopen's
+ * first), or the one in force; s->lock held. */
 static train_cfg_t base_cfg(session_t *s)
 {
+    if (s->reload_pending) return s->reload;
     if (s->has_want) return s->want;
     if (s->has_applying) return s->applying; /* taken by the engine, not yet in the snapshot */
     pthread_mutex_lock(&s->snap_lock);
@@ -349,7 +274,13 @@ static int c_set(session_t *s, int argc, char **argv, char *r, int n)
     pthread_mutex_lock(&s->lock);
     train_cfg_t c = base_cfg(s);
     int rc = knob_parse_run(&c, argv[1], argv[2], &facts, &err);
-    if (!rc) s->want = c, s->has_want = 1, s->idle = 0, pthread_cond_broadcast(&s->wake);
+    if (!rc) {
+        if (s->reload_pending) s->reload = c; /* the run it changes is the one the engine reopens */
+        else s->want = c, s->has_want = 1;
+        s->cora_owned &= ~cora_setting_bit(argv[1]);
+        s->idle = 0;
+        pthread_cond_broadcast(&s->wake);
+    }
     pthread_mutex_unlock(&s->lock);
     if (rc) return say(r, n, rc, "%s", err.msg);
     char idle[256];
@@ -361,12 +292,13 @@ static int c_set(session_t *s, int argc, char **argv, char *r, int n)
 static void pending_locked(session_t *s, const opt_t *o, char *out, size_t n)
 {
     out[0] = '\0';
-    if (!o || !(s->has_want || s->has_applying)) return;
+    if (!o || !(s->reload_pending || s->has_want || s->has_applying)) return;
     char now[96];
     pthread_mutex_lock(&s->snap_lock);
     opt_format(o, &s->snap.cfg, now, sizeof now);
     pthread_mutex_unlock(&s->snap_lock);
-    opt_format(o, s->has_want ? &s->want : &s->applying, out, n);
+    train_cfg_t pending = base_cfg(s);
+    opt_format(o, &pending, out, n);
     if (strcmp(now, out) == 0) out[0] = '\0';
 }
 
@@ -451,18 +383,21 @@ static int c_export(session_t *s, int argc, char **argv, char *r, int n)
 static int queue_reload(session_t *s, const train_cfg_t *cfg, char *r, int n, const char *what)
 {
     pthread_mutex_lock(&s->lock);
-    s->reload = *cfg;
+    s->reload = *cfg; /* it holds the pending changes (base_cfg): they are made on the new run */
     s->reload_pending = 1;
+    s->has_want = 0;
     s->idle = 0;
     pthread_cond_broadcast(&s->wake);
     pthread_mutex_unlock(&s->lock);
     return say(r, n, GS_OK, "%s at the next epoch boundary (weights start afresh; a failure keeps this run)", what);
 }
 
-static train_cfg_t reload_base(session_t *s)
+/* The configuration a reopen starts from, and the knobs the Cora setting owns. */
+static train_cfg_t reload_base(session_t *s, unsigned *cora_owned)
 {
     pthread_mutex_lock(&s->lock);
-    train_cfg_t c = s->reload_pending ? s->reload : base_cfg(s);
+    train_cfg_t c = base_cfg(s);
+    *cora_owned = s->cora_owned;
     pthread_mutex_unlock(&s->lock);
     return c;
 }
@@ -471,10 +406,12 @@ static int c_load(session_t *s, int argc, char **argv, char *r, int n)
 {
     if (argc != 2) return say(r, n, GS_EINPUT, "load: usage: load cora|DIR|FILE");
     if (s->dist) return say(r, n, GS_EINPUT, "load: a distributed run keeps its dataset (restart gnnscope with --dataset)");
-    train_cfg_t c = reload_base(s);
+    unsigned cora_owned;
+    train_cfg_t c = reload_base(s, &cora_owned);
     const opt_t *o = knob_find("dataset");
     char why[256], what[160];
     if (opt_parse(o, &c, argv[1], why, sizeof why)) return say(r, n, GS_EINPUT, "load: %s", why);
+    cora_setting_apply(&c, cora_owned); /* the knobs it owns start where they start on the new dataset */
     snprintf(what, sizeof what, "loading %.100s", argv[1]);
     return queue_reload(s, &c, r, n, what);
 }
@@ -494,7 +431,8 @@ static int c_model(session_t *s, int argc, char **argv, char *r, int n)
 {
     if (argc < 2 || argc % 2) return say(r, n, GS_EINPUT, "model: usage: model NAME [OPTION VALUE]... (options: %s)", model_options());
     if (s->dist) return say(r, n, GS_EINPUT, "model: a distributed run keeps its model (restart gnnscope with --model)");
-    train_cfg_t c = reload_base(s);
+    unsigned cora_owned;
+    train_cfg_t c = reload_base(s, &cora_owned);
     char why[256], what[64];
     if (opt_parse(knob_find("model"), &c, argv[1], why, sizeof why)) return say(r, n, GS_EINPUT, "model: %s", why);
     for (int i = 2; i < argc; i += 2) {

@@ -11,6 +11,7 @@
 #include "engine/device/cuda_plugin.h"
 #include "engine/train/knobs.h"
 #include "cli.h"
+#include "cora_setting.h"
 
 #define F(field) offsetof(train_opts_t, field), sizeof(((train_opts_t *)0)->field)
 
@@ -55,25 +56,6 @@ static void defaults(opts_cmd_t cmd, train_opts_t *o)
     snprintf(o->cfg.topology, sizeof o->cfg.topology, "pcie-4gpu-2switch");
     if (cmd == OPTS_DEMO) o->cfg.device_mem = 512 * 1024;
     o->cfg.knobs.multidev = MD_NAIVE; /* key 4 cycles chain, ring */
-}
-
-/* The workbench's Cora setting: on Cora on its own machine, the
- * mechanisms start where each key's effect is large: the 1433-wide gather
- * streamed (DKP off, key 7), selective scheduling off (key 1), METIS order
- * (key 5: none, random), and 24 chunks in 4 MB, which leaves the memory
- * plan room to keep tensors (key 6). It is tuned to Cora: on another
- * dataset or a named machine these knobs start where `gnnscope train`
- * starts them, so a paper's machine keeps its GPUs' memory (a 4 MB cap in
- * 24 chunks refused amazon's shape). A knob given on the command line
- * keeps its value either way. */
-static void cora_setting(int argc, char **argv, train_opts_t *o)
-{
-    if (strcmp(o->cfg.dataset, "cora") != 0 || cli_given(argc, argv, "topology")) return;
-    if (!cli_given(argc, argv, "device-mem")) o->cfg.device_mem = 4 << 20;
-    if (!cli_given(argc, argv, "chunks")) o->cfg.chunks = 24;
-    if (!cli_given(argc, argv, "dkp")) o->cfg.dkp = DKP_OFF;
-    if (!cli_given(argc, argv, "order")) o->cfg.order = ORDER_METIS;
-    if (!cli_given(argc, argv, "selective")) o->cfg.knobs.selective = SEL_OFF;
 }
 
 static int groups(opts_cmd_t cmd, train_opts_t *o, opt_group_t *g)
@@ -197,7 +179,10 @@ int train_opts_parse(opts_cmd_t cmd, int argc, char **argv, train_opts_t *o, int
     defaults(cmd, o);
     int rc = cli_parse(cmd_name(cmd), g, groups(cmd, o, g), argc, argv, help, err);
     if (rc || *help) return rc;
-    if (cmd == OPTS_TUI) cora_setting(argc, argv, o);
+    if (cmd == OPTS_TUI) {
+        o->cora_owned = cora_setting_owned(argc, argv);
+        cora_setting_apply(&o->cfg, o->cora_owned);
+    }
     if ((rc = check_files(o, err))) return rc;
     return resolve_backend(cmd, argc, argv, o, err);
 }
@@ -207,6 +192,6 @@ void train_opts_help(opts_cmd_t cmd, const char *usage)
     static train_opts_t o;
     opt_group_t g[3];
     defaults(cmd, &o);
-    if (cmd == OPTS_TUI) cora_setting(0, NULL, &o);
+    if (cmd == OPTS_TUI) cora_setting_apply(&o.cfg, cora_setting_owned(0, NULL));
     cli_print_help(usage, g, groups(cmd, &o, g));
 }

@@ -26,6 +26,7 @@ typedef struct {
     char hostfile[4096]; /* passed to mpirun */
     int64_t max_epochs; /* tui: quit after this many epochs (0 = never) */
     char serve[4096];   /* tui: serve the session on this Unix socket (remote.h) */
+    unsigned cora_owned; /* tui: the knobs its Cora setting owns (cora_setting.h) */
 } train_opts_t;
 
 /* Parses argv into o, starting from cmd's defaults. GS_EINPUT with err on

@@ -169,7 +169,7 @@ int tui_run(opts_cmd_t kind, int argc, char **argv)
     train_opts_t o;
     gs_err_t err = {0};
     int help = 0;
-    if (train_opts_parse(kind, argc, argv, &o, &help, &err)) {
+    if (train_opts_parse(kind, argc, argv, &o, &help, &err) || (!help && workbench_flags(&o, &err))) {
         fprintf(stderr, "gnnscope: error: %s\n", err.msg);
         return 2;
     }
@@ -183,10 +183,6 @@ int tui_run(opts_cmd_t kind, int argc, char **argv)
                                                   "defaults below); with another --dataset or a --topology, --device-mem, "
                                                   "--chunks, --dkp, --order and --selective start at train's defaults.");
         return 0;
-    }
-    if (workbench_flags(&o, &err)) {
-        fprintf(stderr, "gnnscope: error: %s\n", err.msg);
-        return 2;
     }
     int tty = isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
     if (o.ranks && !o.dist) /* a demo's flags, --script included, are in argv */
@@ -229,6 +225,7 @@ int tui_run(opts_cmd_t kind, int argc, char **argv)
         if (comm) dist_comm_abort(comm, err.code == GS_EINPUT ? 2 : 1); /* the other ranks wait for this one */
         return err.code == GS_EINPUT ? 2 : 1;
     }
+    session_own_cora_setting(&s, o.cora_owned);
     if (epochs_given && !lockstep) session_pause_at(&s, o.cfg.epochs); /* in a terminal: it pauses there */
     prof_set_trace_max(&s.prof, o.trace_max); /* --trace, and the console's trace start */
     if (o.trace[0] && prof_trace_start(&s.prof, o.trace, &err)) {

@@ -10,7 +10,7 @@
 # "simulated": true with no losses; its features are never drawn, so its
 # peak memory is a fraction of the real run's; the workbench on a paper's
 # machine and shape starts at train's knobs (its Cora setting stays on
-# Cora); and the flags it cannot honour exit 2 with one line.
+# Cora, and the console's load moves it); and the flags it cannot honour exit 2 with one line.
 source "$(dirname "$0")/../lib.sh"
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
@@ -77,6 +77,15 @@ got=$("$BIN" --script "$dir/knobs.gs" --max-epochs 1 2>&1 | tr -s ' ' | tr '\n' 
 got=$("$BIN" "${paper[@]}" --device-mem 64M --chunks 4 --script "$dir/knobs.gs" --max-epochs 1 2>&1 | tr -s ' ' | tr '\n' ';')
 [[ "$got" == " device-mem = 64M; chunks = 4;"* ]] && ok "the knobs given on the command line stay as given" ||
     bad "the workbench with --device-mem 64M --chunks 4: $got"
+# the console's load moves the knobs the Cora setting still owns: on another dataset they stand where the
+# workbench starts there, a knob the user set (even while the load waits) stays, and Cora brings the setting back
+small=gen:like=pubmed,scale=0.2
+{ printf 'set chunks 12\nload %s\nset dkp on\nwait epochs 1\n' "$small"; cat "$dir/knobs.gs"; printf 'load cora\nwait epochs 1\n'
+  cat "$dir/knobs.gs"; } >"$dir/load.gs"
+got=$("$BIN" --script "$dir/load.gs" --max-epochs 3 2>&1 | grep -E '^ +[a-z-]+ = [^ ]+( \(auto\))?$' | tr -s ' ' | tr '\n' ';')
+there=$("$BIN" --dataset "$small" --chunks 12 --dkp on --script "$dir/knobs.gs" --max-epochs 1 2>&1 | tr -s ' ' | tr '\n' ';')
+[ "$got" = "$there device-mem = 4M; chunks = 12; dkp = on; order = metis; selective = off;" ] &&
+    ok "load moves the knobs the Cora setting owns, keeps those set ($got)" || bad "load: $got, started there: $there"
 printf 'get devices\n' >"$dir/devices.gs"
 got=$("$BIN" --topology h100-pcie5 --dataset gen:like=products,scale=0.002 --simulate --script "$dir/devices.gs" --max-epochs 1 2>&1 | xargs)
 [ "$got" = "devices = 1" ] && ok "the workbench on a one-GPU machine runs on its one device (it asked for 2)" ||
