@@ -390,9 +390,10 @@ int workbench_headless(const session_if_t *s)
         if (snap->nepochs && snap->epochs_total != shown) {
             const epoch_stats_t *e = &snap->epochs[snap->nepochs - 1];
             if (snap->kind.driver == DRIVER_DIST)
-                printf("epoch %4lld  loss %.4f  test %.4f  %.3f ms  net %.2f MB  wait %.3f ms  replica %.3f ms  comm hidden %.0f%%\n",
-                       (long long)e->epoch, e->loss, e->test_acc, e->epoch_ms, e->net_bytes / 1e6, e->stall_ms, e->replica_ms,
-                       100 * e->comm_hidden);
+                printf("epoch %4lld  loss %.4f  test %.4f  %.3f ms + eval %.3f ms  net %.2f MB  wait %.3f ms  replica %.3f ms  "
+                       "comm hidden %.0f%%\n", /* the rank counters cover the step and its evaluation */
+                       (long long)e->epoch, e->loss, e->test_acc, e->epoch_ms, e->eval_ms, e->net_bytes / 1e6, e->stall_ms,
+                       e->replica_ms, 100 * e->comm_hidden);
             else if (snap->kind.driver == DRIVER_SAMPLED)
                 printf("epoch %4lld  loss %.4f  test %.4f  %.3f ms  %.0f batches  S %.2f ms  R %.2f ms  K %.2f ms  T %.2f ms  "
                        "steps %.2f ms  step waits %.2f ms\n",

@@ -88,13 +88,13 @@ enum {
     X(part_err, "", "part err",                                                                                        \
       "the partitioner's cost model: mean relative error of the parts' predicted times this epoch (0 before it has samples)", \
       "%.4f", STAT_JSON | STAT_PANEL | STAT_SPLIT | STAT_FRACTION)                                                     \
-    X(owned_ms, "ms", "owned", "--ranks: compute on owned rows, mean over the ranks (the rows' share of each op)", "%.4f", \
+    X(owned_ms, "ms", "owned", "--ranks: compute on owned rows in the step and its evaluation, mean over the ranks (the rows' share of each op)", "%.4f", \
       STAT_JSON | STAT_PANEL | STAT_DIST)                                                                              \
-    X(replica_ms, "ms", "replica", "--ranks: redundant compute on replicated (cached) rows, mean over the ranks", "%.4f", \
+    X(replica_ms, "ms", "replica", "--ranks: redundant compute on replicated (cached) rows in the step and its evaluation, mean over the ranks", "%.4f", \
       STAT_JSON | STAT_PANEL | STAT_DIST)                                                                              \
-    X(comm_ms, "ms", "comm", "--ranks: mirror exchanges, post to last arrival, mean over the ranks (emulated)", "%.4f", \
+    X(comm_ms, "ms", "comm", "--ranks: mirror exchanges in the step and its evaluation, post to last arrival, mean over the ranks (emulated)", "%.4f", \
       STAT_JSON | STAT_PANEL | STAT_DIST)                                                                              \
-    X(stall_ms, "ms", "wait", "--ranks: waiting for mirror rows or gradients not yet in, mean over the ranks", "%.4f",  \
+    X(stall_ms, "ms", "wait", "--ranks: waiting for mirror rows or gradients not yet in, in the step and its evaluation, mean over the ranks", "%.4f",  \
       STAT_JSON | STAT_PANEL | STAT_DIST)                                                                              \
     X(allreduce_ms, "ms", "allreduce", "--ranks: the gradient and statistics all-reduces (emulated)", "%.4f",          \
       STAT_JSON | STAT_PANEL | STAT_DIST)                                                                                            \
@@ -104,7 +104,7 @@ enum {
       "%.4f", STAT_JSON | STAT_PANEL | STAT_DIST)                                                                      \
     X(comm_hidden, "", "comm hidden", "--ranks: fraction of exchange time spent computing (overlap)", "%.4f",         \
       STAT_JSON | STAT_PANEL | STAT_DIST | STAT_FRACTION)                                                              \
-    X(net_bytes, "B", "net", "--ranks: bytes the ranks sent each other (mirror rows and their gradients)", "%.0f",    \
+    X(net_bytes, "B", "net", "--ranks: bytes the ranks sent each other in the step and its evaluation (mirror rows and their gradients)", "%.0f",    \
       STAT_JSON | STAT_PANEL | STAT_TRACE | STAT_DIST)                                                                 \
     X(net_msgs, "", "messages", "--ranks: messages the ranks sent each other", "%.0f", STAT_JSON | STAT_DIST)        \
     X(batches, "", "batches", "--batch-size: training steps this epoch", "%.0f", STAT_JSON | STAT_PANEL | STAT_SAMPLED) \
