@@ -20,8 +20,9 @@
 /* ---------------- the engine thread ---------------- */
 
 /* load / model: opens the new run beside the old one and swaps them only
- * when it opened; a failure leaves the running session as it was. */
-static void serve_reload(session_t *s, const train_cfg_t *cfg)
+ * when it opened; a failure leaves the running session as it was.
+ * Returns whether it opened. */
+static int serve_reload(session_t *s, const train_cfg_t *cfg)
 {
     trainer_t *next = malloc(sizeof *next);
     gs_err_t err;
@@ -30,7 +31,7 @@ static void serve_reload(session_t *s, const train_cfg_t *cfg)
         if (next) trainer_close(next);
         free(next);
         session_notice(s, "%.64s on %.120s not opened, the run goes on: %s", cfg->model, cfg->dataset, err.msg);
-        return;
+        return 0;
     }
     pthread_mutex_lock(&s->lock); /* session_close reads the pointer under it */
     trainer_t *old = s->t;
@@ -43,6 +44,7 @@ static void serve_reload(session_t *s, const train_cfg_t *cfg)
     pthread_mutex_unlock(&s->snap_lock);
     session_notice(s, "now training %s on %s (weights start afresh)", cfg->model, s->t->data.ds.name);
     session_notice_warnings(s, s->t);
+    return 1;
 }
 
 static void serve_saves(session_t *s, char (*saves)[4096], int n)
@@ -93,12 +95,12 @@ static void *engine_main(void *arg)
         memcpy(saves, s->saves, sizeof saves);
         train_cfg_t reload = s->reload, want = s->want;
         s->nsaves = 0, s->reload_pending = 0, s->has_want = 0;
-        if (knobs || reloading) s->applying = knobs ? want : reload, s->has_applying = 1; /* never both (queue_reload) */
+        if (knobs || reloading) s->applying = reloading ? reload : want, s->has_applying = 1;
         int run = !done && !(s->paused && s->steps == 0);
         if (run && s->steps > 0) s->steps--;
         pthread_mutex_unlock(&s->lock);
         serve_saves(s, saves, nsaves); /* the last finished epoch, before anything changes */
-        if (reloading) serve_reload(s, &reload);
+        if (reloading && serve_reload(s, &reload)) knobs = 0; /* the reload holds the changes set before it */
         if (knobs) serve_knobs(s, &want);
         if (!run) {
             session_publish(s, NULL, 0, "");
@@ -251,11 +253,9 @@ static int c_run(session_t *s, int argc, char **argv, char *r, int n)
     return say(r, n, GS_OK, "running %ld epochs", k);
 }
 
-/* The configuration a change starts from: the pending one (a reopen's
- * first), or the one in force; s->lock held. */
-static train_cfg_t base_cfg(session_t *s)
+/* The running trainer's configuration with its pending changes; s->lock held. */
+static train_cfg_t running_cfg(session_t *s)
 {
-    if (s->reload_pending) return s->reload;
     if (s->has_want) return s->want;
     if (s->has_applying) return s->applying; /* taken by the engine, not yet in the snapshot */
     pthread_mutex_lock(&s->snap_lock);
@@ -263,6 +263,9 @@ static train_cfg_t base_cfg(session_t *s)
     pthread_mutex_unlock(&s->snap_lock);
     return c;
 }
+
+/* The configuration a change starts from: a pending reopen's, or the running one's; s->lock held. */
+static train_cfg_t base_cfg(session_t *s) { return s->reload_pending ? s->reload : running_cfg(s); }
 
 static int c_set(session_t *s, int argc, char **argv, char *r, int n)
 {
@@ -274,9 +277,14 @@ static int c_set(session_t *s, int argc, char **argv, char *r, int n)
     pthread_mutex_lock(&s->lock);
     train_cfg_t c = base_cfg(s);
     int rc = knob_parse_run(&c, argv[1], argv[2], &facts, &err);
+    if (!rc && s->reload_pending) { /* the run the engine reopens, and the running one should the reopening fail */
+        s->reload = c;
+        train_cfg_t now = running_cfg(s);
+        gs_err_t ignored; /* the value may suit only the new run: then the running one keeps its own */
+        if (!knob_parse_run(&now, argv[1], argv[2], &facts, &ignored)) s->want = now, s->has_want = 1;
+    } else if (!rc)
+        s->want = c, s->has_want = 1;
     if (!rc) {
-        if (s->reload_pending) s->reload = c; /* the run it changes is the one the engine reopens */
-        else s->want = c, s->has_want = 1;
         s->cora_owned &= ~cora_setting_bit(argv[1]);
         s->idle = 0;
         pthread_cond_broadcast(&s->wake);
@@ -383,9 +391,8 @@ static int c_export(session_t *s, int argc, char **argv, char *r, int n)
 static int queue_reload(session_t *s, const train_cfg_t *cfg, char *r, int n, const char *what)
 {
     pthread_mutex_lock(&s->lock);
-    s->reload = *cfg; /* it holds the pending changes (base_cfg): they are made on the new run */
+    s->reload = *cfg; /* it holds the pending changes (base_cfg); they stay pending should the reopening fail */
     s->reload_pending = 1;
-    s->has_want = 0;
     s->idle = 0;
     pthread_cond_broadcast(&s->wake);
     pthread_mutex_unlock(&s->lock);

@@ -7,7 +7,8 @@
 # not a summary names the file and the byte; too few files), and
 # --version, demo --help, topologies --help, compare --help exit 0; the
 # console's help lists every command, source included; get of a knob the
-# run does not have gives set's reason.
+# run does not have gives set's reason; a failed load keeps the changes set
+# around it.
 source "$(dirname "$0")/../lib.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -61,4 +62,10 @@ out=$("$BIN" --script "$tmp/get.gs" --max-epochs 1 2>&1)
     [ "$(sed -n 2p <<<"$out" | xargs)" = "set dep: applies to distributed runs (restart with --ranks N)" ] &&
     [ "$(sed -n 3p <<<"$out" | xargs)" = "selective = off" ] && ok "get of a knob the run lacks says why, as set does" ||
     bad "get of a knob the run lacks: $out"
+# set around a load: the changes typed before and while the load waits reach the loaded run (cli_simulate), and
+# the running one should the load fail
+printf 'set lr 0.1\nload /nonexistent/x\nset swap off\nwait epochs 1\nget lr\nget swap\n' >"$tmp/failed-load.gs"
+out=$("$BIN" --script "$tmp/failed-load.gs" --max-epochs 3 2>&1)
+[ "$(grep -E '^ +(lr|swap) = [^ ]+$' <<<"$out" | xargs)" = "lr = 0.1 swap = off" ] && grep -q "not opened, the run goes on" <<<"$out" &&
+    ok "a failed load keeps the run, with the changes set around it" || bad "set around a failed load: $out"
 finish
