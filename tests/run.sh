@@ -18,7 +18,11 @@ build=${1:-build}
 mode=${2:-normal}
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-export GNNSCOPE_CACHE_DIR=${GNNSCOPE_CACHE_DIR:-$(mktemp -d)}
+# the suite's dataset cache (unless one is given) and the default a test gets without one, in a folder
+# removed when the suite ends: a run leaves nothing behind, in /tmp or in ~/.cache
+suite_tmp=$(mktemp -d)
+trap 'rm -rf "$suite_tmp"' EXIT
+export GNNSCOPE_CACHE_DIR=${GNNSCOPE_CACHE_DIR:-$suite_tmp/cache} XDG_CACHE_HOME=$suite_tmp/xdg
 pass=0
 fail=0
 skip=0

@@ -40,6 +40,7 @@ err=$(GNNSCOPE_MEM_LIMIT=10M "$BIN" train --epochs 1 --quiet 2>&1 >/dev/null)
     && grep -qE "would need [0-9.]+ [KM]iB" <<<"$err" && ok "a small GNNSCOPE_MEM_LIMIT names itself, in MiB, no cache called damaged: $err" \
     || bad "GNNSCOPE_MEM_LIMIT=10M: $err"
 # a damaged dataset cache: rebuilt from the sources, with one warning on stderr (the library returns it, the CLI prints it)
+suite_cache=${GNNSCOPE_CACHE_DIR-}
 export GNNSCOPE_CACHE_DIR="$tmp/cache"
 "$BIN" train --epochs 1 --quiet 2>/dev/null
 cache=$(find "$tmp/cache" -type f | head -1)
@@ -60,7 +61,7 @@ if [ -n "$cache" ]; then
 else
     bad "no dataset cache written under $tmp/cache"
 fi
-unset GNNSCOPE_CACHE_DIR
+export GNNSCOPE_CACHE_DIR=${suite_cache:-$tmp/cache} # the suite's again (unset, the runs below wrote to ~/.cache/gnnscope)
 # output files: a regular file or nothing, in a writable directory, checked before any work
 expect_fail 2 "--checkpoint /dev/full: is not a regular file" -- "$BIN" train --checkpoint /dev/full --epochs 1
 ln -s "$tmp/elsewhere" "$tmp/link"
