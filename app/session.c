@@ -399,12 +399,12 @@ static int queue_reload(session_t *s, const train_cfg_t *cfg, char *r, int n, co
     return say(r, n, GS_OK, "%s at the next epoch boundary (weights start afresh; a failure keeps this run)", what);
 }
 
-/* The configuration a reopen starts from, and the knobs the Cora setting owns. */
+/* The configuration a reopen starts from, and (when asked) the knobs the Cora setting owns. */
 static train_cfg_t reload_base(session_t *s, unsigned *cora_owned)
 {
     pthread_mutex_lock(&s->lock);
     train_cfg_t c = base_cfg(s);
-    *cora_owned = s->cora_owned;
+    if (cora_owned) *cora_owned = s->cora_owned;
     pthread_mutex_unlock(&s->lock);
     return c;
 }
@@ -438,8 +438,7 @@ static int c_model(session_t *s, int argc, char **argv, char *r, int n)
 {
     if (argc < 2 || argc % 2) return say(r, n, GS_EINPUT, "model: usage: model NAME [OPTION VALUE]... (options: %s)", model_options());
     if (s->dist) return say(r, n, GS_EINPUT, "model: a distributed run keeps its model (restart gnnscope with --model)");
-    unsigned cora_owned;
-    train_cfg_t c = reload_base(s, &cora_owned);
+    train_cfg_t c = reload_base(s, NULL);
     char why[256], what[64];
     if (opt_parse(knob_find("model"), &c, argv[1], why, sizeof why)) return say(r, n, GS_EINPUT, "model: %s", why);
     for (int i = 2; i < argc; i += 2) {
