@@ -3,6 +3,7 @@
  * requests under the lock, serves them and trains outside it. */
 #include "session.h"
 #include "cora_setting.h"
+#include "knob_words.h"
 #include "session_counter.h"
 #include "session_publish.h"
 #include "engine/train/knob_notes.h"
@@ -30,7 +31,9 @@ static int serve_reload(session_t *s, const train_cfg_t *cfg)
     if (rc) {
         if (next) trainer_close(next);
         free(next);
-        session_notice(s, "%.64s on %.120s not opened, the run goes on: %s", cfg->model, cfg->dataset, err.msg);
+        char why[sizeof err.msg];
+        knob_words(err.msg, why, sizeof why);
+        session_notice(s, "%.64s on %.120s not opened, the run goes on: %s", cfg->model, cfg->dataset, why);
         return 0;
     }
     pthread_mutex_lock(&s->lock); /* session_close reads the pointer under it */
@@ -61,7 +64,11 @@ static void serve_knobs(session_t *s, const train_cfg_t *want)
     gs_err_t err;
     trainer_set_pending(s->t, want);
     if (s->t->kind.driver == DRIVER_DIST) return; /* a rank: the change goes to every rank at the next boundary, applied there */
-    if (knob_apply(s->t, &err)) session_notice(s, "the change did not apply, the previous settings stay: %s", err.msg);
+    if (knob_apply(s->t, &err)) {
+        char why[sizeof err.msg];
+        knob_words(err.msg, why, sizeof why);
+        session_notice(s, "the change did not apply, the previous settings stay: %s", why);
+    }
 }
 
 /* The epoch loop's step (trainer_next): a distributed run first sends

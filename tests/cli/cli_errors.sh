@@ -134,9 +134,10 @@ $PY -c "import json,sys; d=json.loads(open(sys.argv[1],'rb').read().decode('utf-
 # a knob change refused at the epoch boundary stays refused: the next change builds on the settings in force
 printf 'set device-mem 300K\nwait epochs 2\nset chunks auto\nwait epochs 2\nget device-mem\n' >"$tmp/refused.gs"
 "$BIN" tui --script "$tmp/refused.gs" --max-epochs 6 >"$tmp/refused.out" 2>&1
-grep -q "the change did not apply, the previous settings stay: --device-mem 307200 is too small" "$tmp/refused.out" \
+grep -q "the change did not apply, the previous settings stay: device-mem 307200 is too small for 24 chunks (needs [0-9]* bytes); use 'set chunks auto'$" "$tmp/refused.out" \
     && [ "$(grep -c "device-mem = 4M$" "$tmp/refused.out")" -eq 1 ] && ! grep -q "device-mem = 300K$" "$tmp/refused.out" \
-    && ok "a refused device-mem does not come back with the next set (device-mem stays 4M)" || bad "refused knob: $(cat "$tmp/refused.out")"
+    && ok "a refused device-mem does not come back with the next set (device-mem stays 4M), and the refusal names the console's knobs" \
+    || bad "refused knob: $(cat "$tmp/refused.out")"
 expect_fail 2 "not a gnnscope checkpoint" -- "$BIN" train --epochs 1 --resume "$d/node-feat.csv.gz"
 expect_fail 2 "--gen" -- "$BIN" gen --out "$tmp/g" --gen 3
 expect_fail 2 "--out DIR is required" -- "$BIN" gen --nodes 10
