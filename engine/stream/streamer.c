@@ -51,6 +51,18 @@ double streamer_memory_bytes(int64_t n, int64_t m, int p, int k, int kernel_arra
     return column + 2 * orient;
 }
 
+int streamer_leanest_chunks(int64_t n, int64_t m, int p_lo, int p_hi, int k, int kernel_arrays, double *bytes)
+{
+    int best = p_lo;
+    *bytes = streamer_memory_bytes(n, m, p_lo, k, kernel_arrays);
+    for (int p = p_lo + 1; p <= p_hi; p++) {
+        double b = streamer_memory_bytes(n, m, p, k, kernel_arrays);
+        if (b < *bytes) *bytes = b, best = p;
+        else if (b > *bytes) break; /* a + b / P + c P + d P^2: past its least it only grows */
+    }
+    return best;
+}
+
 
 int streamer_rounds(const streamer_t *s) { return (s->p + s->ndev - 1) / s->ndev; }
 

@@ -314,6 +314,11 @@ void streamer_fold_overlap(streamer_t *s, int gathers);
  * then P x Pk sub-chunks in each orientation, with or without the kernel
  * arrays, SUB_KERNEL_ARRAYS): for the memory rule (membudget.h). */
 double streamer_memory_bytes(int64_t n, int64_t m, int p, int k, int kernel_arrays);
+/* The chunk count in [p_lo, p_hi] whose structures take the fewest host
+ * bytes (streamer_memory_bytes; *bytes gets them): not always the fewest
+ * chunks, since a column of the grid holds m / P edges while building. */
+#define STREAMER_CHUNKS_SEARCH 65536 /* chunk counts past this need more than any host has (P x Pk sub-chunks) */
+int streamer_leanest_chunks(int64_t n, int64_t m, int p_lo, int p_hi, int k, int kernel_arrays, double *bytes);
 /* Rows in the largest of the P * k blocks. */
 int64_t streamer_max_block(const streamer_t *s);
 

@@ -3,6 +3,8 @@
 #include "base/membudget.h"
 #include "base/mono_clock.h"
 #include "datasets/generator.h"
+#include "engine/stream/streamer.h"
+#include "run_kind.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -10,29 +12,48 @@
 #include <string.h>
 #include <time.h>
 
-/* A generated graph's shape is known before it is made, so a real run of
- * one that cannot fit is refused at once: amazon's shape at scale 2 was
- * generated for more than 15 minutes before a later check could refuse it
- * (the generator's own counts its arrays only). The need counted is what
- * the run holds at least: the features and pair list, the graph
- * (graph_bytes; the generator makes exactly N x degree edges, plus the
- * self-loops) and, in a full-batch run in one process, two N x hidden
- * activations, so no run that fits is refused here; the model's own check
- * (model_state.c) still follows. */
-static int real_run_fits(const train_cfg_t *c, gs_err_t *err)
+/* A generated graph's shape is known before it is made, so a run of one
+ * that cannot fit is refused at once: amazon's shape at scale 2 was
+ * generated for more than 15 minutes before a later check could refuse a
+ * real run, and simulated for 9 minutes (17 GB of structure) before the
+ * streaming engine's own check refused its chunk grid. The need counted is
+ * what the run holds at least, so no run that fits is refused here; the
+ * later checks (the graph's, the grid's, the model's) still follow.
+ *   - a real run: the features and pair list, the graph (graph_bytes; the
+ *     generator makes exactly N x degree edges, plus the self-loops) and,
+ *     in a full-batch run in one process, two N x hidden activations;
+ *   - a simulated run: the graph's structure (no CSR weights) and, when
+ *     it streams, the chunk grid at the chunk count that needs least of
+ *     the ones it may have (--chunks, or with auto one a device or more),
+ *     both held when stream_engine.c checks the grid. */
+static double gen_run_need(const train_cfg_t *c, const gen_params_t *p, char *what, size_t n)
 {
-    if (c->simulate || strncmp(c->dataset, GEN_PREFIX, strlen(GEN_PREFIX)) != 0) return GS_OK;
+    double nodes = (double)p->nodes, edges = nodes * p->avg_degree; /* directed, self-loops excluded */
+    int64_t m = (int64_t)edges + p->nodes;
+    if (c->simulate) {
+        int streams = run_kind_of(c, 0).engine == ENGINE_STREAM;
+        int lo = c->chunks ? c->chunks : c->devices > 1 ? c->devices : 1, hi = c->chunks ? c->chunks : (int)(p->nodes < STREAMER_CHUNKS_SEARCH ? p->nodes : STREAMER_CHUNKS_SEARCH);
+        double grid = 0;
+        if (streams) streamer_leanest_chunks(p->nodes, m, lo, hi, c->knobs.subchunks, 0, &grid);
+        snprintf(what, n, "--dataset %s: a simulated run (the graph's structure%s, at least)", c->dataset,
+                 streams ? " and its chunk grid" : "");
+        return graph_bytes(p->nodes, m, 0) + grid;
+    }
+    int whole = c->batch_size == 0 && !c->dist; /* a sampled run's batches and a rank's rows are parts of N */
+    double data = 4.0 * nodes * (double)p->feats + 4.0 * edges, activations = whole ? 2.0 * 4.0 * nodes * (double)c->hidden : 0.0;
+    snprintf(what, n, "--dataset %s: a real run (%s, at least)", c->dataset, whole ? "features, graph and two activations" : "features and graph");
+    return data + graph_bytes(p->nodes, m, 1) + activations;
+}
+
+static int gen_run_fits(const train_cfg_t *c, gs_err_t *err)
+{
+    if (strncmp(c->dataset, GEN_PREFIX, strlen(GEN_PREFIX)) != 0) return GS_OK;
     gen_params_t p;
     int rc = gen_parse_spec(c->dataset, &p, err);
     if (rc) return rc;
-    double n = (double)p.nodes, edges = n * p.avg_degree; /* directed, self-loops excluded */
-    int whole = c->batch_size == 0 && !c->dist; /* a sampled run's batches and a rank's rows are parts of N */
-    double data = 4.0 * n * (double)p.feats + 4.0 * edges, activations = whole ? 2.0 * 4.0 * n * (double)c->hidden : 0.0;
-    double need = data + graph_bytes(p.nodes, (int64_t)edges + p.nodes, 1) + activations;
     char what[400];
-    snprintf(what, sizeof what, "--dataset %s: a real run (%s, at least)", c->dataset,
-             whole ? "features, graph and two activations" : "features and graph");
-    if ((rc = gs_mem_check(need, what, err)) == GS_OK) return GS_OK;
+    double need = gen_run_need(c, &p, what, sizeof what);
+    if ((rc = gs_mem_check(need, what, err)) == GS_OK || c->simulate) return rc;
     size_t len = strlen(err->msg);
     snprintf(err->msg + len, sizeof err->msg - len, "; --simulate runs this shape without its features");
     return rc;
@@ -41,7 +62,7 @@ static int real_run_fits(const train_cfg_t *c, gs_err_t *err)
 int data_open(train_data_t *d, const train_cfg_t *c, gs_warnings_t *warn, gs_err_t *err)
 {
     memset(d, 0, sizeof *d);
-    int rc = real_run_fits(c, err);
+    int rc = gen_run_fits(c, err);
     if (rc) return rc;
     double t0 = 1e3 * gs_mono_s();
     rc = c->simulate ? dataset_load_structure(&d->ds, c->dataset, !c->no_cache, warn, err)
