@@ -32,7 +32,8 @@ static double gen_run_need(const train_cfg_t *c, const gen_params_t *p, char *wh
     int64_t m = (int64_t)edges + p->nodes;
     if (c->simulate) {
         int streams = run_kind_of(c, 0).engine == ENGINE_STREAM;
-        int lo = c->chunks ? c->chunks : c->devices > 1 ? c->devices : 1, hi = c->chunks ? c->chunks : (int)(p->nodes < STREAMER_CHUNKS_SEARCH ? p->nodes : STREAMER_CHUNKS_SEARCH);
+        int most = (int)(p->nodes < STREAMER_CHUNKS_SEARCH ? p->nodes : STREAMER_CHUNKS_SEARCH);
+        int lo = c->chunks ? c->chunks : c->devices > 1 ? c->devices : 1, hi = c->chunks ? c->chunks : most;
         double grid = 0;
         if (streams) streamer_leanest_chunks(p->nodes, m, lo, hi, c->knobs.subchunks, 0, &grid);
         snprintf(what, n, "--dataset %s: a simulated run (the graph's structure%s, at least)", c->dataset,
@@ -40,8 +41,10 @@ static double gen_run_need(const train_cfg_t *c, const gen_params_t *p, char *wh
         return graph_bytes(p->nodes, m, 0) + grid;
     }
     int whole = c->batch_size == 0 && !c->dist; /* a sampled run's batches and a rank's rows are parts of N */
-    double data = 4.0 * nodes * (double)p->feats + 4.0 * edges, activations = whole ? 2.0 * 4.0 * nodes * (double)c->hidden : 0.0;
-    snprintf(what, n, "--dataset %s: a real run (%s, at least)", c->dataset, whole ? "features, graph and two activations" : "features and graph");
+    double data = 4.0 * nodes * (double)p->feats + 4.0 * edges;
+    double activations = whole ? 2.0 * 4.0 * nodes * (double)c->hidden : 0.0;
+    snprintf(what, n, "--dataset %s: a real run (%s, at least)", c->dataset,
+             whole ? "features, graph and two activations" : "features and graph");
     return data + graph_bytes(p->nodes, m, 1) + activations;
 }
 
