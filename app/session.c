@@ -20,6 +20,14 @@
 
 /* ---------------- the engine thread ---------------- */
 
+/* The engine's refusal of a console request, in the console's words (knob_words.h). */
+static void notice_refusal(session_t *s, const char *head, const gs_err_t *err)
+{
+    char why[sizeof err->msg];
+    knob_words(err->msg, why, sizeof why);
+    session_notice(s, "%s: %s", head, why);
+}
+
 /* load / model: opens the new run beside the old one and swaps them only
  * when it opened; a failure leaves the running session as it was.
  * Returns whether it opened. */
@@ -31,9 +39,9 @@ static int serve_reload(session_t *s, const train_cfg_t *cfg)
     if (rc) {
         if (next) trainer_close(next);
         free(next);
-        char why[sizeof err.msg];
-        knob_words(err.msg, why, sizeof why);
-        session_notice(s, "%.64s on %.120s not opened, the run goes on: %s", cfg->model, cfg->dataset, why);
+        char head[256];
+        snprintf(head, sizeof head, "%.64s on %.120s not opened, the run goes on", cfg->model, cfg->dataset);
+        notice_refusal(s, head, &err);
         return 0;
     }
     pthread_mutex_lock(&s->lock); /* session_close reads the pointer under it */
@@ -64,11 +72,7 @@ static void serve_knobs(session_t *s, const train_cfg_t *want)
     gs_err_t err;
     trainer_set_pending(s->t, want);
     if (s->t->kind.driver == DRIVER_DIST) return; /* a rank: the change goes to every rank at the next boundary, applied there */
-    if (knob_apply(s->t, &err)) {
-        char why[sizeof err.msg];
-        knob_words(err.msg, why, sizeof why);
-        session_notice(s, "the change did not apply, the previous settings stay: %s", why);
-    }
+    if (knob_apply(s->t, &err)) notice_refusal(s, "the change did not apply, the previous settings stay", &err);
 }
 
 /* The epoch loop's step (trainer_next): a distributed run first sends
